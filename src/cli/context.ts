@@ -1,0 +1,54 @@
+import type { Command } from "commander";
+import { PasskError } from "../core/errors.js";
+import type { AnyDomain } from "../env/domain.js";
+import { builtinDomains, getDomain } from "../domains/registry.js";
+import { DomainData } from "../formats/tau2/domain-data.js";
+import { resolveDataDir } from "../formats/tau2/data-dir.js";
+
+/** Everything a command needs from its surroundings; tests can swap the streams. */
+export interface CliContext {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  domains: ReadonlyMap<string, AnyDomain>;
+}
+
+export function defaultContext(): CliContext {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, domains: builtinDomains };
+}
+
+const loaded = new Map<string, DomainData>();
+
+/** Load a domain's data once per process (`--data`, `PASSK_DATA_DIR`, or the per-user data dir). */
+export function loadDomain(
+  context: CliContext,
+  name: string,
+  options: { data?: string; tasks?: string } = {},
+): DomainData {
+  const domain = getDomain(name, context.domains);
+  const dataDir = resolveDataDir(options.data, context.env);
+  const key = `${name}\u0000${dataDir}\u0000${options.tasks ?? ""}`;
+  let data = loaded.get(key);
+  if (!data) {
+    data = new DomainData(domain, dataDir, options.tasks ? { tasksFile: options.tasks } : {});
+    loaded.set(key, data);
+  }
+  return data;
+}
+
+/** Write one line to stdout. */
+export function println(context: CliContext, text = ""): void {
+  context.stdout.write(`${text}\n`);
+}
+
+/** Add the `--data DIR` option shared by commands that read τ² data. */
+export function withDataOption(command: Command): Command {
+  return command.option("--data <dir>", "τ² data directory (default: $PASSK_DATA_DIR, else the per-user data dir)");
+}
+
+/** Render an error for the terminal: PasskErrors by their message, anything else with its stack. */
+export function describeError(error: unknown): string {
+  if (PasskError.isInstance(error)) return `error: ${error.message}`;
+  if (error instanceof Error) return `error: ${error.stack ?? error.message}`;
+  return `error: ${String(error)}`;
+}

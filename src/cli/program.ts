@@ -1,0 +1,17 @@
+import { Command } from "commander";
+import { registerReplay } from "./commands/replay.js";
+import type { CliContext } from "./context.js";
+
+/** The `passk` command line: every command registers itself on one commander program. */
+export function buildProgram(context: CliContext): Command {
+  const program = new Command("passk")
+    .description("Build, simulate and reliability-test LLM customer-service agents (τ²-bench compatible)")
+    .version("0.1.0")
+    .showHelpAfterError()
+    .configureOutput({
+      writeOut: (text) => context.stdout.write(text),
+      writeErr: (text) => context.stderr.write(text),
+    });
+  registerReplay(program, context);
+  return program;
+}

@@ -1,0 +1,168 @@
+import { ANY_SHAPE, type PyShape } from "./py-shape.js";
+
+/**
+ * Python-compatible JSON text, byte for byte what τ²-bench's `json.dumps` prints: separators `", "` and
+ * `": "`, `ensure_ascii`, floats through `repr` (`100.0`, `1e-05`), and the two ways τ² turns a value into
+ * text:
+ *
+ * - `dump`: a pydantic model dumped in python mode and passed to `json.dumps(..., default=str)` — numbers
+ *   stay numbers, datetimes print as `str(datetime)` (`2025-01-15 10:30:00`). Used for DB hashes
+ *   (with `sortKeys`).
+ * - `tool`: what the environment does with a tool's return value: models are dumped as above, but every
+ *   int, float and bool *outside* a model becomes its Python string (`3` → `"3"`, `True` → `"True"`).
+ */
+export interface PyJsonOptions {
+  mode: "dump" | "tool";
+  sortKeys?: boolean;
+}
+
+/** `repr(float)` of CPython: shortest round-trip digits, exponent outside [1e-4, 1e16). */
+export function pyFloatRepr(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (value === Infinity) return "Infinity";
+  if (value === -Infinity) return "-Infinity";
+  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
+  const [mantissa, exponentText] = value.toExponential().split("e") as [string, string];
+  const exponent = Number(exponentText);
+  const negative = mantissa.startsWith("-");
+  const digits = mantissa.replace("-", "").replace(".", "");
+  let text: string;
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent >= 0) {
+      const intPart = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
+      const fracPart = digits.slice(exponent + 1);
+      text = `${intPart}.${fracPart || "0"}`;
+    } else {
+      text = `0.${"0".repeat(-exponent - 1)}${digits}`;
+    }
+  } else {
+    const fraction = digits.slice(1);
+    const sign = exponent < 0 ? "-" : "+";
+    text = `${digits[0]}${fraction ? `.${fraction}` : ""}e${sign}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  }
+  return negative ? `-${text}` : text;
+}
+
+/** `str()` of a Python number held in a JS number: ints without a point, floats through `repr`. */
+export function pyNumberStr(value: number, shape: PyShape = ANY_SHAPE): string {
+  if (shape.kind === "float") return pyFloatRepr(value);
+  if (Number.isInteger(value) && Math.abs(value) < 1e21) return value.toFixed(0);
+  return pyFloatRepr(value);
+}
+
+const NON_ASCII = /[\u007f-\uffff]/g;
+
+/** A JSON string literal as Python writes it with `ensure_ascii=True`. */
+export function pyJsonString(value: string): string {
+  const json = JSON.stringify(value);
+  return NON_ASCII.test(json)
+    ? json.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    : json;
+}
+
+/** Python `str(datetime)` of an ISO string: the `T` separator becomes a space. */
+function pyDateTimeStr(iso: string): string {
+  return iso.length > 10 && iso[10] === "T" ? `${iso.slice(0, 10)} ${iso.slice(11)}` : iso;
+}
+
+/** Serialise `value`, shaped like `shape`, the way τ² (Python) does. */
+export function toPyJson(value: unknown, shape: PyShape, options: PyJsonOptions): string {
+  return write(value, shape, options.mode === "dump", options.sortKeys === true);
+}
+
+function resolve(shape: PyShape): PyShape {
+  return shape.kind === "lazy" ? shape.resolve() : shape;
+}
+
+function write(value: unknown, rawShape: PyShape, inModel: boolean, sortKeys: boolean): string {
+  if (value === null || value === undefined) return "null";
+  let shape = resolve(rawShape);
+  if (shape.kind === "union") shape = pickUnionOption(shape.options, value);
+  switch (typeof value) {
+    case "string":
+      if (shape.kind === "datetime" || shape.kind === "date") {
+        return pyJsonString(inModel ? pyDateTimeStr(value) : value);
+      }
+      return pyJsonString(value);
+    case "number":
+      if (!inModel) return `"${pyNumberStr(value, shape)}"`;
+      if (!Number.isFinite(value)) return pyFloatRepr(value);
+      return pyNumberStr(value, shape);
+    case "boolean":
+      if (!inModel) return value ? '"True"' : '"False"';
+      return value ? "true" : "false";
+    case "object":
+      break;
+    default:
+      return pyJsonString(String(value));
+  }
+  if (Array.isArray(value)) {
+    const item = shape.kind === "list" ? shape.item : ANY_SHAPE;
+    if (value.length === 0) return "[]";
+    return `[${value.map((v) => write(v, item, inModel, sortKeys)).join(", ")}]`;
+  }
+  if (shape.kind === "model") {
+    return cached(shape.cache, value, sortKeys && inModel, () => writeModel(value, shape, sortKeys));
+  }
+  const valueShape = shape.kind === "dict" ? shape.value : ANY_SHAPE;
+  const writeDict = () => {
+    const entries = value instanceof Map ? [...(value as Map<string, unknown>)] : Object.entries(value as object);
+    if (entries.length === 0) return "{}";
+    if (sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${pyJsonString(String(k))}: ${write(v, valueShape, inModel, sortKeys)}`).join(", ")}}`;
+  };
+  return shape.kind === "dict" ? cached(shape.cache, value, sortKeys && inModel, writeDict) : writeDict();
+}
+
+function writeModel(value: object, shape: Extract<PyShape, { kind: "model" }>, sortKeys: boolean): string {
+  const record = value as Record<string, unknown>;
+  const fields = sortKeys ? sortedFields(shape) : shape.fields;
+  if (fields.length === 0) return "{}";
+  return `{${fields.map(([name, fieldShape]) => `${pyJsonString(name)}: ${write(record[name], fieldShape, true, sortKeys)}`).join(", ")}}`;
+}
+
+const sortedFieldCache = new WeakMap<object, Array<[string, PyShape]>>();
+function sortedFields(shape: Extract<PyShape, { kind: "model" }>): Array<[string, PyShape]> {
+  let sorted = sortedFieldCache.get(shape);
+  if (!sorted) {
+    sorted = [...shape.fields].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    sortedFieldCache.set(shape, sorted);
+  }
+  return sorted;
+}
+
+/**
+ * Memoise the canonical (sorted, dumped) text of frozen records: worlds share unchanged records with
+ * the base DB, so hashing a world re-serialises only what changed.
+ */
+function cached(cache: WeakMap<object, string>, value: object, enabled: boolean, make: () => string): string {
+  if (!enabled || !Object.isFrozen(value)) return make();
+  let text = cache.get(value);
+  if (text === undefined) {
+    text = make();
+    cache.set(value, text);
+  }
+  return text;
+}
+
+function pickUnionOption(options: PyShape[], value: unknown): PyShape {
+  const resolved = options.map(resolve);
+  const fits = (s: PyShape): boolean => {
+    switch (typeof value) {
+      case "string":
+        return s.kind === "str" || s.kind === "datetime" || s.kind === "date";
+      case "number":
+        return Number.isInteger(value) ? s.kind === "int" || s.kind === "float" : s.kind === "float";
+      case "boolean":
+        return s.kind === "bool";
+      default:
+        if (Array.isArray(value)) return s.kind === "list";
+        if (s.kind === "model") {
+          const keys = value instanceof Map ? [...value.keys()] : Object.keys(value as object);
+          return keys.every((k) => s.fields.some(([name]) => name === k));
+        }
+        return s.kind === "dict";
+    }
+  };
+  return resolved.find(fits) ?? ANY_SHAPE;
+}

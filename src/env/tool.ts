@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { pyShapeOf, ANY_SHAPE, type PyShape } from "./py-shape.js";
+
+/**
+ * What a tool does, as τ²-bench classifies it. `write` tools change the world; only tools that
+ * mutate state are re-executed when the evaluator replays a trajectory.
+ */
+export type ToolKind = "read" | "write" | "think" | "generic";
+
+/** Parameters of a tool: a zod object whose JSON Schema is what the model sees. */
+export type ToolParameters = z.ZodObject<z.ZodRawShape>;
+
+export interface ToolSpec<DB, P extends ToolParameters> {
+  /** The name the model calls. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  parameters: P;
+  kind: ToolKind;
+  /** Whether replay re-executes it. Defaults to `kind === "write"`. */
+  mutatesState?: boolean;
+  /**
+   * Schema of the return value when it is a pydantic-like model (or a list of them) in the reference,
+   * so that floats, datetimes and field order serialise exactly. Omit for strings and plain values.
+   */
+  returns?: z.ZodType;
+  /**
+   * Runs the tool. `db` is a copy-on-write draft of this toolkit's database: mutate it freely; if the
+   * tool throws, nothing it changed is kept and the caller gets `Error: <message>`.
+   */
+  run: (db: DB, args: z.output<P>) => unknown;
+}
+
+/** A tool as passk holds it: a plain value. */
+export interface Tool<DB = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: ToolParameters;
+  readonly kind: ToolKind;
+  readonly mutatesState: boolean;
+  readonly returnShape: PyShape;
+  /** Parameter names in declaration order, and which of them must be given. */
+  readonly parameterNames: readonly string[];
+  readonly requiredParameters: readonly string[];
+  // Method syntax keeps Tool<DB> assignable to Tool<unknown> (parameters are bivariant).
+  run(db: DB, args: Record<string, unknown>): unknown;
+}
+
+/**
+ * Define a tool for a domain.
+ *
+ * @example
+ * const getUser = defineTool({
+ *   name: "get_user", description: "Look up a user by id.", kind: "read",
+ *   parameters: z.object({ user_id: z.string().describe("The user's id, such as 'user_1'.") }),
+ *   run(db: ShopDb, { user_id }) {
+ *     const user = db.users.get(user_id);
+ *     if (!user) throw new Error(`User ${user_id} not found`);
+ *     return user;
+ *   },
+ * });
+ */
+export function defineTool<DB, P extends ToolParameters>(spec: ToolSpec<DB, P>): Tool<DB> {
+  const parameterNames = Object.keys(spec.parameters.shape);
+  const requiredParameters = parameterNames.filter(
+    (name) => !(spec.parameters.shape[name] as z.ZodType).safeParse(undefined).success,
+  );
+  return Object.freeze({
+    name: spec.name,
+    description: spec.description,
+    parameters: spec.parameters,
+    kind: spec.kind,
+    mutatesState: spec.mutatesState ?? spec.kind === "write",
+    returnShape: spec.returns ? pyShapeOf(spec.returns) : ANY_SHAPE,
+    parameterNames,
+    requiredParameters,
+    run: spec.run as unknown as (db: DB, args: Record<string, unknown>) => unknown,
+  });
+}
+
+/** A non-tool function of a toolkit: initialization helpers and env assertions call these. */
+export type EnvFunction<DB> =
+  | { bivarianceHack(db: DB, args: Record<string, unknown>): unknown }["bivarianceHack"]
+  | {
+      run(db: DB, args: Record<string, unknown>): unknown;
+      /** Schema of a model-like return value, as for tools (see `ToolSpec.returns`). */
+      returns?: z.ZodType;
+    };
+
+/** The tools one side (agent or user) can use, over that side's database. */
+export interface Toolkit<DB> {
+  /** zod schema of the database (a model: `z.object`). */
+  readonly db: z.ZodType<DB>;
+  readonly tools: readonly Tool<DB>[];
+  /** Functions reachable from task initialization actions and env assertions, by name. */
+  readonly functions?: Readonly<Record<string, EnvFunction<DB>>>;
+  /**
+   * The reference's Python class name (e.g. `AirlineTools`), used only to reproduce its error texts for
+   * missing or unexpected arguments in lenient mode.
+   */
+  readonly className?: string;
+}

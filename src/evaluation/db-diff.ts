@@ -1,0 +1,151 @@
+import { deepEqual } from "../env/set-state.js";
+
+/** Plain JSON view of a DB value: Maps become objects (key order kept). */
+export function toPlainJson(value: unknown): unknown {
+  if (value instanceof Map) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of value) out[String(k)] = toPlainJson(v);
+    return out;
+  }
+  if (Array.isArray(value)) return value.map(toPlainJson);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toPlainJson(v);
+    return out;
+  }
+  return value;
+}
+
+/** Changes to one top-level collection of a database (records keyed by id). */
+export interface CollectionChanges {
+  /** Records present in both whose content differs: id → full record after. */
+  changed: Record<string, unknown>;
+  added: Record<string, unknown>;
+  removed: string[];
+}
+
+/** Changes to a top-level field that is not a collection (e.g. telecom `device`): changed sub-keys. */
+export interface FieldChanges {
+  changed_keys: Record<string, unknown>;
+  removed_keys: string[];
+}
+
+/** A top-level field the earlier state did not have. */
+export interface NewField {
+  value: unknown;
+}
+
+export type DbChanges = Record<string, CollectionChanges | FieldChanges | NewField>;
+
+/** Records of a top-level DB value keyed by id: dicts by key, lists of records by their `*_id` field. */
+function asKeyedRecords(value: unknown): Map<string, unknown> | undefined {
+  if (value instanceof Map) return value as Map<string, unknown>;
+  if (Array.isArray(value) && value.every((v) => v !== null && typeof v === "object" && !Array.isArray(v))) {
+    const first = value[0] as Record<string, unknown> | undefined;
+    const idKey = first ? Object.keys(first).find((k) => k.endsWith("_id")) : undefined;
+    if (!first || !idKey) return value.length === 0 ? new Map() : undefined;
+    return new Map(value.map((record) => [String((record as Record<string, unknown>)[idKey]), record]));
+  }
+  return undefined;
+}
+
+/**
+ * What changed between two states of a database, collection by collection (record level), over the
+ * top-level fields of the later state. Unchanged collections are left out. Values are plain JSON.
+ */
+export function diffDb(before: unknown, after: unknown): DbChanges {
+  const changes: DbChanges = {};
+  const b = (before ?? {}) as Record<string, unknown>;
+  const a = (after ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(a)) {
+    if (!(key in b)) {
+      changes[key] = { value: toPlainJson(a[key]) };
+      continue;
+    }
+    const oldValue = b[key];
+    const newValue = a[key];
+    if (oldValue === newValue || deepEqual(oldValue, newValue)) continue;
+    const oldRecords = asKeyedRecords(oldValue);
+    const newRecords = asKeyedRecords(newValue);
+    if (oldRecords && newRecords) {
+      const entry: CollectionChanges = { changed: {}, added: {}, removed: [] };
+      for (const [id, record] of newRecords) {
+        if (!oldRecords.has(id)) entry.added[id] = toPlainJson(record);
+        else if (!deepEqual(oldRecords.get(id), record)) entry.changed[id] = toPlainJson(record);
+      }
+      for (const id of oldRecords.keys()) if (!newRecords.has(id)) entry.removed.push(id);
+      changes[key] = entry;
+    } else if (isPlainRecord(oldValue) && isPlainRecord(newValue)) {
+      const entry: FieldChanges = { changed_keys: {}, removed_keys: [] };
+      for (const [k, v] of Object.entries(newValue)) {
+        if (!deepEqual(oldValue[k], v)) entry.changed_keys[k] = toPlainJson(v);
+      }
+      for (const k of Object.keys(oldValue)) if (!(k in newValue)) entry.removed_keys.push(k);
+      changes[key] = entry;
+    } else {
+      changes[key] = { changed_keys: { [key]: toPlainJson(newValue) }, removed_keys: [] };
+    }
+  }
+  return changes;
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Map);
+}
+
+/** One field that differs between the predicted and the gold world. */
+export interface FieldDifference {
+  /** Path inside the record, e.g. `payment_methods.gift_card_1.amount`. */
+  path: string;
+  predicted: unknown;
+  gold: unknown;
+}
+
+/** Record-level comparison of a predicted database against the gold one. */
+export interface RecordDiff {
+  collection: string;
+  id: string;
+  kind: "changed" | "only_predicted" | "only_gold";
+  fields: FieldDifference[];
+}
+
+/** Every record that differs between predicted and gold databases, field by field. */
+export function compareDbs(predicted: unknown, gold: unknown): RecordDiff[] {
+  const diffs: RecordDiff[] = [];
+  const p = (predicted ?? {}) as Record<string, unknown>;
+  const g = (gold ?? {}) as Record<string, unknown>;
+  for (const collection of new Set([...Object.keys(g), ...Object.keys(p)])) {
+    const pv = p[collection];
+    const gv = g[collection];
+    if (pv === gv || deepEqual(pv, gv)) continue;
+    const pr = asKeyedRecords(pv);
+    const gr = asKeyedRecords(gv);
+    if (pr && gr) {
+      for (const [id, record] of pr) {
+        if (!gr.has(id)) diffs.push({ collection, id, kind: "only_predicted", fields: [] });
+        else if (!deepEqual(record, gr.get(id))) {
+          diffs.push({ collection, id, kind: "changed", fields: fieldDifferences(record, gr.get(id), "") });
+        }
+      }
+      for (const id of gr.keys()) if (!pr.has(id)) diffs.push({ collection, id, kind: "only_gold", fields: [] });
+    } else {
+      diffs.push({ collection, id: "", kind: "changed", fields: fieldDifferences(pv, gv, "") });
+    }
+  }
+  return diffs;
+}
+
+function fieldDifferences(predicted: unknown, gold: unknown, prefix: string): FieldDifference[] {
+  if (deepEqual(predicted, gold)) return [];
+  const bothObjects =
+    predicted !== null && gold !== null && typeof predicted === "object" && typeof gold === "object" &&
+    !Array.isArray(predicted) && !Array.isArray(gold);
+  if (!bothObjects) return [{ path: prefix || "(value)", predicted: toPlainJson(predicted), gold: toPlainJson(gold) }];
+  const pe = new Map(predicted instanceof Map ? [...predicted] : Object.entries(predicted));
+  const ge = new Map(gold instanceof Map ? [...gold] : Object.entries(gold));
+  const out: FieldDifference[] = [];
+  for (const key of new Set([...pe.keys(), ...ge.keys()])) {
+    out.push(...fieldDifferences(pe.get(key), ge.get(key), prefix ? `${prefix}.${String(key)}` : String(key)));
+  }
+  return out;
+}

@@ -1,0 +1,134 @@
+import type { AssistantMessage, Message, ToolMessage, UserMessage } from "../core/message.js";
+import type { RewardType, Task } from "../core/task.js";
+import { applyInitialState, type InitStep } from "../env/set-state.js";
+import type { DbHashes, World, WorldOptions } from "../env/world.js";
+import { diffDb, type DbChanges } from "./db-diff.js";
+import { evaluateSimulationSync } from "./evaluate-simulation.js";
+
+export interface GoldReplayStep {
+  requestor: "user" | "assistant";
+  name: string;
+  arguments: Record<string, unknown>;
+  output: string;
+  error: boolean;
+}
+
+/** What replaying a task's gold actions gives: the fields of τ²'s `fixtures/gold_replay/<domain>.jsonl`. */
+export interface GoldReplayRecord {
+  domain: string;
+  task_id: string;
+  pristine_db_hash: DbHashes;
+  has_message_history?: true;
+  init_steps?: InitStep[];
+  initial_db_hash: DbHashes;
+  steps: GoldReplayStep[];
+  final_agent_message: string;
+  final: { agent_db: DbChanges; user_db?: DbChanges };
+  env_assertions?: Array<{ assertion: unknown; result: boolean }>;
+  db_hash: DbHashes;
+  gold_env_db_hash: DbHashes;
+  live_vs_gold_env_diff?: { agent_db: DbChanges; user_db?: DbChanges };
+  gold_env_errors?: string[];
+  evaluation: {
+    reward_basis: RewardType[] | null;
+    reward_excluding_nl_assertions: number;
+    reward_breakdown: Partial<Record<RewardType, number | null>>;
+    db_match: boolean | null;
+    nl_assertions_needing_llm_judge: number;
+  };
+  /** The conversation the replay amounts to (not part of τ²'s fixture). */
+  messages?: Message[];
+}
+
+/**
+ * Replay a task's gold actions in a fresh world, as a perfect agent would: initial state, then each
+ * gold action as a tool call from its requestor (with sync), then one final agent message carrying
+ * the `communicate_info` strings; then evaluate that conversation.
+ */
+export function replayGoldActions(
+  domainName: string,
+  task: Task,
+  newWorld: (options?: WorldOptions) => World,
+  options: { includeMessages?: boolean } = {},
+): GoldReplayRecord {
+  const world = newWorld();
+  const pristine = world.fork();
+  const pristineHash = world.hash();
+  const history = task.initial_state?.message_history ?? [];
+  const initSteps = applyInitialState(world, task.initial_state);
+  const initialHash = world.hash();
+
+  const messages: Message[] = [...history];
+  const steps: GoldReplayStep[] = [];
+  const actions = task.evaluation_criteria?.actions ?? [];
+  actions.forEach((action, index) => {
+    const id = `gold_${index}`;
+    const call = { id, name: action.name, arguments: action.arguments, requestor: action.requestor };
+    const result = world.callTool(call);
+    steps.push({ requestor: action.requestor, name: action.name, arguments: action.arguments, output: result.content, error: result.error });
+    const caller: AssistantMessage | UserMessage = { role: action.requestor, content: null, tool_calls: [call] };
+    const answer: ToolMessage = { id, role: "tool", content: result.content, requestor: action.requestor, error: result.error };
+    messages.push(caller, answer);
+  });
+  const communicate = task.evaluation_criteria?.communicate_info ?? [];
+  const finalMessage = communicate.length > 0 ? communicate.join(" ") : "Done.";
+  messages.push({ role: "assistant", content: finalMessage });
+
+  const hasUserDb = world.domain.user !== undefined;
+  const changes = (before: World, after: World) => ({
+    agent_db: diffDb(before.agentDb, after.agentDb),
+    ...(hasUserDb ? { user_db: diffDb(before.userDb, after.userDb) } : {}),
+  });
+
+  const assertions = task.evaluation_criteria?.env_assertions;
+  const envAssertions = assertions?.map((assertion) => ({ assertion, result: world.fork().checkAssertion(assertion) }));
+
+  // The evaluator's gold world: same initialization, gold actions without sync, errors swallowed.
+  const gold = newWorld();
+  applyInitialState(gold, task.initial_state);
+  const goldErrors: string[] = [];
+  for (const action of actions) {
+    const result = gold.callTool({ name: action.name, arguments: action.arguments, requestor: action.requestor }, { sync: false });
+    if (result.error) goldErrors.push(`${action.name}: ${result.errorType ?? "ValueError"}: ${result.content.replace(/^Error: /, "")}`);
+  }
+  const liveHash = world.hash();
+  const goldHash = gold.hash();
+
+  const rewardInfo = evaluateSimulationSync(
+    { termination_reason: "agent_stop", messages },
+    task,
+    { newWorld },
+  );
+  const breakdown = (rewardInfo.reward_breakdown ?? {}) as Partial<Record<RewardType, number | null>>;
+  const needingJudge =
+    rewardInfo.reward_basis?.includes("NL_ASSERTION") && (task.evaluation_criteria?.nl_assertions?.length ?? 0) > 0
+      ? task.evaluation_criteria!.nl_assertions!.length
+      : 0;
+
+  return {
+    domain: domainName,
+    task_id: task.id,
+    pristine_db_hash: pristineHash,
+    ...(history.length > 0 ? { has_message_history: true as const } : {}),
+    ...(initSteps.length > 0 ? { init_steps: initSteps } : {}),
+    initial_db_hash: initialHash,
+    steps,
+    final_agent_message: finalMessage,
+    final: changes(pristine, world),
+    ...(envAssertions ? { env_assertions: envAssertions } : {}),
+    db_hash: liveHash,
+    gold_env_db_hash: goldHash,
+    ...(liveHash.agent !== goldHash.agent || liveHash.user !== goldHash.user
+      ? { live_vs_gold_env_diff: changes(gold, world) }
+      : {}),
+    ...(goldErrors.length > 0 ? { gold_env_errors: goldErrors } : {}),
+    evaluation: {
+      reward_basis: rewardInfo.reward_basis ?? null,
+      reward_excluding_nl_assertions: rewardInfo.reward,
+      reward_breakdown: breakdown,
+      db_match: rewardInfo.db_check?.db_match ?? null,
+      nl_assertions_needing_llm_judge: needingJudge,
+    },
+    ...(options.includeMessages ? { messages } : {}),
+  };
+}

@@ -43,7 +43,10 @@ export function println(context: CliContext, text = ""): void {
 
 /** Add the `--data DIR` option shared by commands that read τ² data. */
 export function withDataOption(command: Command): Command {
-  return command.option("--data <dir>", "τ² data directory (default: $PASSK_DATA_DIR, else the per-user data dir)");
+  return command.option(
+    "--data <dir>",
+    "τ² data directory (default: $PASSK_DATA_DIR, else the per-user data dir)",
+  );
 }
 
 /** Render an error for the terminal: PasskErrors by their message, anything else with its stack. */

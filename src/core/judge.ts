@@ -12,5 +12,8 @@ export interface NlAssertionVerdict {
  * NL_ASSERTION component. The LLM judge implements it; tests use a scripted one.
  */
 export interface Judge {
-  judge(input: { assertions: readonly string[]; messages: readonly Message[] }): Promise<NlAssertionVerdict[]>;
+  judge(input: {
+    assertions: readonly string[];
+    messages: readonly Message[];
+  }): Promise<NlAssertionVerdict[]>;
 }

@@ -9,6 +9,7 @@ export const builtinDomains: ReadonlyMap<string, AnyDomain> = new Map(
 
 export function getDomain(name: string, domains: ReadonlyMap<string, AnyDomain> = builtinDomains): AnyDomain {
   const domain = domains.get(name);
-  if (!domain) throw new UnknownNameError("domain", name, [...domains.keys()], "Pass --domain with one of these.");
+  if (!domain)
+    throw new UnknownNameError("domain", name, [...domains.keys()], "Pass --domain with one of these.");
   return domain;
 }

@@ -1,3 +1,4 @@
+import type { EnvFunctionCall } from "../core/task.js";
 import type { Toolkit } from "./tool.js";
 
 /** Reads a text file of the domain's data folder (path relative to that folder). */
@@ -44,6 +45,11 @@ export interface Domain<ADB = unknown, UDB = unknown> {
    * Works on drafts: mutate `state.agent` / `state.user` in place.
    */
   sync?(state: { agent: ADB; user: UDB | undefined }): void;
+  /**
+   * Initialization run before a one-off call outside any task (`passk call`), so that a fresh world is
+   * a plausible starting point (telecom: a customer with a phone, at home).
+   */
+  readonly standaloneSetup?: readonly Pick<EnvFunctionCall, "env_type" | "func_name" | "arguments">[];
 }
 
 /** A domain of any database types (what registries and the CLI hold). */
@@ -62,7 +68,8 @@ export type AnyDomain = Domain<unknown, unknown>;
 export function defineDomain<ADB, UDB = never>(domain: Domain<ADB, UDB>): Domain<ADB, UDB> {
   const seen = new Set<string>();
   for (const tool of domain.agent.tools) {
-    if (seen.has(tool.name)) throw new Error(`domain ${domain.name}: agent tool "${tool.name}" is defined twice`);
+    if (seen.has(tool.name))
+      throw new Error(`domain ${domain.name}: agent tool "${tool.name}" is defined twice`);
     seen.add(tool.name);
   }
   return Object.freeze(domain);

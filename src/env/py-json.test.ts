@@ -33,12 +33,17 @@ describe("pyFloatRepr", () => {
 
 describe("pyJsonString", () => {
   it("escapes non-ASCII like ensure_ascii", () => {
-    expect(pyJsonString("📶 é\u007f\n\"")).toBe('"\\ud83d\\udcf6 \\u00e9\\u007f\\n\\""');
+    expect(pyJsonString('📶 é\u007f\n"')).toBe('"\\ud83d\\udcf6 \\u00e9\\u007f\\n\\""');
   });
 });
 
 describe("toPyJson", () => {
-  const Item = z.object({ name: z.string(), price: z.number(), count: z.int(), at: z.iso.datetime({ local: true }) });
+  const Item = z.object({
+    name: z.string(),
+    price: z.number(),
+    count: z.int(),
+    at: z.iso.datetime({ local: true }),
+  });
   const shape = pyShapeOf(Item);
   const item = { name: "a", price: 4, count: 2, at: "2025-01-15T10:30:00" };
 

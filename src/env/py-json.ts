@@ -106,7 +106,8 @@ function write(value: unknown, rawShape: PyShape, inModel: boolean, sortKeys: bo
   }
   const valueShape = shape.kind === "dict" ? shape.value : ANY_SHAPE;
   const writeDict = () => {
-    const entries = value instanceof Map ? [...(value as Map<string, unknown>)] : Object.entries(value as object);
+    const entries =
+      value instanceof Map ? [...(value as Map<string, unknown>)] : Object.entries(value as object);
     if (entries.length === 0) return "{}";
     if (sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${pyJsonString(String(k))}: ${write(v, valueShape, inModel, sortKeys)}`).join(", ")}}`;

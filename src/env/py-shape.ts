@@ -85,7 +85,11 @@ export function pyShapeOf(schema: z.ZodType): PyShape {
     }
     case "record":
     case "map":
-      shape = { kind: "dict", value: def.valueType ? pyShapeOf(def.valueType) : ANY_SHAPE, cache: new WeakMap() };
+      shape = {
+        kind: "dict",
+        value: def.valueType ? pyShapeOf(def.valueType) : ANY_SHAPE,
+        cache: new WeakMap(),
+      };
       break;
     case "array":
       shape = { kind: "list", item: def.element ? pyShapeOf(def.element) : ANY_SHAPE };

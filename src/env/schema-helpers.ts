@@ -1,7 +1,8 @@
 import { z } from "zod";
 
 function toMap(value: unknown): unknown {
-  if (value instanceof Map || value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  if (value instanceof Map || value === null || typeof value !== "object" || Array.isArray(value))
+    return value;
   return new Map(Object.entries(value));
 }
 

@@ -34,7 +34,10 @@ export function applyInitialState(world: World, initialState: InitialState | nul
     }
     if (data.user_data) {
       if (!domain.user) {
-        throw new PasskError("invalid_task", `initialization_data.user_data given, but domain ${domain.name} has no user database`);
+        throw new PasskError(
+          "invalid_task",
+          `initialization_data.user_data given, but domain ${domain.name} has no user database`,
+        );
       }
       user = domain.user.db.parse(deepMerge(world.userDb, data.user_data));
       world.replaceState({ agent, user }, { userIsAgent: false });
@@ -42,7 +45,12 @@ export function applyInitialState(world: World, initialState: InitialState | nul
   }
   for (const action of initialState.initialization_actions ?? []) {
     const { content } = world.runEnvFunction(action);
-    steps.push({ env_type: action.env_type, func_name: action.func_name, arguments: action.arguments, result: content });
+    steps.push({
+      env_type: action.env_type,
+      func_name: action.func_name,
+      arguments: action.arguments,
+      result: content,
+    });
   }
   replayToolCalls(world, initialState.message_history ?? [], { strict: true });
   world.sync();
@@ -68,7 +76,11 @@ export class ReplayMismatchError extends PasskError {
  * tools and tools that do not mutate state are skipped. With `strict`, a replayed output must equal
  * the recorded one (compared as JSON when both parse).
  */
-export function replayToolCalls(world: World, messages: readonly Message[], options: { strict: boolean }): void {
+export function replayToolCalls(
+  world: World,
+  messages: readonly Message[],
+  options: { strict: boolean },
+): void {
   for (const [call, recorded] of pairToolCalls(messages)) {
     if (!world.hasTool(call.name) || !world.toolMutatesState(call.name)) continue;
     const result = world.callTool({ name: call.name, arguments: call.arguments, requestor: call.requestor });
@@ -84,16 +96,25 @@ export function pairToolCalls(messages: readonly Message[]): Array<[ToolCall, To
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     if (message.role === "tool") {
-      throw new PasskError("invalid_trajectory", `message ${i} is a tool message that does not follow a tool call`);
+      throw new PasskError(
+        "invalid_trajectory",
+        `message ${i} is a tool message that does not follow a tool call`,
+      );
     }
     if (!hasToolCalls(message)) continue;
     for (const call of message.tool_calls) {
       const answer = messages[++i];
       if (!answer || answer.role !== "tool") {
-        throw new PasskError("invalid_trajectory", `tool call ${call.name} (id ${call.id}) at message ${i} has no tool message after it`);
+        throw new PasskError(
+          "invalid_trajectory",
+          `tool call ${call.name} (id ${call.id}) at message ${i} has no tool message after it`,
+        );
       }
       if (answer.id !== call.id) {
-        throw new PasskError("invalid_trajectory", `tool call id mismatch at message ${i}: call ${call.id}, tool message ${answer.id}`);
+        throw new PasskError(
+          "invalid_trajectory",
+          `tool call id mismatch at message ${i}: call ${call.id}, tool message ${answer.id}`,
+        );
       }
       pairs.push([{ ...call, requestor: call.requestor ?? message.role }, answer]);
     }

@@ -31,7 +31,10 @@ export function validateToolArguments(tool: Tool<unknown>, raw: Record<string, u
 
 function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string {
   const path = issue.path.map(String);
-  const name = path.length > 0 ? path.map((p, i) => (i === 0 ? p : /^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("") : "(arguments)";
+  const name =
+    path.length > 0
+      ? path.map((p, i) => (i === 0 ? p : /^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("")
+      : "(arguments)";
   const top = path[0];
   if (issue.code === "invalid_type" && top !== undefined && path.length === 1 && !(top in raw)) {
     return `missing required argument '${name}' (expected ${issue.expected})`;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { pyShapeOf, ANY_SHAPE, type PyShape } from "./py-shape.js";
 
 /**

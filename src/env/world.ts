@@ -82,7 +82,10 @@ export class World<ADB = unknown, UDB = unknown> {
     this.domain = domain;
     this.validation = options.validation ?? "strict";
     this.solo = options.solo ?? false;
-    this.#state = { agent: freeze(state.agent, true), user: state.user === undefined ? undefined : freeze(state.user, true) };
+    this.#state = {
+      agent: freeze(state.agent, true),
+      user: state.user === undefined ? undefined : freeze(state.user, true),
+    };
   }
 
   get state(): WorldState<ADB, UDB> {
@@ -132,7 +135,8 @@ export class World<ADB = unknown, UDB = unknown> {
     let args: Record<string, unknown>;
     if (this.validation === "strict") {
       const checked = validateToolArguments(tool, request.arguments);
-      if (!checked.ok) return { content: `Error: ${checked.message}`, error: true, tool, errorType: "TypeError" };
+      if (!checked.ok)
+        return { content: `Error: ${checked.message}`, error: true, tool, errorType: "TypeError" };
       args = checked.args;
     } else {
       const problem = lenientArgumentError(tool, request.arguments, toolkit.className);
@@ -171,9 +175,13 @@ export class World<ADB = unknown, UDB = unknown> {
     result: unknown;
     content: string;
   } {
-    const toolkit = (call.env_type === "user" ? this.domain.user : this.domain.agent) as Toolkit<unknown> | undefined;
+    const toolkit = (call.env_type === "user" ? this.domain.user : this.domain.agent) as
+      Toolkit<unknown> | undefined;
     if (!toolkit) {
-      throw new PasskError("unknown_env_function", `domain ${this.domain.name} has no user toolkit, so ${call.env_type} function "${call.func_name}" cannot run`);
+      throw new PasskError(
+        "unknown_env_function",
+        `domain ${this.domain.name} has no user toolkit, so ${call.env_type} function "${call.func_name}" cannot run`,
+      );
     }
     const fn = toolkit.functions?.[call.func_name];
     const tool = toolkit.tools.find((t) => t.name === call.func_name);
@@ -190,7 +198,13 @@ export class World<ADB = unknown, UDB = unknown> {
       const args = structuredClone(call.arguments);
       result = fn ? (typeof fn === "function" ? fn(db, args) : fn.run(db, args)) : tool!.run(db, args);
       this.domain.sync?.(draft);
-      const shape = fn ? (typeof fn === "function" ? ANY_SHAPE : fn.returns ? pyShapeOf(fn.returns) : ANY_SHAPE) : tool!.returnShape;
+      const shape = fn
+        ? typeof fn === "function"
+          ? ANY_SHAPE
+          : fn.returns
+            ? pyShapeOf(fn.returns)
+            : ANY_SHAPE
+        : tool!.returnShape;
       const text = toolOutputText(result, shape);
       result = isDraft(result) ? current(result) : result;
       return text;
@@ -199,7 +213,9 @@ export class World<ADB = unknown, UDB = unknown> {
   }
 
   /** Evaluate an env assertion on this world (τ² `run_env_assertion`): true when it holds. */
-  checkAssertion(assertion: Pick<EnvAssertion, "env_type" | "func_name" | "arguments" | "assert_value">): boolean {
+  checkAssertion(
+    assertion: Pick<EnvAssertion, "env_type" | "func_name" | "arguments" | "assert_value">,
+  ): boolean {
     const { result } = this.runEnvFunction(assertion);
     if (typeof result !== "boolean") {
       throw new PasskError(
@@ -215,21 +231,26 @@ export class World<ADB = unknown, UDB = unknown> {
    * `userIsAgent` reproduces the reference's aliasing of the user DB to the agent DB.
    */
   replaceState(state: WorldState<ADB, UDB>, options: { userIsAgent?: boolean } = {}): void {
-    this.#state = { agent: freeze(state.agent, true), user: state.user === undefined ? undefined : freeze(state.user, true) };
+    this.#state = {
+      agent: freeze(state.agent, true),
+      user: state.user === undefined ? undefined : freeze(state.user, true),
+    };
     this.#userIsAgent = options.userIsAgent ?? this.#userIsAgent;
   }
 
   /** Whether a tool of this name exists in either toolkit (τ² `_has_tool`). */
   hasTool(name: string): boolean {
     return (
-      this.domain.agent.tools.some((t) => t.name === name) || (this.domain.user?.tools.some((t) => t.name === name) ?? false)
+      this.domain.agent.tools.some((t) => t.name === name) ||
+      (this.domain.user?.tools.some((t) => t.name === name) ?? false)
     );
   }
 
   /** Whether replay should re-execute this tool (unknown tools are assumed to mutate, as in τ²). */
   toolMutatesState(name: string): boolean {
     const tool =
-      this.domain.agent.tools.find((t) => t.name === name) ?? this.domain.user?.tools.find((t) => t.name === name);
+      this.domain.agent.tools.find((t) => t.name === name) ??
+      this.domain.user?.tools.find((t) => t.name === name);
     return tool ? tool.mutatesState : true;
   }
 
@@ -252,7 +273,10 @@ export class World<ADB = unknown, UDB = unknown> {
 
   /** Apply `change` to a copy-on-write draft; keep the result only if it returns without throwing. */
   #mutate<T>(change: (draft: { agent: ADB; user: UDB | undefined }) => T): T {
-    const draft = createDraft({ agent: this.#state.agent, user: this.#state.user }) as { agent: ADB; user: UDB | undefined };
+    const draft = createDraft({ agent: this.#state.agent, user: this.#state.user }) as {
+      agent: ADB;
+      user: UDB | undefined;
+    };
     const aliased = this.#userIsAgent;
     const view = aliased
       ? {

@@ -37,7 +37,12 @@ export function toolCallsOf(trajectory: readonly Message[]): ToolCall[] {
 export function evaluateActions(task: Task, trajectory: readonly Message[]): RewardInfo {
   const actions = task.evaluation_criteria?.actions;
   if (!task.evaluation_criteria) {
-    return { reward: 1.0, action_checks: [], info: { note: "No evaluation criteria" }, reward_breakdown: { ACTION: 1.0 } };
+    return {
+      reward: 1.0,
+      action_checks: [],
+      info: { note: "No evaluation criteria" },
+      reward_breakdown: { ACTION: 1.0 },
+    };
   }
   if (!actions || actions.length === 0) {
     return { reward: 1.0, info: { note: "No actions to evaluate" }, reward_breakdown: { ACTION: 1.0 } };

@@ -12,7 +12,11 @@ export function evaluateCommunicate(task: Task, trajectory: readonly Message[]):
   }
   const infos = task.evaluation_criteria.communicate_info;
   if (!infos || infos.length === 0) {
-    return { reward: 1.0, info: { note: "No communicate_info to evaluate" }, reward_breakdown: { COMMUNICATE: 1.0 } };
+    return {
+      reward: 1.0,
+      info: { note: "No communicate_info to evaluate" },
+      reward_breakdown: { COMMUNICATE: 1.0 },
+    };
   }
   const checks: CommunicateCheck[] = infos.map((info) => {
     const needle = info.toLowerCase();
@@ -24,7 +28,11 @@ export function evaluateCommunicate(task: Task, trajectory: readonly Message[]):
         m.content.toLowerCase().replaceAll(",", "").includes(needle),
     );
     return message
-      ? { info, met: true, justification: `Information '${info}' communicated in the message:\n '${message.content}'` }
+      ? {
+          info,
+          met: true,
+          justification: `Information '${info}' communicated in the message:\n '${message.content}'`,
+        }
       : { info, met: false, justification: `Information '${info}' not communicated.` };
   });
   const reward = checks.every((c) => c.met) ? 1.0 : 0.0;

@@ -127,7 +127,8 @@ export function compareDbs(predicted: unknown, gold: unknown): RecordDiff[] {
           diffs.push({ collection, id, kind: "changed", fields: fieldDifferences(record, gr.get(id), "") });
         }
       }
-      for (const id of gr.keys()) if (!pr.has(id)) diffs.push({ collection, id, kind: "only_gold", fields: [] });
+      for (const id of gr.keys())
+        if (!pr.has(id)) diffs.push({ collection, id, kind: "only_gold", fields: [] });
     } else {
       diffs.push({ collection, id: "", kind: "changed", fields: fieldDifferences(pv, gv, "") });
     }
@@ -138,14 +139,21 @@ export function compareDbs(predicted: unknown, gold: unknown): RecordDiff[] {
 function fieldDifferences(predicted: unknown, gold: unknown, prefix: string): FieldDifference[] {
   if (deepEqual(predicted, gold)) return [];
   const bothObjects =
-    predicted !== null && gold !== null && typeof predicted === "object" && typeof gold === "object" &&
-    !Array.isArray(predicted) && !Array.isArray(gold);
-  if (!bothObjects) return [{ path: prefix || "(value)", predicted: toPlainJson(predicted), gold: toPlainJson(gold) }];
+    predicted !== null &&
+    gold !== null &&
+    typeof predicted === "object" &&
+    typeof gold === "object" &&
+    !Array.isArray(predicted) &&
+    !Array.isArray(gold);
+  if (!bothObjects)
+    return [{ path: prefix || "(value)", predicted: toPlainJson(predicted), gold: toPlainJson(gold) }];
   const pe = new Map(predicted instanceof Map ? [...predicted] : Object.entries(predicted));
   const ge = new Map(gold instanceof Map ? [...gold] : Object.entries(gold));
   const out: FieldDifference[] = [];
   for (const key of new Set([...pe.keys(), ...ge.keys()])) {
-    out.push(...fieldDifferences(pe.get(key), ge.get(key), prefix ? `${prefix}.${String(key)}` : String(key)));
+    out.push(
+      ...fieldDifferences(pe.get(key), ge.get(key), prefix ? `${prefix}.${String(key)}` : String(key)),
+    );
   }
   return out;
 }

@@ -34,7 +34,11 @@ export interface EnvironmentEvaluation {
  * gold world by applying the task's gold actions (errors swallowed, no sync), compare DB hashes, and
  * run the env assertions on the predicted world.
  */
-export function evaluateEnvironment(task: Task, trajectory: readonly Message[], env: EvaluationEnvironment): EnvironmentEvaluation {
+export function evaluateEnvironment(
+  task: Task,
+  trajectory: readonly Message[],
+  env: EvaluationEnvironment,
+): EnvironmentEvaluation {
   const criteria = task.evaluation_criteria;
   if (!criteria) return { rewardInfo: { reward: 1.0, info: { note: "No evaluation criteria" } } };
   if (criteria.actions === null && criteria.env_assertions === null) {
@@ -58,7 +62,10 @@ export function evaluateEnvironment(task: Task, trajectory: readonly Message[], 
   applyInitialState(gold, initial);
   for (const action of criteria.actions ?? []) {
     // The gold trajectory may contain calls that fail by design; τ² swallows them.
-    gold.callTool({ name: action.name, arguments: action.arguments, requestor: action.requestor }, { sync: false });
+    gold.callTool(
+      { name: action.name, arguments: action.arguments, requestor: action.requestor },
+      { sync: false },
+    );
   }
 
   const goldHash = gold.hash();
@@ -87,8 +94,14 @@ export function evaluateEnvironment(task: Task, trajectory: readonly Message[], 
   const dbDiff = dbMatch
     ? undefined
     : {
-        agent: goldHash.agent === predictedHash.agent ? [] : compareDbs(toPlainJson(predicted.agentDb), toPlainJson(gold.agentDb)),
-        user: goldHash.user === predictedHash.user ? [] : compareDbs(toPlainJson(predicted.userDb), toPlainJson(gold.userDb)),
+        agent:
+          goldHash.agent === predictedHash.agent
+            ? []
+            : compareDbs(toPlainJson(predicted.agentDb), toPlainJson(gold.agentDb)),
+        user:
+          goldHash.user === predictedHash.user
+            ? []
+            : compareDbs(toPlainJson(predicted.userDb), toPlainJson(gold.userDb)),
       };
   return {
     rewardInfo: {

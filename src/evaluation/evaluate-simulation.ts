@@ -28,7 +28,9 @@ export async function evaluateSimulation(
 ): Promise<RewardInfo> {
   const nlNeeded = task.evaluation_criteria?.reward_basis.includes("NL_ASSERTION") ?? false;
   const nl =
-    nlNeeded && isGradable(simulation) ? await evaluateNlAssertions(task, simulation.messages, judge) : undefined;
+    nlNeeded && isGradable(simulation)
+      ? await evaluateNlAssertions(task, simulation.messages, judge)
+      : undefined;
   return evaluateSimulationSync(simulation, task, env, nl);
 }
 
@@ -43,7 +45,9 @@ export function evaluateSimulationSync(
     return {
       reward: 0.0,
       reward_basis: null,
-      info: { note: `Simulation terminated prematurely. Termination reason: ${simulation.termination_reason}` },
+      info: {
+        note: `Simulation terminated prematurely. Termination reason: ${simulation.termination_reason}`,
+      },
     };
   }
   const criteria = task.evaluation_criteria;
@@ -60,7 +64,10 @@ export function evaluateSimulationSync(
     return {
       reward: 0.0,
       reward_basis: criteria.reward_basis,
-      info: { error: `${(error as Error).name}: ${(error as Error).message}`, note: "Evaluation could not replay the trajectory; graded 0." },
+      info: {
+        error: `${(error as Error).name}: ${(error as Error).message}`,
+        note: "Evaluation could not replay the trajectory; graded 0.",
+      },
     };
   }
   const actionInfo = evaluateActions(task, simulation.messages);
@@ -77,7 +84,10 @@ export function evaluateSimulationSync(
     Object.assign(breakdown, component.reward_breakdown ?? {});
     reward *= component.reward;
   };
-  include(envInfo, ENV_BASES.some((b) => basis.has(b)));
+  include(
+    envInfo,
+    ENV_BASES.some((b) => basis.has(b)),
+  );
   include(actionInfo, basis.has("ACTION"));
   include(nlInfo, basis.has("NL_ASSERTION"));
   include(communicateInfo, basis.has("COMMUNICATE"));

@@ -65,9 +65,25 @@ export function replayGoldActions(
     const id = `gold_${index}`;
     const call = { id, name: action.name, arguments: action.arguments, requestor: action.requestor };
     const result = world.callTool(call);
-    steps.push({ requestor: action.requestor, name: action.name, arguments: action.arguments, output: result.content, error: result.error });
-    const caller: AssistantMessage | UserMessage = { role: action.requestor, content: null, tool_calls: [call] };
-    const answer: ToolMessage = { id, role: "tool", content: result.content, requestor: action.requestor, error: result.error };
+    steps.push({
+      requestor: action.requestor,
+      name: action.name,
+      arguments: action.arguments,
+      output: result.content,
+      error: result.error,
+    });
+    const caller: AssistantMessage | UserMessage = {
+      role: action.requestor,
+      content: null,
+      tool_calls: [call],
+    };
+    const answer: ToolMessage = {
+      id,
+      role: "tool",
+      content: result.content,
+      requestor: action.requestor,
+      error: result.error,
+    };
     messages.push(caller, answer);
   });
   const communicate = task.evaluation_criteria?.communicate_info ?? [];
@@ -81,27 +97,35 @@ export function replayGoldActions(
   });
 
   const assertions = task.evaluation_criteria?.env_assertions;
-  const envAssertions = assertions?.map((assertion) => ({ assertion, result: world.fork().checkAssertion(assertion) }));
+  const envAssertions = assertions?.map((assertion) => ({
+    assertion,
+    result: world.fork().checkAssertion(assertion),
+  }));
 
   // The evaluator's gold world: same initialization, gold actions without sync, errors swallowed.
   const gold = newWorld();
   applyInitialState(gold, task.initial_state);
   const goldErrors: string[] = [];
   for (const action of actions) {
-    const result = gold.callTool({ name: action.name, arguments: action.arguments, requestor: action.requestor }, { sync: false });
-    if (result.error) goldErrors.push(`${action.name}: ${result.errorType ?? "ValueError"}: ${result.content.replace(/^Error: /, "")}`);
+    const result = gold.callTool(
+      { name: action.name, arguments: action.arguments, requestor: action.requestor },
+      { sync: false },
+    );
+    if (result.error)
+      goldErrors.push(
+        `${action.name}: ${result.errorType ?? "ValueError"}: ${result.content.replace(/^Error: /, "")}`,
+      );
   }
   const liveHash = world.hash();
   const goldHash = gold.hash();
 
-  const rewardInfo = evaluateSimulationSync(
-    { termination_reason: "agent_stop", messages },
-    task,
-    { newWorld },
-  );
+  const rewardInfo = evaluateSimulationSync({ termination_reason: "agent_stop", messages }, task, {
+    newWorld,
+  });
   const breakdown = (rewardInfo.reward_breakdown ?? {}) as Partial<Record<RewardType, number | null>>;
   const needingJudge =
-    rewardInfo.reward_basis?.includes("NL_ASSERTION") && (task.evaluation_criteria?.nl_assertions?.length ?? 0) > 0
+    rewardInfo.reward_basis?.includes("NL_ASSERTION") &&
+    (task.evaluation_criteria?.nl_assertions?.length ?? 0) > 0
       ? task.evaluation_criteria!.nl_assertions!.length
       : 0;
 

@@ -8,15 +8,27 @@ import type { Task } from "../core/task.js";
  * Without a judge, a task with assertions cannot be scored on this component: the result says so
  * (`NL_ASSERTION: null`) instead of guessing.
  */
-export async function evaluateNlAssertions(task: Task, trajectory: readonly Message[], judge: Judge | undefined): Promise<RewardInfo> {
+export async function evaluateNlAssertions(
+  task: Task,
+  trajectory: readonly Message[],
+  judge: Judge | undefined,
+): Promise<RewardInfo> {
   const assertions = task.evaluation_criteria?.nl_assertions;
   if (!task.evaluation_criteria || !assertions || assertions.length === 0) {
-    return { reward: 1.0, info: { note: "No nl_assertions to evaluate" }, reward_breakdown: { NL_ASSERTION: 1.0 } };
+    return {
+      reward: 1.0,
+      info: { note: "No nl_assertions to evaluate" },
+      reward_breakdown: { NL_ASSERTION: 1.0 },
+    };
   }
   if (!judge) return nlAssertionsNotJudged(assertions.length);
   const verdicts = await judge.judge({ assertions, messages: trajectory });
   const reward = verdicts.every((v) => v.met) ? 1.0 : 0.0;
-  return { reward, nl_assertions: verdicts.map((v) => ({ ...v })), reward_breakdown: { NL_ASSERTION: reward } };
+  return {
+    reward,
+    nl_assertions: verdicts.map((v) => ({ ...v })),
+    reward_breakdown: { NL_ASSERTION: reward },
+  };
 }
 
 /** The NL component of a task whose assertions were not judged (no judge configured). */
@@ -24,6 +36,9 @@ export function nlAssertionsNotJudged(count: number): RewardInfo {
   return {
     reward: 1.0,
     reward_breakdown: { NL_ASSERTION: null },
-    info: { note: `${count} NL assertion(s) need an LLM judge (--judge-llm); not evaluated`, nl_assertions_needing_llm_judge: count },
+    info: {
+      note: `${count} NL assertion(s) need an LLM judge (--judge-llm); not evaluated`,
+      nl_assertions_needing_llm_judge: count,
+    },
   };
 }

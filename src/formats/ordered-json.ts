@@ -34,7 +34,8 @@ export function parseOrderedJson(text: string): unknown {
       throw new JsonSyntaxError(String((error as Error).message), match ? Number(match[1]) : 0);
     }
   }
-  type Container = { kind: "array"; value: unknown[] } | { kind: "object"; entries: Array<[string, unknown]> };
+  type Container =
+    { kind: "array"; value: unknown[] } | { kind: "object"; entries: Array<[string, unknown]> };
   const stack: Container[] = [];
   const keys: string[] = [];
   let root: unknown;
@@ -53,7 +54,9 @@ export function parseOrderedJson(text: string): unknown {
       onObjectEnd: () => {
         const done = stack.pop() as Extract<Container, { kind: "object" }>;
         add(
-          done.entries.some(([k]) => isIndexKey(k)) ? new Map(done.entries) : Object.fromEntries(done.entries),
+          done.entries.some(([k]) => isIndexKey(k))
+            ? new Map(done.entries)
+            : Object.fromEntries(done.entries),
         );
       },
       onArrayBegin: () => void stack.push({ kind: "array", value: [] }),
@@ -65,7 +68,8 @@ export function parseOrderedJson(text: string): unknown {
     },
     { disallowComments: true, allowTrailingComma: false },
   );
-  if (error) throw new JsonSyntaxError(`JSON syntax error: ${printParseErrorCode(error.error)}`, error.offset);
+  if (error)
+    throw new JsonSyntaxError(`JSON syntax error: ${printParseErrorCode(error.error)}`, error.offset);
   return root;
 }
 

@@ -7,7 +7,9 @@ export function registerReplay(program: Command, context: CliContext): void {
   withDataOption(
     program
       .command("replay")
-      .description("Replay each task's gold actions in a fresh world and evaluate the result (one JSON line per task)")
+      .description(
+        "Replay each task's gold actions in a fresh world and evaluate the result (one JSON line per task)",
+      )
       .requiredOption("--domain <name>", "domain to replay")
       .option("--task <id...>", "only these task ids")
       .option("--format <format>", "jsonl | table", "jsonl"),

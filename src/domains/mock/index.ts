@@ -1,12 +1,18 @@
 import { defineDomain } from "../../env/domain.js";
 import { MockDbSchema, MockUserDbSchema, type MockDb, type MockUserDb } from "./db-schema.js";
 import { assertTaskStatus, createTask, getUsers, transferToHumanAgents, updateTaskStatus } from "./tools.js";
-import { addNotification, assertNotificationStatus, checkNotifications, dismissNotification } from "./user-tools.js";
+import {
+  addNotification,
+  assertNotificationStatus,
+  checkNotifications,
+  dismissNotification,
+} from "./user-tools.js";
 
 /** τ²-bench's tiny test domain: tasks owned by users, and a user-side notification inbox. */
 export const mockDomain = defineDomain<MockDb, MockUserDb>({
   name: "mock",
-  description: "τ²-bench's test domain: users, their to-do tasks, and a notification inbox on the user's side.",
+  description:
+    "τ²-bench's test domain: users, their to-do tasks, and a notification inbox on the user's side.",
   agent: {
     className: "MockTools",
     db: MockDbSchema,

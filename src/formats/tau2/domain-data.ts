@@ -37,12 +37,18 @@ export class DomainData<ADB = unknown, UDB = unknown> {
     }
     this.agentDb = readDb(path.join(this.folder, domain.data.db), domain.agent.db);
     this.userDb =
-      domain.user && domain.data.userDb ? readDb(path.join(this.folder, domain.data.userDb), domain.user.db) : undefined;
+      domain.user && domain.data.userDb
+        ? readDb(path.join(this.folder, domain.data.userDb), domain.user.db)
+        : undefined;
     const read = (relative: string) => readText(path.join(this.folder, relative));
     const { policy, soloPolicy } = domain.data;
     this.policy = typeof policy === "function" ? policy(read) : read(policy);
     this.soloPolicy =
-      soloPolicy === undefined ? undefined : typeof soloPolicy === "function" ? soloPolicy(read) : read(soloPolicy);
+      soloPolicy === undefined
+        ? undefined
+        : typeof soloPolicy === "function"
+          ? soloPolicy(read)
+          : read(soloPolicy);
     this.tasksFile = options.tasksFile ?? path.join(this.folder, domain.data.tasks);
   }
 
@@ -63,7 +69,13 @@ export class DomainData<ADB = unknown, UDB = unknown> {
 
   task(id: string): Task {
     const task = this.tasks.find((t) => t.id === id);
-    if (!task) throw new UnknownNameError(`${this.domain.name} task`, id, this.tasks.map((t) => t.id), "List them with `passk tasks list`.");
+    if (!task)
+      throw new UnknownNameError(
+        `${this.domain.name} task`,
+        id,
+        this.tasks.map((t) => t.id),
+        "List them with `passk tasks list`.",
+      );
     return task;
   }
 
@@ -75,7 +87,10 @@ export class DomainData<ADB = unknown, UDB = unknown> {
     const byId = new Map(this.tasks.map((t) => [t.id, t]));
     return ids.map((id) => {
       const task = byId.get(id);
-      if (!task) throw new UnknownNameError(`${this.domain.name} task (listed in split "${split}")`, id, [...byId.keys()]);
+      if (!task)
+        throw new UnknownNameError(`${this.domain.name} task (listed in split "${split}")`, id, [
+          ...byId.keys(),
+        ]);
       return task;
     });
   }
@@ -90,7 +105,11 @@ function readText(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    throw new InvalidInputFileError(file, [{ path: "(file)", message: (error as Error).message }], "check that the data directory is complete (`passk data pull`).");
+    throw new InvalidInputFileError(
+      file,
+      [{ path: "(file)", message: (error as Error).message }],
+      "check that the data directory is complete (`passk data pull`).",
+    );
   }
 }
 
@@ -103,11 +122,19 @@ export function readDb<T>(file: string, schema: z.ZodType<T>): T {
   } catch (error) {
     const offset = error instanceof JsonSyntaxError ? error.offset : 0;
     const { line, column } = lineColumn(text, offset);
-    throw new InvalidInputFileError(file, [{ path: `line ${line}, column ${column}`, message: (error as Error).message }], "fix the syntax of the database file.");
+    throw new InvalidInputFileError(
+      file,
+      [{ path: `line ${line}, column ${column}`, message: (error as Error).message }],
+      "fix the syntax of the database file.",
+    );
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    throw new InvalidInputFileError(file, zodProblems(parsed.error), "the database does not match the domain's schema; restore the official file with `passk data pull`.");
+    throw new InvalidInputFileError(
+      file,
+      zodProblems(parsed.error),
+      "the database does not match the domain's schema; restore the official file with `passk data pull`.",
+    );
   }
   return parsed.data;
 }

@@ -33,9 +33,16 @@ export function parseTasks(text: string, file: string): Task[] {
     seen.set(task.id, first ?? index);
     return first === undefined
       ? []
-      : [{ path: `$[${index}].id`, message: `duplicate task id (first used at $[${first}])`, taskId: task.id }];
+      : [
+          {
+            path: `$[${index}].id`,
+            message: `duplicate task id (first used at $[${first}])`,
+            taskId: task.id,
+          },
+        ];
   });
-  if (duplicates.length > 0) throw new InvalidInputFileError(file, duplicates, "give every task a unique `id`.");
+  if (duplicates.length > 0)
+    throw new InvalidInputFileError(file, duplicates, "give every task a unique `id`.");
   return parsed.data;
 }
 
@@ -48,11 +55,19 @@ export function readSplitsFile(file: string): TaskSplits {
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new InvalidInputFileError(file, [{ path: "$", message: (error as Error).message }], "fix the JSON syntax.");
+    throw new InvalidInputFileError(
+      file,
+      [{ path: "$", message: (error as Error).message }],
+      "fix the JSON syntax.",
+    );
   }
   const parsed = TaskSplitsSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new InvalidInputFileError(file, zodProblems(parsed.error), "a split file maps split names to lists of task ids.");
+    throw new InvalidInputFileError(
+      file,
+      zodProblems(parsed.error),
+      "a split file maps split names to lists of task ids.",
+    );
   }
   return parsed.data;
 }

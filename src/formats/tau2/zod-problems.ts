@@ -5,7 +5,12 @@ import type { InputProblem } from "../../core/errors.js";
 export function jsonPath(pathParts: readonly PropertyKey[]): string {
   let text = "$";
   for (const part of pathParts) {
-    text += typeof part === "number" ? `[${part}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(String(part)) ? `.${String(part)}` : `[${JSON.stringify(String(part))}]`;
+    text +=
+      typeof part === "number"
+        ? `[${part}]`
+        : /^[A-Za-z_][A-Za-z0-9_]*$/.test(String(part))
+          ? `.${String(part)}`
+          : `[${JSON.stringify(String(part))}]`;
   }
   return text;
 }
@@ -18,6 +23,10 @@ export function zodProblems(
   return error.issues.map((issue) => {
     const first = issue.path[0];
     const taskId = taskIdAt && typeof first === "number" ? taskIdAt(first) : undefined;
-    return { path: jsonPath(issue.path), message: issue.message, ...(taskId !== undefined ? { taskId } : {}) };
+    return {
+      path: jsonPath(issue.path),
+      message: issue.message,
+      ...(taskId !== undefined ? { taskId } : {}),
+    };
   });
 }

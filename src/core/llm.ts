@@ -1,0 +1,75 @@
+import { PasskError } from "./errors.js";
+
+/**
+ * The provider-neutral view of one model call that agents, user simulators and the judge make. The
+ * `llm/` layer implements it over the Vercel AI SDK; tests use a mock HTTP server behind it.
+ */
+export type LlmMessage =
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; toolCalls?: LlmToolCall[] }
+  | { role: "tool"; toolCallId: string; toolName: string; content: string; isError?: boolean };
+
+/** A tool as the model sees it: name, description and JSON Schema of its arguments. */
+export interface LlmToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface LlmToolCall {
+  id: string;
+  name: string;
+  /** Parsed arguments; absent when the model's argument text is not a JSON object. */
+  arguments?: Record<string, unknown>;
+  /** The model's raw argument text, kept so malformed calls can be reported back to it. */
+  argumentsText: string;
+}
+
+export interface LlmUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface LlmRequest {
+  system: string;
+  messages: readonly LlmMessage[];
+  tools?: readonly LlmToolSpec[];
+  /** Provider call settings (temperature, max tokens, seed…), as given by `--*-llm-args`. */
+  params?: Readonly<Record<string, unknown>>;
+  /** Ask for a JSON object matching this schema (used by the judge). */
+  jsonSchema?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+export interface LlmResponse {
+  text: string | null;
+  toolCalls: LlmToolCall[];
+  usage: LlmUsage;
+  /** USD; null when the model's price is unknown (never silently 0). */
+  cost: number | null;
+  /** Provider response id/model etc., for raw_data. */
+  raw?: Record<string, unknown>;
+}
+
+/** A model that can be called: one `<provider>:<model>` spec with its settings. */
+export interface LanguageModel {
+  /** `<provider>:<model>`, e.g. `openai:gpt-4.1`. Never contains secrets. */
+  readonly spec: string;
+  generate(request: LlmRequest): Promise<LlmResponse>;
+}
+
+/**
+ * A provider fault that survived every retry (429, 5xx, timeout, connection reset). It is not the
+ * agent's fault: the conversation ends with termination reason `infrastructure_error`, is left out of
+ * scores and can be re-run.
+ */
+export class InfrastructureError extends PasskError {
+  constructor(
+    message: string,
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
+    super("infrastructure_error", message, options);
+    this.name = "InfrastructureError";
+  }
+}

@@ -1,5 +1,9 @@
 import { Command } from "commander";
+import { registerCall } from "./commands/call.js";
+import { registerData } from "./commands/data.js";
 import { registerReplay } from "./commands/replay.js";
+import { registerTasks } from "./commands/tasks.js";
+import { registerTools } from "./commands/tools.js";
 import type { CliContext } from "./context.js";
 
 /** The `passk` command line: every command registers itself on one commander program. */
@@ -13,5 +17,9 @@ export function buildProgram(context: CliContext): Command {
       writeErr: (text) => context.stderr.write(text),
     });
   registerReplay(program, context);
+  registerTasks(program, context);
+  registerCall(program, context);
+  registerTools(program, context);
+  registerData(program, context);
   return program;
 }

@@ -30,8 +30,7 @@ export function parseOrderedJson(text: string): unknown {
     try {
       return JSON.parse(text);
     } catch (error) {
-      const match = /position (\d+)/.exec(String(error));
-      throw new JsonSyntaxError(String((error as Error).message), match ? Number(match[1]) : 0);
+      throw new JsonSyntaxError(String((error as Error).message), jsonErrorOffset(text));
     }
   }
   type Container =
@@ -71,6 +70,23 @@ export function parseOrderedJson(text: string): unknown {
   if (error)
     throw new JsonSyntaxError(`JSON syntax error: ${printParseErrorCode(error.error)}`, error.offset);
   return root;
+}
+
+/** Offset of the first JSON syntax error in `text` (Node 20's JSON.parse messages carry no position). */
+export function jsonErrorOffset(text: string): number {
+  let offset = 0;
+  let found = false;
+  visit(
+    text,
+    {
+      onError: (_code, at) => {
+        if (!found) offset = at;
+        found = true;
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false },
+  );
+  return offset;
 }
 
 /** Line and column (1-based) of a character offset, for error messages. */

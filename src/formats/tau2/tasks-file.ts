@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { InvalidInputFileError } from "../../core/errors.js";
 import { TaskListSchema, TaskSplitsSchema, type Task, type TaskSplits } from "../../core/task.js";
-import { lineColumn } from "../ordered-json.js";
+import { jsonErrorOffset, lineColumn } from "../ordered-json.js";
 import { zodProblems } from "./zod-problems.js";
 
 const TASKS_HINT =
@@ -13,8 +13,7 @@ export function parseTasks(text: string, file: string): Task[] {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    const offset = Number(/position (\d+)/.exec(String(error))?.[1] ?? 0);
-    const { line, column } = lineColumn(text, offset);
+    const { line, column } = lineColumn(text, jsonErrorOffset(text));
     throw new InvalidInputFileError(
       file,
       [{ path: `line ${line}, column ${column}`, message: (error as Error).message }],

@@ -1,0 +1,99 @@
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { z } from "zod";
+import { ConfigError } from "../../core/errors.js";
+import { ToolRequestorSchema } from "../../core/message.js";
+import { runSingleCall } from "../../evaluation/single-call.js";
+import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
+
+const BatchLineSchema = z.object({
+  requestor: ToolRequestorSchema.default("assistant"),
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+});
+
+function parseArgs(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(
+      `--args is not valid JSON (${(error as Error).message}); pass an object, e.g. --args '{"user_id":"user_1"}'`,
+    );
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ConfigError(`--args must be a JSON object, e.g. --args '{"user_id":"user_1"}'`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export function registerCall(program: Command, context: CliContext): void {
+  withDataOption(
+    program
+      .command("call")
+      .description(
+        "Make one tool call in a fresh world; print {output, error, agent_db_changed, user_db_changed}",
+      )
+      .requiredOption("--domain <name>", "domain")
+      .option("--tool <name>", "tool to call")
+      .option("--args <json>", "arguments as a JSON object", "{}")
+      .option("--requestor <who>", "assistant | user", "assistant")
+      .option(
+        "--batch <file>",
+        "JSON lines {requestor, name, arguments} ('-' for stdin), each in its own fresh world",
+      )
+      .option("--lenient", "check arguments as τ²-bench does (names only) instead of against the schema"),
+  ).action(
+    (options: {
+      domain: string;
+      tool?: string;
+      args: string;
+      requestor: string;
+      batch?: string;
+      lenient?: boolean;
+      data?: string;
+    }) => {
+      const data = loadDomain(context, options.domain, options);
+      const validation = options.lenient ? "lenient" : "strict";
+      if (options.batch) {
+        const text = readFileSync(options.batch === "-" ? 0 : options.batch, "utf8");
+        text.split("\n").forEach((line, index) => {
+          if (line.trim() === "") return;
+          let parsed;
+          try {
+            parsed = BatchLineSchema.safeParse(JSON.parse(line));
+          } catch (error) {
+            println(
+              context,
+              JSON.stringify({ line: index + 1, invalid_input: `not JSON: ${(error as Error).message}` }),
+            );
+            return;
+          }
+          if (!parsed.success) {
+            println(
+              context,
+              JSON.stringify({
+                line: index + 1,
+                invalid_input: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+              }),
+            );
+            return;
+          }
+          println(context, JSON.stringify(runSingleCall(data.newWorld({ validation }), parsed.data)));
+        });
+        return;
+      }
+      if (!options.tool) throw new ConfigError("give --tool NAME (and --args JSON), or --batch FILE");
+      const requestor = ToolRequestorSchema.safeParse(options.requestor);
+      if (!requestor.success)
+        throw new ConfigError(`--requestor must be "assistant" or "user", not "${options.requestor}"`);
+      const result = runSingleCall(data.newWorld({ validation }), {
+        name: options.tool,
+        arguments: parseArgs(options.args),
+        requestor: requestor.data,
+      });
+      println(context, JSON.stringify(result));
+      if (result.error) process.exitCode = 2;
+    },
+  );
+}

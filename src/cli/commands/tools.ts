@@ -1,0 +1,72 @@
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { InvalidInputFileError } from "../../core/errors.js";
+import {
+  overridesFromSpecFile,
+  toOpenAiTools,
+  toolSpecs,
+  ToolSpecFileSchema,
+  type ToolOverrides,
+} from "../../env/tool-schema.js";
+import { zodProblems } from "../../formats/tau2/zod-problems.js";
+import { getDomain } from "../../domains/registry.js";
+import { println, type CliContext } from "../context.js";
+import { formatTable } from "../table.js";
+
+/** Read a `--tool-spec FILE` (τ² tools JSON) into description/parameter overrides. */
+export function readToolSpecFile(file: string): ToolOverrides {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new InvalidInputFileError(
+      file,
+      [{ path: "$", message: (error as Error).message }],
+      "give a JSON file in the format of tau2 fixtures/tools/<domain>.json.",
+    );
+  }
+  const parsed = ToolSpecFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new InvalidInputFileError(
+      file,
+      zodProblems(parsed.error),
+      "expected {agent_tools: [{type, function: {name, description, parameters}}], user_tools: […]}.",
+    );
+  }
+  return overridesFromSpecFile(parsed.data);
+}
+
+export function registerTools(program: Command, context: CliContext): void {
+  program
+    .command("tools")
+    .description("The tools of a domain as sent to a model")
+    .requiredOption("--domain <name>", "domain")
+    .option("--format <format>", "openai (JSON) | table", "table")
+    .option("--side <side>", "agent | user", "agent")
+    .option(
+      "--tool-spec <file>",
+      "take descriptions and parameters from this tools JSON (exact-prompt comparisons)",
+    )
+    .action((options: { domain: string; format: string; side: string; toolSpec?: string }) => {
+      const domain = getDomain(options.domain, context.domains);
+      const toolkit = options.side === "user" ? domain.user : domain.agent;
+      const tools = toolkit?.tools ?? [];
+      const specs = toolSpecs(tools, options.toolSpec ? readToolSpecFile(options.toolSpec) : undefined);
+      if (options.format === "openai") {
+        println(context, JSON.stringify(toOpenAiTools(specs), null, 2));
+        return;
+      }
+      println(
+        context,
+        formatTable(
+          ["tool", "kind", "replayed", "parameters"],
+          tools.map((t) => [
+            t.name,
+            t.kind,
+            t.mutatesState ? "yes" : "no",
+            t.parameterNames.map((p) => (t.requiredParameters.includes(p) ? p : `${p}?`)).join(", "),
+          ]),
+        ),
+      );
+    });
+}

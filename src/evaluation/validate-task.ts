@@ -1,0 +1,89 @@
+import { closest } from "../core/errors.js";
+import type { Task } from "../core/task.js";
+import type { AnyDomain } from "../env/domain.js";
+import type { World, WorldOptions } from "../env/world.js";
+import { replayGoldActions, type GoldReplayRecord } from "./gold-replay.js";
+
+export interface TaskValidation {
+  taskId: string;
+  ok: boolean;
+  /** Why the task failed: unknown names, a gold replay that crashed, components below 1. */
+  problems: string[];
+  /** Reward components of the gold replay (`null` = needs an LLM judge). */
+  breakdown: Record<string, number | null>;
+  /** NL assertions left for a judge. */
+  needsJudge: number;
+  record?: GoldReplayRecord;
+}
+
+/**
+ * Check one task end to end: names it uses exist in the domain, its initialization runs, its gold
+ * actions replay, and a perfect agent following them earns every reward component.
+ */
+export function validateTask(
+  domain: AnyDomain,
+  task: Task,
+  newWorld: (o?: WorldOptions) => World,
+): TaskValidation {
+  const problems = checkNames(domain, task);
+  let record: GoldReplayRecord | undefined;
+  if (problems.length === 0) {
+    try {
+      record = replayGoldActions(domain.name, task, newWorld);
+    } catch (error) {
+      problems.push(`gold replay failed: ${(error as Error).message}`);
+    }
+  }
+  const breakdown = (record?.evaluation.reward_breakdown ?? {}) as Record<string, number | null>;
+  for (const [component, value] of Object.entries(breakdown)) {
+    if (value !== null && value !== 1) problems.push(`${component} = ${value} for the gold actions`);
+  }
+  return {
+    taskId: task.id,
+    ok: problems.length === 0,
+    problems,
+    breakdown,
+    needsJudge: record?.evaluation.nl_assertions_needing_llm_judge ?? 0,
+    ...(record ? { record } : {}),
+  };
+}
+
+function checkNames(domain: AnyDomain, task: Task): string[] {
+  const problems: string[] = [];
+  const toolNames = (side: "user" | "assistant") =>
+    ((side === "user" ? domain.user?.tools : domain.agent.tools) ?? []).map((t) => t.name);
+  const functionNames = (side: "user" | "assistant") => {
+    const toolkit = side === "user" ? domain.user : domain.agent;
+    return [...Object.keys(toolkit?.functions ?? {}), ...toolNames(side)];
+  };
+  const check = (path: string, name: string, known: string[], what: string) => {
+    if (known.includes(name)) return;
+    const hint = closest(name, known);
+    problems.push(`${path} "${name}" is not ${what}${hint ? `; did you mean "${hint}"?` : ""}`);
+  };
+  task.evaluation_criteria?.actions?.forEach((action, i) =>
+    check(
+      `evaluation_criteria.actions[${i}].name`,
+      action.name,
+      toolNames(action.requestor),
+      `a ${action.requestor === "user" ? "user" : domain.name} tool`,
+    ),
+  );
+  task.evaluation_criteria?.env_assertions?.forEach((assertion, i) =>
+    check(
+      `evaluation_criteria.env_assertions[${i}].func_name`,
+      assertion.func_name,
+      functionNames(assertion.env_type),
+      `a ${assertion.env_type} function of ${domain.name}`,
+    ),
+  );
+  task.initial_state?.initialization_actions?.forEach((action, i) =>
+    check(
+      `initial_state.initialization_actions[${i}].func_name`,
+      action.func_name,
+      functionNames(action.env_type),
+      `a ${action.env_type} function of ${domain.name}`,
+    ),
+  );
+  return problems;
+}

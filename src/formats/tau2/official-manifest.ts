@@ -1,0 +1,84 @@
+/** Official τ²-bench data files at the pinned upstream commit: path (inside data/tau2/) → git blob hash, size. */
+export const OFFICIAL_COMMIT = "a2c024725189473d2d7cea3a5cfdbcc67478e41f";
+
+export const OFFICIAL_FILES: ReadonlyArray<{ path: string; blob: string; size: number }> = [
+  { path: "domains/airline/db.json", blob: "c6a1e817aa9102c5822e83affb3595acbc312701", size: 7042725 },
+  { path: "domains/airline/policy.md", blob: "8098be7db3f47de943fad39d1e057ede6cc6cd04", size: 7676 },
+  { path: "domains/airline/split_tasks.json", blob: "c83cce155671e66a6bf07450fd2845fe0eb1f229", size: 1443 },
+  { path: "domains/airline/tasks.json", blob: "ea4ff5e3f5e3d97ca391846a6e8dd9eb3437dc80", size: 155528 },
+  { path: "domains/mock/db.json", blob: "df0ce81f3d277fe0aba201df3142e3f9a0ee1deb", size: 281 },
+  { path: "domains/mock/policy.md", blob: "1a7b7b07ab195b6a83f82e025a26ec27eb82587c", size: 278 },
+  { path: "domains/mock/policy_solo.md", blob: "4d02c3fd4c43c083e5238c8bd48769f77460f851", size: 224 },
+  { path: "domains/mock/split_tasks.json", blob: "92895cfea24c5f650ce9035000dd1bc2be83a5a0", size: 416 },
+  { path: "domains/mock/tasks.json", blob: "f2fff0c59336623ff8f8fdd6618d8cf03753e9ab", size: 14134 },
+  { path: "domains/mock/user_db.json", blob: "d6b7d90110ab3fa34afa0b20c98083bebb4fcd51", size: 203 },
+  { path: "domains/retail/db.json", blob: "4d67b03b2d39ade5a7ab6facb2edd7ab3e013d48", size: 2811616 },
+  { path: "domains/retail/policy.md", blob: "d127e6b074654926f337d0d98b0e669ebe90d19e", size: 6699 },
+  { path: "domains/retail/split_tasks.json", blob: "8b20704a17aa1940b1e58668f89dcef2ddaeeea3", size: 3263 },
+  { path: "domains/retail/tasks.json", blob: "e95a9f898b2d1f6568ea8faec78edc3767ce747d", size: 345982 },
+  { path: "domains/telecom/db.toml", blob: "6c8a639d85896a049a5daf87332107a840a55aac", size: 9628 },
+  { path: "domains/telecom/main_policy.md", blob: "c55f5bd10c49a3d0b48f6e83a3168e6242fb2be7", size: 5699 },
+  {
+    path: "domains/telecom/main_policy_solo.md",
+    blob: "2da88ab26054dbd574e48353e54b4296f0e554dd",
+    size: 5200,
+  },
+  {
+    path: "domains/telecom/split_tasks.json",
+    blob: "a5b01687eaaa5c669f792bff33c0d6ec13be36fd",
+    size: 356149,
+  },
+  { path: "domains/telecom/tasks.json", blob: "6f41a5e3489e187fa247d729706509d8250a31c1", size: 13977063 },
+  { path: "domains/telecom/tasks_small.json", blob: "42edfc08d208b008ff68b41b40ebd0de560c1842", size: 83833 },
+  {
+    path: "domains/telecom/tech_support_manual.md",
+    blob: "b64a9f1433bfb62bdaf9e5c1d90c10e833b26c17",
+    size: 17589,
+  },
+  {
+    path: "domains/telecom/tech_support_workflow.md",
+    blob: "36104c70ea1caf5adfbbc8b26b61e29a1da72a7c",
+    size: 16390,
+  },
+  {
+    path: "domains/telecom/tech_support_workflow_solo.md",
+    blob: "768d8f446ee7bd9d301f614a03d9a403810c2ecc",
+    size: 15470,
+  },
+  { path: "domains/telecom/user_db.toml", blob: "1def9a98eabf1d4a5fc95a67387ec294f56196d8", size: 933 },
+  {
+    path: "domains/telecom/workflows/tech_support_path1_no_service.dot",
+    blob: "0994c090575d0d763af4f09592c40464019f1ca1",
+    size: 5821,
+  },
+  {
+    path: "domains/telecom/workflows/tech_support_path2_mobile_data.dot",
+    blob: "92836433b9a7dd61bfc5e0fe02e3310e8129589b",
+    size: 12313,
+  },
+  {
+    path: "domains/telecom/workflows/tech_support_path3_mms.dot",
+    blob: "6ba8d8c5aae8408318bc2bebac2cd8c5afe58a85",
+    size: 5961,
+  },
+  {
+    path: "user_simulator/simulation_guidelines.md",
+    blob: "b55a28a1d5eaf81e72bdc263307d9f512fe49a99",
+    size: 1449,
+  },
+  {
+    path: "user_simulator/simulation_guidelines_tools.md",
+    blob: "a7235b1ddf8d0d1e2edc9b1708916f37b0aac045",
+    size: 2747,
+  },
+  {
+    path: "user_simulator/simulation_guidelines_voice.md",
+    blob: "0fddef3ec6e14ed5c22c685ea417268f91b8db73",
+    size: 6540,
+  },
+  {
+    path: "user_simulator/simulation_guidelines_voice_tools.md",
+    blob: "344f00b6b368eff7277edded7afd0fecdfbb8e59",
+    size: 7912,
+  },
+];

@@ -1,0 +1,155 @@
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { runCli } from "./helpers/run-cli.js";
+
+const data = tau2DataDir();
+const env = { PASSK_DATA_DIR: data };
+
+describe("passk core commands", () => {
+  it("replay prints one line per task with the fixture's fields", async () => {
+    const run = await runCli(["replay", "--domain", "mock", "--task", "create_task_1", "impossible_task_1"], {
+      env,
+    });
+    expect(run.code).toBe(0);
+    const lines = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.task_id)).toEqual(["create_task_1", "impossible_task_1"]);
+    expect(lines[0].evaluation.reward_excluding_nl_assertions).toBe(1);
+    expect(lines[0].db_hash.agent).toBe("3b82583d5c026d816c5a32430fb3ab8d42b72ec2b91cd5cafaab817e0e05b00c");
+  });
+
+  it("tasks validate ends with the pass/fail tally", async () => {
+    const run = await runCli(["tasks", "validate", "--domain", "mock"], { env });
+    expect(run.stdout.trim().split("\n").at(-1)).toBe("8 passed, 2 failed");
+    expect(run.code).toBe(1);
+  });
+
+  it("call and call --batch run each call in a fresh world", async () => {
+    const one = await runCli(
+      [
+        "call",
+        "--domain",
+        "mock",
+        "--tool",
+        "update_task_status",
+        "--args",
+        '{"task_id":"task_1","status":"completed"}',
+      ],
+      { env },
+    );
+    expect(JSON.parse(one.stdout)).toEqual({
+      output:
+        '{"task_id": "task_1", "title": "Test task", "description": "A test task", "status": "completed"}',
+      error: false,
+      agent_db_changed: true,
+      user_db_changed: false,
+    });
+    const batch = await runCli(["call", "--domain", "mock", "--batch", "-"], {
+      env,
+      input:
+        '{"requestor":"user","name":"dismiss_notification","arguments":{"notification_id":"notif_1"}}\n{"name":"create_task","arguments":{"user_id":"user_1","title":"A"}}\n{"name":"create_task","arguments":{"user_id":"user_1","title":"B"}}\n',
+    });
+    const lines = batch.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ output: "Notification notif_1 dismissed", user_db_changed: true });
+    // Fresh world each time: both creations get task_2.
+    expect(lines[1].output).toContain('"task_id": "task_2"');
+    expect(lines[2].output).toContain('"task_id": "task_2"');
+  });
+
+  it("tools --format openai gives JSON Schema parameters", async () => {
+    const run = await runCli(["tools", "--domain", "mock", "--format", "openai"], { env });
+    const tools = JSON.parse(run.stdout);
+    expect(tools[0]).toMatchObject({
+      type: "function",
+      function: { name: "create_task", parameters: { type: "object", required: ["user_id", "title"] } },
+    });
+  });
+});
+
+describe("bad input: clear error, non-zero exit, nothing written", () => {
+  const scratch = () => mkdtempSync(path.join(tmpdir(), "passk-bad-"));
+
+  it("unknown domain lists the known ones", async () => {
+    const run = await runCli(["replay", "--domain", "airlines"], { env });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/domain "airlines" is not known \(known: .*mock/);
+  });
+
+  it("unknown tool", async () => {
+    const run = await runCli(["call", "--domain", "mock", "--tool", "delete_task", "--args", "{}"], { env });
+    expect(run.code).not.toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      output: "Error: Tool 'delete_task' not found.",
+      error: true,
+      agent_db_changed: false,
+    });
+  });
+
+  it("invalid arguments name the tool, the argument and the expected type", async () => {
+    const run = await runCli(
+      ["call", "--domain", "mock", "--tool", "create_task", "--args", '{"user_id":"user_1","title":5}'],
+      { env },
+    );
+    expect(run.code).not.toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.output).toContain("'create_task'");
+    expect(result.output).toContain("argument 'title'");
+    expect(result.output).toContain("expected string");
+    expect(result.agent_db_changed).toBe(false);
+  });
+
+  it("args that are not JSON", async () => {
+    const run = await runCli(["call", "--domain", "mock", "--tool", "get_users", "--args", "{oops"], { env });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("--args is not valid JSON");
+  });
+
+  it("a malformed tasks file is rejected with file, task id, JSON path and a fix", async () => {
+    const dir = scratch();
+    const file = path.join(dir, "tasks.json");
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { id: "ok", user_scenario: { instructions: "hi" } },
+        {
+          id: "broken",
+          user_scenario: { instructions: 5 },
+          evaluation_criteria: { reward_basis: ["DB", "VIBES"] },
+        },
+      ]),
+    );
+    const run = await runCli(["tasks", "list", "--domain", "mock", "--tasks", file], { env });
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(file);
+    expect(run.stderr).toContain('task "broken": $[1].user_scenario.instructions');
+    expect(run.stderr).toContain("$[1].evaluation_criteria.reward_basis[1]");
+    expect(run.stderr).toContain("Fix:");
+    expect(readdirSync(dir)).toEqual(["tasks.json"]);
+  });
+
+  it("a tasks file that is not JSON says where", async () => {
+    const dir = scratch();
+    const file = path.join(dir, "tasks.json");
+    writeFileSync(file, '[{"id": "a",\n  "user_scenario": }]');
+    const run = await runCli(["tasks", "validate", "--domain", "mock", "--tasks", file], { env });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/line 2, column \d+/);
+  });
+
+  it("a missing data dir tells how to get the data", async () => {
+    const missing = path.join(scratch(), "nope");
+    const run = await runCli(["replay", "--domain", "mock"], { env: { PASSK_DATA_DIR: missing } });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(`no τ² data directory at ${missing} (from PASSK_DATA_DIR)`);
+    expect(run.stderr).toContain("passk data pull");
+  });
+});

@@ -1,0 +1,20 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** CLI tests run the built `passk`; rebuild when the sources are newer than dist/. */
+export default function setup(): void {
+  const root = path.resolve(import.meta.dirname, "..", "..");
+  const built = path.join(root, "dist", "cli", "main.js");
+  if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(path.join(root, "src"))) return;
+  execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
+}

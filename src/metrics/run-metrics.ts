@@ -1,0 +1,236 @@
+import type { RewardInfo } from "../core/simulation.js";
+import { bootstrapMeanIntervals, type BootstrapOptions, type ConfidenceInterval } from "./bootstrap.js";
+import { failedChecks } from "./failed-checks.js";
+import { pandasMean } from "./numpy-mean.js";
+import { isSuccessful, passAtK, passHatK } from "./pass-hat-k.js";
+
+/** What metrics need of one simulation (a τ² `SimulationRun` without its messages, plus its domain). */
+export interface ScoredSimulation {
+  domain: string;
+  task_id: string;
+  trial?: number | null;
+  termination_reason: string;
+  reward_info?: RewardInfo | null;
+  agent_cost?: number | null;
+  user_cost?: number | null;
+  duration?: number | null;
+}
+
+/**
+ * Termination reasons of simulations that never produced an evaluable conversation: left out of
+ * every score and counted separately (τ²: infrastructure errors; newer τ² versions add
+ * `context_window_exceeded`).
+ */
+export const NON_EVALUABLE_TERMINATIONS: ReadonlySet<string> = new Set([
+  "infrastructure_error",
+  "context_window_exceeded",
+]);
+
+/**
+ * Metrics of a set of simulations, named as τ²'s `AgentMetrics` where they mirror it
+ * (`avg_reward`, `pass_hat_ks`, `avg_agent_cost`…); passk adds pass@k, bootstrap intervals over
+ * tasks and the full termination-reason counts.
+ */
+export interface Metrics {
+  avg_reward: number;
+  /** pass^k for k = 1…K, K = min(num_trials, fewest evaluable trials of any task), as τ². */
+  pass_hat_ks: Record<string, number>;
+  pass_at_ks: Record<string, number>;
+  /** Bootstrap interval (over tasks) of each pass^k. */
+  pass_hat_k_cis: Record<string, ConfidenceInterval>;
+  avg_agent_cost: number | null;
+  avg_user_cost: number | null;
+  avg_total_cost: number | null;
+  avg_duration: number | null;
+  /** Evaluable simulations and tasks (infrastructure errors excluded). */
+  total_simulations: number;
+  total_tasks: number;
+  infra_error_count: number;
+  successful_simulations: number;
+  /** Every termination reason seen, infrastructure errors included. */
+  termination_reasons: Record<string, number>;
+  /** τ²'s grouping: user_stop, agent_stop, max_steps, error (too_many_errors/agent_error/user_error). */
+  termination_user_stop: number;
+  termination_agent_stop: number;
+  termination_max_steps: number;
+  termination_error: number;
+  termination_infrastructure_error: number;
+}
+
+export interface RunMetrics extends Metrics {
+  /** The same metrics per domain (a run may span several). */
+  by_domain: Record<string, Metrics>;
+}
+
+export interface MetricsOptions {
+  /** Trials per task the run asked for (τ² `info.num_trials`); caps K. */
+  numTrials?: number | null;
+  bootstrap?: BootstrapOptions;
+}
+
+export interface TaskOutcome {
+  domain: string;
+  task_id: string;
+  trials: number;
+  successes: number;
+}
+
+const rewardOf = (s: ScoredSimulation) => s.reward_info?.reward ?? null;
+const taskKey = (s: { domain: string; task_id: string }) => `${s.domain}\u0000${s.task_id}`;
+
+/** Successes over evaluable trials per task, in first-seen order. */
+export function taskOutcomes(simulations: readonly ScoredSimulation[]): TaskOutcome[] {
+  const byTask = new Map<string, TaskOutcome>();
+  for (const s of simulations) {
+    if (NON_EVALUABLE_TERMINATIONS.has(s.termination_reason)) continue;
+    const key = taskKey(s);
+    let outcome = byTask.get(key);
+    if (!outcome) {
+      outcome = { domain: s.domain, task_id: s.task_id, trials: 0, successes: 0 };
+      byTask.set(key, outcome);
+    }
+    outcome.trials++;
+    if (isSuccessful(rewardOf(s))) outcome.successes++;
+  }
+  return [...byTask.values()];
+}
+
+/** τ²'s K: the run's trial count, lowered to the fewest evaluable trials any task has. */
+export function maxK(outcomes: readonly TaskOutcome[], numTrials?: number | null): number {
+  if (outcomes.length === 0) return 0;
+  const fewest = Math.min(...outcomes.map((o) => o.trials));
+  return numTrials === null || numTrials === undefined ? fewest : Math.min(numTrials, fewest);
+}
+
+function countReasons(simulations: readonly ScoredSimulation[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const s of simulations) counts[s.termination_reason] = (counts[s.termination_reason] ?? 0) + 1;
+  return counts;
+}
+
+/** Metrics of one group of simulations (see {@link computeRunMetrics}). */
+export function computeMetrics(
+  simulations: readonly ScoredSimulation[],
+  options: MetricsOptions = {},
+): Metrics {
+  const evaluated = simulations.filter((s) => !NON_EVALUABLE_TERMINATIONS.has(s.termination_reason));
+  const reasons = countReasons(simulations);
+  const outcomes = taskOutcomes(evaluated);
+  const K = maxK(outcomes, options.numTrials);
+  const passHat: Record<string, number> = {};
+  const passAt: Record<string, number> = {};
+  const cis: Record<string, ConfidenceInterval> = {};
+  if (K > 0) {
+    const perTask = outcomes.map((o) =>
+      Array.from({ length: K }, (_, i) => passHatK(o.trials, o.successes, i + 1)),
+    );
+    const intervals = bootstrapMeanIntervals(perTask, options.bootstrap);
+    for (let k = 1; k <= K; k++) {
+      passHat[k] = pandasMean(perTask.map((row) => row[k - 1]!))!;
+      passAt[k] = pandasMean(outcomes.map((o) => passAtK(o.trials, o.successes, k)))!;
+      cis[k] = intervals[k - 1]!;
+    }
+  }
+  const count = (...names: string[]) => names.reduce((n, name) => n + (reasons[name] ?? 0), 0);
+  return {
+    avg_reward: pandasMean(evaluated.map(rewardOf)) ?? 0,
+    pass_hat_ks: passHat,
+    pass_at_ks: passAt,
+    pass_hat_k_cis: cis,
+    avg_agent_cost: pandasMean(evaluated.map((s) => s.agent_cost)),
+    avg_user_cost: pandasMean(evaluated.map((s) => s.user_cost)),
+    avg_total_cost: pandasMean(
+      evaluated.map((s) =>
+        s.agent_cost !== null &&
+        s.agent_cost !== undefined &&
+        s.user_cost !== null &&
+        s.user_cost !== undefined
+          ? s.agent_cost + s.user_cost
+          : null,
+      ),
+    ),
+    avg_duration: pandasMean(evaluated.map((s) => s.duration)),
+    total_simulations: evaluated.length,
+    total_tasks: outcomes.length,
+    infra_error_count: simulations.length - evaluated.length,
+    successful_simulations: evaluated.filter((s) => isSuccessful(rewardOf(s))).length,
+    termination_reasons: reasons,
+    termination_user_stop: count("user_stop"),
+    termination_agent_stop: count("agent_stop"),
+    termination_max_steps: count("max_steps"),
+    termination_error: count("too_many_errors", "agent_error", "user_error"),
+    termination_infrastructure_error: count("infrastructure_error"),
+  };
+}
+
+/**
+ * Metrics of a run: over all its simulations and per domain. Infrastructure errors are excluded
+ * from every score and counted in `infra_error_count`.
+ * @example computeRunMetrics(sims, { numTrials: 4 }).pass_hat_ks[2]
+ */
+export function computeRunMetrics(
+  simulations: readonly ScoredSimulation[],
+  options: MetricsOptions = {},
+): RunMetrics {
+  const domains = [...new Set(simulations.map((s) => s.domain))].sort();
+  const byDomain: Record<string, Metrics> = {};
+  for (const domain of domains) {
+    byDomain[domain] = computeMetrics(
+      simulations.filter((s) => s.domain === domain),
+      options,
+    );
+  }
+  return { ...computeMetrics(simulations, options), by_domain: byDomain };
+}
+
+/** A task's failures with the checks that failed, counted over its trials. */
+export interface TaskFailures {
+  domain: string;
+  task_id: string;
+  trials: number;
+  failures: number;
+  checks: Array<{ kind: string; check: string; count: number }>;
+}
+
+/**
+ * Tasks with at least one failed evaluable trial, most failures (by rate, then count) first, each
+ * with the checks that failed and how often.
+ */
+export function failingTasks(simulations: readonly ScoredSimulation[]): TaskFailures[] {
+  const byTask = new Map<
+    string,
+    TaskFailures & { checkCounts: Map<string, { kind: string; check: string; count: number }> }
+  >();
+  for (const s of simulations) {
+    if (NON_EVALUABLE_TERMINATIONS.has(s.termination_reason)) continue;
+    const key = taskKey(s);
+    let entry = byTask.get(key);
+    if (!entry) {
+      entry = {
+        domain: s.domain,
+        task_id: s.task_id,
+        trials: 0,
+        failures: 0,
+        checks: [],
+        checkCounts: new Map(),
+      };
+      byTask.set(key, entry);
+    }
+    entry.trials++;
+    if (isSuccessful(rewardOf(s))) continue;
+    entry.failures++;
+    for (const failed of failedChecks(s.reward_info, s.termination_reason)) {
+      const checkKey = `${failed.kind}\u0000${failed.check}`;
+      const counted = entry.checkCounts.get(checkKey) ?? { ...failed, count: 0 };
+      counted.count++;
+      entry.checkCounts.set(checkKey, counted);
+    }
+  }
+  return [...byTask.values()]
+    .filter((t) => t.failures > 0)
+    .map(({ checkCounts, ...task }) => ({
+      ...task,
+      checks: [...checkCounts.values()].sort((a, b) => b.count - a.count),
+    }))
+    .sort((a, b) => b.failures / b.trials - a.failures / a.trials || b.failures - a.failures);
+}

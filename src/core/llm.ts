@@ -38,6 +38,11 @@ export interface LlmRequest {
   params?: Readonly<Record<string, unknown>>;
   /** Ask for a JSON object matching this schema (used by the judge). */
   jsonSchema?: Record<string, unknown>;
+  /**
+   * Mixed into the response-cache key only, never sent. Pass the trial (or its seed) so that the k trials
+   * of a pass^k run do not all replay one cached conversation.
+   */
+  cacheSalt?: string;
   signal?: AbortSignal;
 }
 
@@ -49,6 +54,8 @@ export interface LlmResponse {
   cost: number | null;
   /** Provider response id/model etc., for raw_data. */
   raw?: Record<string, unknown>;
+  /** True when the reply came from the response cache (`--cache`) instead of the provider. */
+  cached?: boolean;
 }
 
 /** A model that can be called: one `<provider>:<model>` spec with its settings. */

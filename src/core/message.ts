@@ -69,3 +69,15 @@ export type ParticipantMessage = AssistantMessage | UserMessage;
 export function hasToolCalls(message: Message): message is ParticipantMessage & { tool_calls: ToolCall[] } {
   return (message.role === "assistant" || message.role === "user") && Array.isArray(message.tool_calls);
 }
+
+/**
+ * A tool call whose arguments the model wrote as something other than a JSON object keeps that text in
+ * `raw_arguments` (and `arguments: {}`). Such a call never reaches a tool: the caller gets this error,
+ * and evaluation replay skips it, as it changed nothing.
+ */
+export function malformedArgumentsError(call: ToolCall): string | undefined {
+  const raw = (call as { raw_arguments?: unknown }).raw_arguments;
+  if (typeof raw !== "string") return undefined;
+  const shown = raw.length > 300 ? `${raw.slice(0, 300)}…` : raw;
+  return `the arguments of tool call '${call.name}' are not a valid JSON object: ${shown}. Call the tool again with a JSON object of arguments.`;
+}

@@ -1,5 +1,11 @@
 import { PasskError } from "../core/errors.js";
-import { hasToolCalls, type Message, type ToolCall, type ToolMessage } from "../core/message.js";
+import {
+  hasToolCalls,
+  malformedArgumentsError,
+  type Message,
+  type ToolCall,
+  type ToolMessage,
+} from "../core/message.js";
 import type { InitialState } from "../core/task.js";
 import type { World } from "./world.js";
 
@@ -82,7 +88,9 @@ export function replayToolCalls(
   options: { strict: boolean },
 ): void {
   for (const [call, recorded] of pairToolCalls(messages)) {
-    if (!world.hasTool(call.name) || !world.toolMutatesState(call.name)) continue;
+    // Unknown tools and calls with unparseable arguments never ran; reads change nothing.
+    if (malformedArgumentsError(call) || !world.hasTool(call.name) || !world.toolMutatesState(call.name))
+      continue;
     const result = world.callTool({ name: call.name, arguments: call.arguments, requestor: call.requestor });
     if (options.strict && !sameContent(result.content, recorded.content ?? "")) {
       throw new ReplayMismatchError(call, recorded.content ?? "", result.content);

@@ -1,0 +1,360 @@
+import { randomUUID } from "node:crypto";
+import {
+  AGENT_STOP_TOKEN,
+  DEFAULT_FIRST_AGENT_MESSAGE,
+  USER_STOP_TOKENS,
+  type Agent,
+  type AgentSession,
+  type UserSession,
+  type UserSimulator,
+} from "../core/agent.js";
+import { InfrastructureError, type LlmToolSpec } from "../core/llm.js";
+import {
+  hasToolCalls,
+  malformedArgumentsError,
+  type AssistantMessage,
+  type Message,
+  type ToolCall,
+  type ToolMessage,
+  type UserMessage,
+} from "../core/message.js";
+import type { SimulationRun, TerminationReason } from "../core/simulation.js";
+import type { Task } from "../core/task.js";
+import { applyInitialState } from "../env/set-state.js";
+import type { World } from "../env/world.js";
+import { diffDb } from "../evaluation/db-diff.js";
+import type { SimulationEvent } from "./events.js";
+
+export interface SimulationSetup {
+  task: Task;
+  /** A fresh world of the task's domain; the orchestrator applies the task's initial state to it. */
+  world: World;
+  agent: Agent;
+  /** The simulated customer; absent in solo mode. */
+  user?: UserSimulator;
+  policy: string;
+  agentTools: readonly LlmToolSpec[];
+  userTools: readonly LlmToolSpec[];
+  solo?: boolean;
+  /** Default 200, as τ². */
+  maxSteps?: number;
+  /** Tool errors before the conversation is stopped; default 10, as τ². */
+  maxErrors?: number;
+  seed?: number;
+  trial?: number;
+  simulationId?: string;
+  /** Clock, injectable for deterministic tests. */
+  now?: () => Date;
+  signal?: AbortSignal;
+}
+
+type Role = "agent" | "user" | "env";
+
+/** Raised when a run is cancelled (Ctrl-C): the conversation is incomplete and must not be graded. */
+export class SimulationAbortedError extends Error {
+  constructor() {
+    super("the simulation was interrupted");
+    this.name = "SimulationAbortedError";
+  }
+}
+
+/**
+ * Run one conversation with τ²-bench's turn protocol and yield what happens as it happens; the
+ * generator's return value is the finished simulation (ungraded: `reward_info` is null).
+ *
+ * Protocol: the agent opens with its greeting (or the task's message history is replayed), then the
+ * customer and the agent alternate. A message with tool calls goes to the environment, and the results
+ * go back to whoever called. The world syncs after every step. The conversation ends when the
+ * customer says a stop token, the agent says `###STOP###` (solo agents, via `done`), after
+ * `maxSteps` steps, after `maxErrors` tool errors, or when a participant fails.
+ */
+export async function* simulate(setup: SimulationSetup): AsyncGenerator<SimulationEvent, SimulationRun> {
+  const now = setup.now ?? (() => new Date());
+  const maxSteps = setup.maxSteps ?? 200;
+  const maxErrors = setup.maxErrors ?? 10;
+  const seed = setup.seed ?? 0;
+  const trial = setup.trial ?? 0;
+  const solo = setup.solo ?? false;
+  const simulationId = setup.simulationId ?? randomUUID();
+  const { task, world } = setup;
+  const started = now();
+  const startedPerf = performance.now();
+  const trajectory: Message[] = [];
+  let termination: TerminationReason | undefined;
+  let failure: string | undefined;
+  let errors = 0;
+  let steps = 0;
+
+  yield { type: "simulation-start", simulationId, taskId: task.id, trial };
+
+  const stamp = <M extends Message>(message: M): M => ({
+    ...message,
+    timestamp: now().toISOString(),
+    turn_idx: trajectory.length,
+  });
+  const checkAbort = () => {
+    if (setup.signal?.aborted) throw new SimulationAbortedError();
+  };
+
+  // The task's message history is replayed into the world as τ²'s set_state does.
+  const history: Message[] = (task.initial_state?.message_history ?? []).map((m) => ({
+    ...m,
+    turn_idx: null,
+  }));
+  applyInitialState(world, task.initial_state);
+  for (const message of history) {
+    const stamped = stamp(message);
+    trajectory.push(stamped);
+    yield { type: "message", message: stamped };
+  }
+
+  const fail = (reason: TerminationReason, error: unknown) => {
+    termination = reason;
+    failure = error instanceof Error ? error.message : String(error);
+  };
+  const classify = (error: unknown, role: "agent" | "user"): TerminationReason => {
+    if (error instanceof SimulationAbortedError) throw error;
+    if (InfrastructureError.isInstance(error) && error.code === "infrastructure_error")
+      return "infrastructure_error";
+    return role === "agent" ? "agent_error" : "user_error";
+  };
+
+  let agent: AgentSession | undefined;
+  let user: UserSession | undefined;
+  let from: Role = "agent";
+  let to: Role = "user";
+  let pending: Message[] = [];
+  try {
+    const agentHistory: Message[] = history.filter(
+      (m) =>
+        m.role === "assistant" ||
+        (m.role === "user" && !hasToolCalls(m)) ||
+        (m.role === "tool" && m.requestor === "assistant"),
+    );
+    const userHistory: Message[] = history.filter(
+      (m) =>
+        m.role === "user" ||
+        (m.role === "assistant" && !hasToolCalls(m)) ||
+        (m.role === "tool" && m.requestor === "user"),
+    );
+    if (history.length === 0 && !solo) {
+      const greeting = stamp<AssistantMessage>({
+        role: "assistant",
+        content: DEFAULT_FIRST_AGENT_MESSAGE,
+        cost: 0,
+      });
+      trajectory.push(greeting);
+      yield { type: "message", message: greeting };
+      agentHistory.push(greeting);
+      userHistory.push(greeting);
+    }
+    agent = await setup.agent.start({
+      policy: setup.policy,
+      tools: setup.agentTools,
+      task,
+      solo,
+      seed,
+      history: agentHistory,
+      ...(setup.signal ? { signal: setup.signal } : {}),
+    });
+    if (!solo) {
+      if (!setup.user) throw new Error("a user simulator is required outside solo mode");
+      user = await setup.user.start({
+        scenario: task.user_scenario,
+        tools: setup.userTools,
+        task,
+        seed,
+        history: userHistory,
+        ...(setup.signal ? { signal: setup.signal } : {}),
+      });
+    }
+
+    // Who speaks next follows from the last message (τ² orchestrator initialisation).
+    const last = trajectory.at(-1);
+    if (!last) {
+      from = "env";
+      to = "agent";
+    } else if (last.role === "assistant") {
+      from = "agent";
+      to = hasToolCalls(last) ? "env" : "user";
+      if (!hasToolCalls(last) && last.content?.includes(AGENT_STOP_TOKEN)) termination = "agent_stop";
+    } else if (last.role === "user") {
+      from = "user";
+      to = hasToolCalls(last) ? "env" : "agent";
+      if (isUserStop(last)) termination = "user_stop";
+    } else if (last.role === "tool") {
+      from = "env";
+      to = last.requestor === "assistant" ? "agent" : "user";
+    }
+    pending = last ? [last] : [];
+    if (last?.role === "tool") {
+      // All tool messages that answer the last tool call go back together.
+      let i = trajectory.length - 1;
+      while (i > 0 && trajectory[i - 1]!.role === "tool") i--;
+      pending = trajectory.slice(i);
+    }
+    world.sync();
+
+    while (termination === undefined) {
+      checkAbort();
+      if (to === "user" && (from === "agent" || from === "env")) {
+        let message: UserMessage;
+        try {
+          message = stamp(await user!.respond(pending));
+        } catch (error) {
+          fail(classify(error, "user"), error);
+          break;
+        }
+        if (!hasToolCalls(message) && !message.content?.trim()) {
+          fail("user_error", new Error("the user simulator sent an empty message"));
+          break;
+        }
+        trajectory.push(message);
+        yield { type: "message", message };
+        if (message.usage) yield usageEvent("user", message);
+        if (isUserStop(message)) termination = "user_stop";
+        pending = [message];
+        from = "user";
+        to = hasToolCalls(message) ? "env" : "agent";
+      } else if (to === "agent" && (from === "user" || from === "env")) {
+        let message: AssistantMessage;
+        try {
+          message = stamp(await agent.respond(pending));
+        } catch (error) {
+          fail(classify(error, "agent"), error);
+          break;
+        }
+        if (!hasToolCalls(message) && !message.content?.trim()) {
+          fail("agent_error", new Error("the agent sent an empty message"));
+          break;
+        }
+        trajectory.push(message);
+        yield { type: "message", message };
+        if (message.usage) yield usageEvent("assistant", message);
+        if (!hasToolCalls(message) && message.content?.includes(AGENT_STOP_TOKEN)) termination = "agent_stop";
+        pending = [message];
+        from = "agent";
+        to = hasToolCalls(message) ? "env" : "user";
+        if (solo && to === "user" && termination === undefined)
+          fail("agent_error", new Error("in solo mode the agent may only call tools or stop"));
+      } else if (to === "env") {
+        const caller = pending[0] as AssistantMessage | UserMessage;
+        const results: ToolMessage[] = [];
+        for (const call of caller.tool_calls ?? []) {
+          yield { type: "tool-call-start", call };
+          const before = world.fork();
+          const began = performance.now();
+          const result = executeToolCall(world, { ...call, requestor: caller.role });
+          const toolMessage = stamp<ToolMessage>({
+            id: call.id,
+            role: "tool",
+            content: result.content,
+            requestor: caller.role,
+            error: result.error,
+          });
+          if (result.error) errors++;
+          trajectory.push(toolMessage);
+          results.push(toolMessage);
+          yield { type: "tool-call-end", call, result: toolMessage, latencyMs: performance.now() - began };
+          yield { type: "message", message: toolMessage };
+          yield* worldChanges(before, world);
+        }
+        pending = results;
+        to = from;
+        from = "env";
+      } else {
+        throw new Error(`invalid turn: ${from} → ${to}`);
+      }
+      steps++;
+      const before = world.fork();
+      world.sync();
+      yield* worldChanges(before, world);
+      if (termination === undefined && to !== "env") {
+        if (steps >= maxSteps) termination = "max_steps";
+        if (errors >= maxErrors) termination = "too_many_errors";
+      }
+    }
+  } catch (error) {
+    if (error instanceof SimulationAbortedError) throw error;
+    // A failure of the harness itself (not a participant) is still reported, not thrown away.
+    fail("agent_error", error);
+  }
+
+  const ended = now();
+  const run: SimulationRun = {
+    id: simulationId,
+    task_id: task.id,
+    timestamp: started.toISOString(),
+    start_time: started.toISOString(),
+    end_time: ended.toISOString(),
+    duration: (performance.now() - startedPerf) / 1000,
+    termination_reason: termination ?? "agent_error",
+    agent_cost: sumCost(trajectory, "assistant"),
+    user_cost: sumCost(trajectory, "user"),
+    reward_info: null,
+    messages: trajectory.map((m, i) => ({ ...m, turn_idx: i })),
+    trial,
+    seed,
+    ...(failure !== undefined ? { info: { error: failure } } : {}),
+  };
+  yield { type: "simulation-end", run };
+  return run;
+}
+
+/** Run a conversation to the end, passing each event to `onEvent`. */
+export async function runSimulation(
+  setup: SimulationSetup,
+  onEvent?: (event: SimulationEvent) => void,
+): Promise<SimulationRun> {
+  const events = simulate(setup);
+  for (;;) {
+    const next = await events.next();
+    if (next.done) return next.value;
+    onEvent?.(next.value);
+  }
+}
+
+/** Execute one tool call; a call whose arguments could not be parsed is answered with an error. */
+export function executeToolCall(world: World, call: ToolCall): { content: string; error: boolean } {
+  const malformed = malformedArgumentsError(call);
+  if (malformed) return { content: `Error: ${malformed}`, error: true };
+  return world.callTool({ name: call.name, arguments: call.arguments, requestor: call.requestor });
+}
+
+function isUserStop(message: Message): boolean {
+  return (
+    typeof message.content === "string" && USER_STOP_TOKENS.some((token) => message.content!.includes(token))
+  );
+}
+
+function* worldChanges(before: World, after: World): Generator<SimulationEvent> {
+  if (before.agentDb !== after.agentDb)
+    yield { type: "world-change", side: "agent", changes: diffDb(before.agentDb, after.agentDb) };
+  if (before.userDb !== after.userDb && after.userDb !== undefined) {
+    yield { type: "world-change", side: "user", changes: diffDb(before.userDb, after.userDb) };
+  }
+}
+
+function usageEvent(role: "assistant" | "user", message: AssistantMessage | UserMessage): SimulationEvent {
+  return {
+    type: "usage",
+    role,
+    promptTokens: message.usage?.prompt_tokens ?? 0,
+    completionTokens: message.usage?.completion_tokens ?? 0,
+    cost: message.cost ?? null,
+  };
+}
+
+/** Total cost of one side's messages; unknown (null) if any message's price was unknown. */
+function sumCost(messages: readonly Message[], role: "assistant" | "user"): number | null {
+  let total = 0;
+  for (const message of messages) {
+    if (message.role !== role) continue;
+    if (message.cost === null || message.cost === undefined) {
+      if (message.usage) return null;
+      continue;
+    }
+    total += message.cost;
+  }
+  return total;
+}

@@ -1,0 +1,9 @@
+/**
+ * The reference's own figures, measured on this kind of machine (../shared/tau2/README.md,
+ * "Performance"): tau2-bench a2c0247, CPython 3.11, one core, warm, median of 3.
+ */
+export const REFERENCE = {
+  tasksPerSecond: { airline: 0.49, retail: 1.17, telecom: 7.7 } as Record<string, number>,
+  msPerTask: { airline: 2035, retail: 857, telecom: 130 } as Record<string, number>,
+  rssPerWorldMb: { airline: 24.3, retail: 11.9, telecom: 0.14 } as Record<string, number>,
+};

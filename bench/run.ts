@@ -1,0 +1,20 @@
+/**
+ * `npm run bench`: every benchmark, each in its own process pinned to one core when `taskset` exists.
+ * Prints one JSON line per figure; see each script for its setup.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import path from "node:path";
+
+const here = import.meta.dirname;
+const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;
+
+function run(script: string, args: string[] = [], nodeFlags: string[] = []): void {
+  const command = [process.execPath, ...nodeFlags, "--import", "tsx", path.join(here, script), ...args];
+  const [file, ...rest] = hasTaskset ? ["taskset", "-c", "0", ...command] : command;
+  process.stdout.write(execFileSync(file!, rest, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+}
+
+console.log(`# passk benchmarks — node ${process.version}, ${hasTaskset ? "pinned to core 0" : "unpinned"}`);
+run("replay-throughput.ts");
+run("live-worlds.ts", ["1000"], ["--expose-gc"]);
+run("live-worlds.ts", ["10000"], ["--expose-gc"]);

@@ -1,0 +1,138 @@
+import { readFileSync } from "node:fs";
+import { calcPrice, type Provider as PriceProvider } from "@pydantic/genai-prices";
+import { z } from "zod";
+import { ConfigError, InvalidInputFileError } from "../core/errors.js";
+
+/** USD per million tokens, with genai-prices' key names. Cache rates default to the input rate. */
+export const ModelPriceSchema = z.strictObject({
+  input_mtok: z.number().nonnegative(),
+  output_mtok: z.number().nonnegative(),
+  cache_read_mtok: z.number().nonnegative().optional(),
+  cache_write_mtok: z.number().nonnegative().optional(),
+});
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+
+/**
+ * The user's price override file: prices for models the table lacks (local or fine-tuned ones) or
+ * prices that differ from it. A key is a full spec (`openai-compatible:llama3.1:8b`), tried first, or a
+ * bare model name that applies under any provider.
+ *
+ * @example
+ * { "models": { "openai-compatible:llama3.1:8b": { "input_mtok": 0, "output_mtok": 0 },
+ *               "gpt-4o": { "input_mtok": 2.5, "output_mtok": 10, "cache_read_mtok": 1.25 } } }
+ */
+export const PriceOverridesSchema = z.strictObject({
+  models: z.record(z.string().min(1), ModelPriceSchema),
+});
+export type PriceOverrides = z.infer<typeof PriceOverridesSchema>;
+
+export function loadPriceOverrides(file: string): PriceOverrides {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(
+      `price override file ${file} cannot be read (${error instanceof Error ? error.message : String(error)}); ` +
+        `check the path`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidInputFileError(
+      file,
+      [{ path: "(file)", message: `not JSON: ${error instanceof Error ? error.message : String(error)}` }],
+      'write {"models": {"<provider>:<model>": {"input_mtok": 1, "output_mtok": 2}}} (USD per million tokens)',
+    );
+  }
+  const result = PriceOverridesSchema.safeParse(value);
+  if (!result.success) {
+    throw new InvalidInputFileError(
+      file,
+      result.error.issues.map((issue) => ({
+        path: issue.path.join(".") || "(root)",
+        message: issue.message,
+      })),
+      'write {"models": {"<provider>:<model>": {"input_mtok": 1, "output_mtok": 2}}} (USD per million tokens)',
+    );
+  }
+  return result.data;
+}
+
+export interface TokenUsage {
+  /** All prompt tokens, cached ones included. */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** Where the price table should look a model up: a known provider id, or the API base URL it was called at. */
+export interface PriceLookup {
+  providerId?: string;
+  providerApiUrl?: string;
+}
+
+/**
+ * USD cost of one call, or null when neither the override file nor the genai-prices table knows the
+ * model — an unknown price must never read as free.
+ */
+export function callCost(input: {
+  provider: string;
+  model: string;
+  usage: TokenUsage;
+  lookup: PriceLookup;
+  overrides?: PriceOverrides;
+  /** Prices can change over time; the table picks the price in force at this instant. */
+  at?: Date;
+}): number | null {
+  const { provider, model, lookup, overrides } = input;
+  const usage = {
+    input_tokens: input.usage.inputTokens,
+    output_tokens: input.usage.outputTokens,
+    cache_read_tokens: input.usage.cacheReadTokens,
+    cache_write_tokens: input.usage.cacheWriteTokens,
+  };
+  const override = overrides?.models[`${provider}:${model}`] ?? overrides?.models[model];
+  try {
+    if (override) {
+      const result = calcPrice(usage, model, {
+        provider: overrideProvider(model, override),
+        timestamp: input.at,
+      });
+      return result ? result.total_price : null;
+    }
+    if (lookup.providerId === undefined && lookup.providerApiUrl === undefined) return null;
+    const result = calcPrice(usage, model, {
+      ...(lookup.providerId !== undefined ? { providerId: lookup.providerId } : {}),
+      ...(lookup.providerApiUrl !== undefined ? { providerApiUrl: lookup.providerApiUrl } : {}),
+      timestamp: input.at,
+    });
+    return result ? result.total_price : null;
+  } catch {
+    // The table throws on inconsistent usage (e.g. more cached than total tokens): price unknown.
+    return null;
+  }
+}
+
+/** A one-model provider in genai-prices' format, so overrides follow the table's cache arithmetic. */
+function overrideProvider(model: string, price: ModelPrice): PriceProvider {
+  return {
+    id: "passk-override",
+    name: "passk price override",
+    api_pattern: ".*",
+    models: [
+      {
+        id: model,
+        match: { equals: model },
+        prices: {
+          input_mtok: price.input_mtok,
+          output_mtok: price.output_mtok,
+          cache_read_mtok: price.cache_read_mtok ?? price.input_mtok,
+          cache_write_mtok: price.cache_write_mtok ?? price.input_mtok,
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,115 @@
+import { ConfigError } from "../core/errors.js";
+import type { LanguageModel } from "../core/llm.js";
+import { createAiSdkLanguageModel } from "./ai-sdk-language-model.js";
+import type { PriceOverrides } from "./cost.js";
+import { checkLlmArgs, parseLlmArgs, type LlmArgs } from "./llm-args.js";
+import { parseModelSpec, type ModelSpec } from "./model-spec.js";
+import { createDefaultProviderRegistry, type ProviderRegistry } from "./provider-registry.js";
+import type { ResponseCache } from "./response-cache.js";
+import { resolveRetryOptions, type RetryOptions } from "./retry.js";
+
+/** Which participant the model plays; only used to name the right flags in error messages. */
+export type LlmRole = "agent" | "user" | "judge";
+
+export interface CreateLanguageModelOptions {
+  role?: LlmRole;
+  /** `--<role>-llm-base-url`; else the provider's base-URL variable in `env`, else its default. */
+  baseUrl?: string;
+  /** `--<role>-llm-args`: its JSON text, or settings already parsed. */
+  args?: string | LlmArgs;
+  /** Where API keys and base URLs are read from. Defaults to `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  retry?: Partial<RetryOptions>;
+  /** Per attempt, in milliseconds. */
+  timeoutMs?: number;
+  cache?: ResponseCache;
+  priceOverrides?: PriceOverrides;
+  /** Defaults to openai, anthropic and openai-compatible. */
+  registry?: ProviderRegistry;
+  /** Ask for server-sent events and gather them, instead of one JSON answer. */
+  stream?: boolean;
+  /** The clock the price table uses (prices change over time). */
+  now?: () => Date;
+}
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+
+/**
+ * Builds a `LanguageModel` from a `<provider>:<model>` spec. Every configuration problem — unknown
+ * provider, missing key or base URL, bad settings — is a ConfigError raised here, before any call.
+ *
+ * @example
+ * const agent = createLanguageModel("openai:gpt-4.1", { args: '{"temperature": 0}' });
+ * const local = createLanguageModel("openai-compatible:qwen3:8b", { baseUrl: "http://localhost:11434/v1" });
+ * const reply = await agent.generate({ system: "You are…", messages: [{ role: "user", content: "Hi" }] });
+ */
+export function createLanguageModel(
+  spec: string,
+  options: CreateLanguageModelOptions = {},
+): LanguageModel & ModelSpec {
+  const role = options.role ?? "agent";
+  const registry = options.registry ?? createDefaultProviderRegistry();
+  const env = options.env ?? process.env;
+  const parsed = parseModelSpec(spec, registry.ids);
+  const provider = registry.get(parsed.provider);
+  const label = `${parsed.provider}:${parsed.model}`;
+
+  const apiKey = nonEmpty(env[provider.apiKeyEnv]);
+  if (provider.apiKeyRequired && apiKey === undefined) {
+    throw new ConfigError(
+      `${provider.apiKeyEnv} is not set: export it, or use openai-compatible:<model> with --${role}-llm-base-url`,
+    );
+  }
+
+  const baseUrl = nonEmpty(options.baseUrl) ?? nonEmpty(env[provider.baseUrlEnv]) ?? provider.defaultBaseUrl;
+  if (baseUrl === undefined) {
+    throw new ConfigError(
+      `${label} needs a base URL: pass --${role}-llm-base-url (e.g. http://localhost:11434/v1 for Ollama) ` +
+        `or set ${provider.baseUrlEnv}`,
+    );
+  }
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+    throw new ConfigError(
+      `--${role}-llm-base-url "${baseUrl}" is not an http(s) URL; write e.g. http://localhost:11434/v1`,
+    );
+  }
+
+  const flag = `--${role}-llm-args`;
+  const args =
+    options.args === undefined
+      ? {}
+      : typeof options.args === "string"
+        ? parseLlmArgs(options.args, flag)
+        : checkLlmArgs(options.args, flag);
+  if (args.reasoning_effort !== undefined && provider.reasoningEffortKey === undefined) {
+    throw new ConfigError(
+      `${flag}: reasoning_effort is not supported by the ${provider.id} provider; ` +
+        `pass its own settings through provider_options, e.g. {"provider_options": {"${provider.id}": {…}}}`,
+    );
+  }
+
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new ConfigError(`the LLM timeout must be a positive number of milliseconds, got ${timeoutMs}`);
+  }
+
+  return createAiSdkLanguageModel({
+    spec: parsed,
+    provider,
+    sdkModel: provider.createModel(parsed.model, { baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) }),
+    args,
+    retry: resolveRetryOptions(options.retry),
+    timeoutMs,
+    stream: options.stream ?? false,
+    priceLookup: provider.priceLookup(baseUrl),
+    ...(options.priceOverrides ? { priceOverrides: options.priceOverrides } : {}),
+    ...(options.cache ? { cache: options.cache } : {}),
+    secrets: apiKey !== undefined ? [apiKey] : [],
+    now: options.now ?? (() => new Date()),
+  });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === "" ? undefined : trimmed;
+}

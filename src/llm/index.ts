@@ -1,0 +1,26 @@
+export { createLanguageModel, DEFAULT_TIMEOUT_MS } from "./create-language-model.js";
+export type { CreateLanguageModelOptions, LlmRole } from "./create-language-model.js";
+export { parseLlmArgs, checkLlmArgs, mergeLlmArgs, LlmArgsSchema } from "./llm-args.js";
+export type { LlmArgs } from "./llm-args.js";
+export { parseModelSpec, formatModelSpec } from "./model-spec.js";
+export type { ModelSpec } from "./model-spec.js";
+export {
+  createProviderRegistry,
+  createDefaultProviderRegistry,
+  defaultProviderDefinitions,
+} from "./provider-registry.js";
+export type { ProviderDefinition, ProviderRegistry, SdkLanguageModel } from "./provider-registry.js";
+export {
+  DEFAULT_RETRY_OPTIONS,
+  resolveRetryOptions,
+  retryDelayMs,
+  parseRetryAfterMs,
+  withRetry,
+  abortableSleep,
+} from "./retry.js";
+export type { RetryOptions, RetryEvent, AttemptFailure } from "./retry.js";
+export { callCost, loadPriceOverrides, PriceOverridesSchema, ModelPriceSchema } from "./cost.js";
+export type { PriceOverrides, ModelPrice, TokenUsage, PriceLookup } from "./cost.js";
+export { openResponseCache, responseCacheKey } from "./response-cache.js";
+export type { ResponseCache } from "./response-cache.js";
+export { redactSecrets, REDACTED } from "./redact.js";

@@ -1,0 +1,10 @@
+export { startMockLlmServer } from "./mock-llm-server.js";
+export type {
+  MockLlmRequest,
+  MockLlmScript,
+  MockLlmServer,
+  MockLlmServerOptions,
+} from "./mock-llm-server.js";
+export { mockReply } from "./mock-llm-reply.js";
+export type { MockLlmReply, MockToolCall, MockUsage } from "./mock-llm-reply.js";
+export type { MockLlmConversation, MockLlmProtocol } from "./mock-llm-codec.js";

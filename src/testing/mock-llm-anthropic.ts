@@ -1,0 +1,212 @@
+import { z } from "zod";
+import type { LlmMessage, LlmToolCall } from "../core/llm.js";
+import { parseArguments, type MockLlmCodec, type SseEvent } from "./mock-llm-codec.js";
+import { argumentsText, chunks } from "./mock-llm-reply.js";
+
+const TextBlocksSchema = z.array(z.looseObject({ type: z.string(), text: z.string().optional() }));
+
+const ContentBlockSchema = z.discriminatedUnion("type", [
+  z.looseObject({ type: z.literal("text"), text: z.string() }),
+  z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() }),
+  z.looseObject({
+    type: z.literal("tool_result"),
+    tool_use_id: z.string(),
+    content: z.union([z.string(), TextBlocksSchema]).optional(),
+    is_error: z.boolean().optional(),
+  }),
+]);
+
+const AnthropicRequestSchema = z.looseObject({
+  model: z.string(),
+  max_tokens: z.number(),
+  stream: z.boolean().nullish(),
+  system: z.union([z.string(), TextBlocksSchema]).optional(),
+  messages: z.array(
+    z.looseObject({
+      role: z.enum(["user", "assistant"]),
+      content: z.union([z.string(), z.array(ContentBlockSchema)]),
+    }),
+  ),
+  tools: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        description: z.string().optional(),
+        input_schema: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .optional(),
+});
+
+function textOf(content: string | z.infer<typeof TextBlocksSchema> | undefined): string {
+  if (content === undefined) return "";
+  if (typeof content === "string") return content;
+  return content.map((block) => block.text ?? "").join("");
+}
+
+/**
+ * Anthropic Messages (`POST /v1/messages`). A scripted tool call whose arguments are not a JSON object is
+ * sent as a JSON string `input` (the real API always sends an object; this is the nearest malformed case).
+ */
+export const anthropicCodec: MockLlmCodec = {
+  protocol: "anthropic",
+
+  parseRequest(body) {
+    const request = AnthropicRequestSchema.parse(body);
+    const messages: LlmMessage[] = [];
+    const toolNames = new Map<string, string>();
+    for (const message of request.messages) {
+      const blocks =
+        typeof message.content === "string"
+          ? [{ type: "text" as const, text: message.content }]
+          : message.content;
+      if (message.role === "assistant") {
+        const texts: string[] = [];
+        const toolCalls: LlmToolCall[] = [];
+        for (const block of blocks) {
+          if (block.type === "text") texts.push(block.text);
+          if (block.type === "tool_use") {
+            toolNames.set(block.id, block.name);
+            const text = typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {});
+            const parsed = parseArguments(text);
+            toolCalls.push({
+              id: block.id,
+              name: block.name,
+              argumentsText: text,
+              ...(parsed ? { arguments: parsed } : {}),
+            });
+          }
+        }
+        const text = texts.join("");
+        messages.push({
+          role: "assistant",
+          content: text === "" ? null : text,
+          ...(toolCalls.length > 0 ? { toolCalls } : {}),
+        });
+        continue;
+      }
+      const texts: string[] = [];
+      for (const block of blocks) {
+        if (block.type === "text") texts.push(block.text);
+        if (block.type === "tool_result") {
+          messages.push({
+            role: "tool",
+            toolCallId: block.tool_use_id,
+            toolName: toolNames.get(block.tool_use_id) ?? "",
+            content: textOf(block.content),
+            ...(block.is_error ? { isError: true } : {}),
+          });
+        }
+      }
+      if (texts.length > 0) messages.push({ role: "user", content: texts.join("") });
+    }
+    return {
+      model: request.model,
+      stream: request.stream === true,
+      system: textOf(request.system),
+      messages,
+      tools: (request.tools ?? []).map((tool) => ({
+        name: tool.name,
+        description: tool.description ?? "",
+        parameters: tool.input_schema,
+      })),
+    };
+  },
+
+  renderMessage(reply, { index, model, usage }) {
+    const content: unknown[] = [];
+    if (reply.text !== undefined && reply.text !== "") content.push({ type: "text", text: reply.text });
+    (reply.toolCalls ?? []).forEach((call, position) => {
+      const text = argumentsText(call);
+      content.push({
+        type: "tool_use",
+        id: call.id ?? `toolu_mock_${index}_${position}`,
+        name: call.name,
+        input: parseArguments(text) ?? text,
+      });
+    });
+    return {
+      id: `msg_mock_${index}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content,
+      stop_reason: (reply.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens },
+    };
+  },
+
+  renderStream(reply, { index, model, usage, chunkSize }) {
+    const events: SseEvent[] = [];
+    const push = (data: { type: string } & Record<string, unknown>) =>
+      events.push({ event: data.type, data: JSON.stringify(data) });
+    push({
+      type: "message_start",
+      message: {
+        id: `msg_mock_${index}`,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.promptTokens, output_tokens: 0 },
+      },
+    });
+    let block = 0;
+    if (reply.text !== undefined && reply.text !== "") {
+      push({ type: "content_block_start", index: block, content_block: { type: "text", text: "" } });
+      for (const piece of chunks(reply.text, chunkSize)) {
+        push({ type: "content_block_delta", index: block, delta: { type: "text_delta", text: piece } });
+      }
+      push({ type: "content_block_stop", index: block });
+      block++;
+    }
+    (reply.toolCalls ?? []).forEach((call, position) => {
+      push({
+        type: "content_block_start",
+        index: block,
+        content_block: {
+          type: "tool_use",
+          id: call.id ?? `toolu_mock_${index}_${position}`,
+          name: call.name,
+          input: {},
+        },
+      });
+      for (const piece of chunks(argumentsText(call), chunkSize)) {
+        push({
+          type: "content_block_delta",
+          index: block,
+          delta: { type: "input_json_delta", partial_json: piece },
+        });
+      }
+      push({ type: "content_block_stop", index: block });
+      block++;
+    });
+    push({
+      type: "message_delta",
+      delta: {
+        stop_reason: (reply.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn",
+        stop_sequence: null,
+      },
+      usage: { output_tokens: usage.completionTokens },
+    });
+    push({ type: "message_stop" });
+    return events;
+  },
+
+  renderError(status, message) {
+    const type =
+      status === 429
+        ? "rate_limit_error"
+        : status === 529
+          ? "overloaded_error"
+          : status >= 500
+            ? "api_error"
+            : status === 401
+              ? "authentication_error"
+              : "invalid_request_error";
+    return { type: "error", error: { type, message } };
+  },
+};

@@ -1,0 +1,48 @@
+import type { LlmMessage, LlmToolSpec } from "../core/llm.js";
+import type { MockMessageReply, MockUsage } from "./mock-llm-reply.js";
+
+export type MockLlmProtocol = "openai" | "anthropic";
+
+/** A request body read into passk's provider-neutral words, whatever protocol carried it. */
+export interface MockLlmConversation {
+  model: string;
+  stream: boolean;
+  system: string;
+  messages: LlmMessage[];
+  tools: LlmToolSpec[];
+}
+
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+export interface RenderContext {
+  /** The call number, from 0: used to make ids. */
+  index: number;
+  model: string;
+  usage: MockUsage;
+  chunkSize: number;
+}
+
+/** One wire protocol the mock server speaks: reading requests and writing replies and errors. */
+export interface MockLlmCodec {
+  readonly protocol: MockLlmProtocol;
+  /** Throws an Error whose message says what is wrong with the body. */
+  parseRequest(body: unknown): MockLlmConversation;
+  renderMessage(reply: MockMessageReply, context: RenderContext): unknown;
+  renderStream(reply: MockMessageReply, context: RenderContext): SseEvent[];
+  renderError(status: number, message: string): unknown;
+}
+
+/** Parsed tool-call arguments when the text is a JSON object, as passk's LLM layer does. */
+export function parseArguments(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,241 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { anthropicCodec } from "./mock-llm-anthropic.js";
+import type { MockLlmCodec, MockLlmConversation, MockLlmProtocol, SseEvent } from "./mock-llm-codec.js";
+import { openAiCodec } from "./mock-llm-openai.js";
+import { argumentsText, type MockLlmReply, type MockMessageReply, type MockUsage } from "./mock-llm-reply.js";
+
+/** One request the mock server received, in wire form and read into passk's words. */
+export interface MockLlmRequest extends MockLlmConversation {
+  /** Call number, from 0, over every request the server received. */
+  index: number;
+  protocol: MockLlmProtocol;
+  path: string;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  /** The JSON body exactly as received. */
+  body: unknown;
+}
+
+/**
+ * What the server answers: a list played one reply per call, in order, or a function that decides from
+ * the request (a "scripted model" reading the conversation).
+ */
+export type MockLlmScript =
+  readonly MockLlmReply[] | ((request: MockLlmRequest) => MockLlmReply | Promise<MockLlmReply>);
+
+export interface MockLlmServerOptions {
+  script: MockLlmScript;
+  /** Characters per streamed chunk. */
+  streamChunkSize?: number;
+  /** Latency added to every reply that sets none (for benchmarks). */
+  delayMs?: number;
+}
+
+export interface MockLlmServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** `http://127.0.0.1:<port>/v1`: the base URL for the openai, openai-compatible and anthropic providers. */
+  readonly baseUrl: string;
+  /** Every request received so far, in arrival order. */
+  readonly requests: readonly MockLlmRequest[];
+  /** Replaces the script; call numbers go on counting. */
+  setScript(script: MockLlmScript): void;
+  close(): Promise<void>;
+}
+
+const ROUTES: Readonly<Record<string, MockLlmCodec>> = {
+  "/v1/chat/completions": openAiCodec,
+  "/chat/completions": openAiCodec,
+  "/v1/messages": anthropicCodec,
+  "/messages": anthropicCodec,
+};
+
+/**
+ * Starts an OpenAI- and Anthropic-compatible HTTP server on 127.0.0.1 (a free port) that plays a
+ * declarative script: text, tool calls (malformed argument text included), errors with status and
+ * headers, fixed latency, hangs and connection resets, as JSON or as SSE streams (whichever the request
+ * asks for). It records every request. A call beyond the end of a list script gets a 400 that says so.
+ *
+ * @example
+ * const server = await startMockLlmServer({ script: [mockReply.error(429, { retryAfterSeconds: 1 }), mockReply.text("Hi")] });
+ * const model = createLanguageModel("openai-compatible:mock", { baseUrl: server.baseUrl });
+ * // … server.requests[1].messages …
+ * await server.close();
+ */
+export async function startMockLlmServer(options: MockLlmServerOptions): Promise<MockLlmServer> {
+  let script = options.script;
+  let scriptStart = 0;
+  const chunkSize = options.streamChunkSize ?? 8;
+  const requests: MockLlmRequest[] = [];
+
+  const server = createServer((incoming, response) => {
+    handle(incoming, response).catch((error: unknown) => {
+      if (!response.headersSent) {
+        sendJson(response, 500, { error: { message: `mock LLM server failed: ${String(error)}` } });
+      } else {
+        response.destroy();
+      }
+    });
+  });
+
+  async function handle(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (incoming.url ?? "/").split("?")[0] ?? "/";
+    const bodyText = await readBody(incoming);
+    const codec = incoming.method === "POST" ? ROUTES[path] : undefined;
+    if (!codec) {
+      sendJson(response, 404, { error: { message: `mock LLM server: no route ${incoming.method} ${path}` } });
+      return;
+    }
+    let body: unknown;
+    let conversation: MockLlmConversation;
+    try {
+      body = JSON.parse(bodyText);
+      conversation = codec.parseRequest(body);
+    } catch (error) {
+      sendJson(
+        response,
+        400,
+        codec.renderError(400, `mock LLM server: unreadable request body: ${String(error)}`),
+      );
+      return;
+    }
+    const request: MockLlmRequest = {
+      index: requests.length,
+      protocol: codec.protocol,
+      path,
+      headers: headersOf(incoming),
+      body,
+      ...conversation,
+    };
+    requests.push(request);
+
+    const reply = await nextReply(request);
+    if (reply === undefined) {
+      const count = Array.isArray(script) ? script.length : 0;
+      sendJson(
+        response,
+        400,
+        codec.renderError(
+          400,
+          `mock LLM server: the script has ${count} replies but call #${request.index - scriptStart + 1} arrived`,
+        ),
+      );
+      return;
+    }
+    await play(reply, request, codec, response);
+  }
+
+  async function nextReply(request: MockLlmRequest): Promise<MockLlmReply | undefined> {
+    if (typeof script === "function") return script(request);
+    const list: readonly MockLlmReply[] = script;
+    return list[request.index - scriptStart];
+  }
+
+  async function play(
+    reply: MockLlmReply,
+    request: MockLlmRequest,
+    codec: MockLlmCodec,
+    response: ServerResponse,
+  ): Promise<void> {
+    if (reply.kind === "hang") return; // the socket stays open until the client gives up or close()
+    await sleep(reply.delayMs ?? options.delayMs ?? 0);
+    if (reply.kind === "reset") {
+      response.socket?.destroy();
+      return;
+    }
+    if (reply.kind === "error") {
+      const text =
+        reply.body ??
+        JSON.stringify(codec.renderError(reply.status, reply.message ?? `HTTP ${reply.status}`));
+      response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
+      response.end(text);
+      return;
+    }
+    const context = { index: request.index, model: request.model, usage: usageOf(reply, request), chunkSize };
+    if (!request.stream) {
+      sendJson(response, 200, codec.renderMessage(reply, context));
+      return;
+    }
+    response.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    });
+    for (const event of codec.renderStream(reply, context)) {
+      if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
+      if (response.destroyed) return;
+      response.write(sse(event));
+    }
+    response.end();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    get requests() {
+      return requests;
+    },
+    setScript(next) {
+      script = next;
+      scriptStart = requests.length;
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** Scripted usage, else about four characters a token, so that costs in tests are non-zero and predictable. */
+function usageOf(reply: MockMessageReply, request: MockLlmRequest): MockUsage {
+  if (reply.usage) return reply.usage;
+  const promptCharacters =
+    request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+  const completionCharacters =
+    (reply.text ?? "").length +
+    (reply.toolCalls ?? []).reduce((sum, call) => sum + call.name.length + argumentsText(call).length, 0);
+  return {
+    promptTokens: Math.ceil(promptCharacters / 4),
+    completionTokens: Math.max(1, Math.ceil(completionCharacters / 4)),
+  };
+}
+
+function sse(event: SseEvent): string {
+  return `${event.event !== undefined ? `event: ${event.event}\n` : ""}data: ${event.data}\n\n`;
+}
+
+function sendJson(response: ServerResponse, status: number, value: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(value));
+}
+
+function headersOf(incoming: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
+function readBody(incoming: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    incoming.on("data", (part: Buffer) => parts.push(part));
+    incoming.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    incoming.on("error", reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}

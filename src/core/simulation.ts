@@ -5,6 +5,7 @@ import { ActionSchema, EnvAssertionSchema, RewardTypeSchema, TaskSchema } from "
 /**
  * Why a conversation ended (τ² `TerminationReason`). Only `user_stop` and `agent_stop` can earn a
  * reward; `infrastructure_error` (provider outage after retries) is excluded from scores altogether.
+ * The last three come from newer τ² versions, so that their results files load too.
  */
 export const TerminationReasonSchema = z.enum([
   "user_stop",
@@ -14,6 +15,9 @@ export const TerminationReasonSchema = z.enum([
   "agent_error",
   "user_error",
   "infrastructure_error",
+  "timeout",
+  "context_window_exceeded",
+  "unexpected_error",
 ]);
 export type TerminationReason = z.infer<typeof TerminationReasonSchema>;
 

@@ -1,0 +1,78 @@
+import type Database from "better-sqlite3";
+
+/** One step of the store's schema; `up` runs inside the migration's transaction. */
+export interface Migration {
+  version: number;
+  description: string;
+  up: (db: Database.Database) => void;
+}
+
+/**
+ * The store's schema, as the list of migrations that builds it. Append a migration to change it
+ * (never edit a released one): a store at an older version is migrated when opened.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "runs, their tasks, simulations and the job queue",
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE runs (
+          id TEXT PRIMARY KEY,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          status TEXT NOT NULL,
+          label TEXT,
+          num_trials INTEGER,
+          config TEXT NOT NULL,
+          info TEXT,
+          timestamp TEXT,
+          extra TEXT
+        );
+        CREATE TABLE run_tasks (
+          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          domain TEXT NOT NULL,
+          task_id TEXT NOT NULL,
+          position INTEGER NOT NULL,
+          task TEXT NOT NULL,
+          PRIMARY KEY (run_id, domain, task_id)
+        );
+        CREATE TABLE simulations (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          domain TEXT NOT NULL,
+          task_id TEXT NOT NULL,
+          trial INTEGER NOT NULL,
+          id TEXT NOT NULL,
+          termination_reason TEXT NOT NULL,
+          reward REAL,
+          agent_cost REAL,
+          user_cost REAL,
+          duration REAL,
+          reward_info TEXT,
+          messages TEXT NOT NULL,
+          record TEXT NOT NULL,
+          written_at TEXT NOT NULL,
+          UNIQUE (run_id, domain, task_id, trial)
+        );
+        CREATE TABLE jobs (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          domain TEXT NOT NULL,
+          task_id TEXT NOT NULL,
+          trial INTEGER NOT NULL,
+          state TEXT NOT NULL CHECK (state IN ('queued', 'claimed', 'done', 'failed')),
+          attempts INTEGER NOT NULL DEFAULT 0,
+          worker TEXT,
+          lease_expires_at TEXT,
+          last_error TEXT,
+          updated_at TEXT NOT NULL,
+          UNIQUE (run_id, domain, task_id, trial)
+        );
+        CREATE INDEX jobs_by_state ON jobs (run_id, state, seq);
+      `),
+  },
+];
+
+/** The schema version this passk writes and reads. */
+export const STORE_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,231 @@
+import type { SimulationRunInput } from "../formats/tau2/results.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../metrics/run-metrics.js";
+import type {
+  CompleteResult,
+  EnqueueResult,
+  Job,
+  JobCounts,
+  JobKey,
+  JobQueue,
+  JobState,
+} from "./job-queue.js";
+import { StoreInputError } from "./store-errors.js";
+import type { Store } from "./store.js";
+
+export interface SqliteJobQueueOptions {
+  /** Claims a (task, trial) may take before it is marked `failed` (default 3). */
+  maxAttempts?: number;
+  /** Default lease of a claim in milliseconds (default 10 minutes). */
+  leaseMs?: number;
+}
+
+const NON_EVALUABLE_SQL = [...NON_EVALUABLE_TERMINATIONS].map((r) => `'${r}'`).join(", ");
+const KEY = "run_id = @runId AND domain = @domain AND task_id = @taskId AND trial = @trial";
+
+/**
+ * {@link JobQueue} over the SQLite store: every state change is one immediate transaction, so several
+ * workers (in one process, or in several processes sharing the file) never claim the same job twice
+ * while its lease runs, and a result and its job's completion are written together.
+ */
+export class SqliteJobQueue implements JobQueue {
+  readonly #store: Store;
+  readonly #maxAttempts: number;
+  readonly #leaseMs: number;
+
+  constructor(store: Store, options: SqliteJobQueueOptions = {}) {
+    this.#store = store;
+    this.#maxAttempts = options.maxAttempts ?? 3;
+    this.#leaseMs = options.leaseMs ?? 10 * 60_000;
+  }
+
+  get #db() {
+    return this.#store.db;
+  }
+
+  #leaseUntil(leaseMs: number | undefined): string {
+    return new Date(Date.parse(this.#store.now()) + (leaseMs ?? this.#leaseMs)).toISOString();
+  }
+
+  /** Mark done every unfinished job of the run whose key already holds an evaluable simulation. */
+  #settleAnswered(runId: string): void {
+    this.#db
+      .prepare(
+        `UPDATE jobs SET state = 'done', worker = NULL, lease_expires_at = NULL, updated_at = ?
+         WHERE run_id = ? AND state != 'done' AND EXISTS (
+           SELECT 1 FROM simulations s WHERE s.run_id = jobs.run_id AND s.domain = jobs.domain
+             AND s.task_id = jobs.task_id AND s.trial = jobs.trial
+             AND s.termination_reason NOT IN (${NON_EVALUABLE_SQL}))`,
+      )
+      .run(this.#store.now(), runId);
+  }
+
+  async enqueue(runId: string, jobs: ReadonlyArray<Omit<JobKey, "runId">>): Promise<EnqueueResult> {
+    const insert = this.#db.prepare(
+      `INSERT INTO jobs (run_id, domain, task_id, trial, state, updated_at) VALUES (?, ?, ?, ?, 'queued', ?)
+       ON CONFLICT (run_id, domain, task_id, trial) DO NOTHING`,
+    );
+    return this.#store.transaction(() => {
+      const now = this.#store.now();
+      for (const job of jobs) insert.run(runId, job.domain, job.taskId, job.trial, now);
+      this.#settleAnswered(runId);
+      const counts = this.#countsSync(runId);
+      return { queued: counts.queued, done: counts.done };
+    });
+  }
+
+  async claim(options: {
+    runId: string;
+    workerId: string;
+    limit?: number;
+    leaseMs?: number;
+  }): Promise<Job[]> {
+    const select = this.#db.prepare(
+      `SELECT seq, domain, task_id AS taskId, trial, attempts FROM jobs
+       WHERE run_id = ? AND (state = 'queued' OR (state = 'claimed' AND lease_expires_at < ?))
+       ORDER BY seq LIMIT ?`,
+    );
+    const update = this.#db.prepare(
+      `UPDATE jobs SET state = 'claimed', worker = ?, attempts = attempts + 1, lease_expires_at = ?, updated_at = ?
+       WHERE seq = ?`,
+    );
+    return this.#store.transaction(() => {
+      const now = this.#store.now();
+      const leaseExpiresAt = this.#leaseUntil(options.leaseMs);
+      const rows = select.all(options.runId, now, options.limit ?? 1) as Array<{
+        seq: number;
+        domain: string;
+        taskId: string;
+        trial: number;
+        attempts: number;
+      }>;
+      return rows.map((row) => {
+        update.run(options.workerId, leaseExpiresAt, now, row.seq);
+        return {
+          runId: options.runId,
+          domain: row.domain,
+          taskId: row.taskId,
+          trial: row.trial,
+          attempt: row.attempts + 1,
+          workerId: options.workerId,
+          leaseExpiresAt,
+        };
+      });
+    });
+  }
+
+  async heartbeat(jobs: readonly Job[], leaseMs?: number): Promise<void> {
+    const update = this.#db.prepare(
+      `UPDATE jobs SET lease_expires_at = @lease, updated_at = @now
+       WHERE ${KEY} AND state = 'claimed' AND worker = @workerId`,
+    );
+    this.#store.transaction(() => {
+      const lease = this.#leaseUntil(leaseMs);
+      for (const job of jobs) {
+        update.run({ ...keyOf(job), workerId: job.workerId, lease, now: this.#store.now() });
+        job.leaseExpiresAt = lease;
+      }
+    });
+  }
+
+  async complete(job: Job, simulation: SimulationRunInput): Promise<CompleteResult> {
+    if (simulation.task_id !== job.taskId || simulation.trial !== job.trial) {
+      throw new StoreInputError(
+        `simulation of task "${simulation.task_id}" trial ${simulation.trial} does not answer job ` +
+          `task "${job.taskId}" trial ${job.trial}; set the simulation's task_id and trial from the job.`,
+      );
+    }
+    return this.#store.transaction(() => {
+      const { written } = this.#store.putSimulation(job.runId, job.domain, simulation);
+      const stored = this.#db
+        .prepare(`SELECT termination_reason FROM simulations WHERE ${KEY}`)
+        .get(keyOf(job)) as { termination_reason: string };
+      if (!NON_EVALUABLE_TERMINATIONS.has(stored.termination_reason)) {
+        this.#setState(job, "done", null);
+        return { state: "done" as const, written };
+      }
+      const state = this.#retryOrFail(job, `simulation ended with ${stored.termination_reason}`);
+      return { state, written };
+    });
+  }
+
+  async fail(job: Job, error: { message: string }): Promise<JobState> {
+    return this.#store.transaction(() => this.#retryOrFail(job, error.message));
+  }
+
+  /** Requeue an unanswered job, or mark it failed once its attempts are used up. */
+  #retryOrFail(job: Job, message: string): JobState {
+    const row = this.#db.prepare(`SELECT state, attempts, worker FROM jobs WHERE ${KEY}`).get(keyOf(job)) as
+      { state: JobState; attempts: number; worker: string | null } | undefined;
+    // A worker whose lease ran out and whose job another worker now holds leaves it to that worker.
+    if (row?.state === "claimed" && row.worker !== job.workerId) return "claimed";
+    if (!row) {
+      this.#db
+        .prepare(
+          `INSERT INTO jobs (run_id, domain, task_id, trial, state, attempts, updated_at)
+           VALUES (@runId, @domain, @taskId, @trial, 'queued', 1, @now)`,
+        )
+        .run({ ...keyOf(job), now: this.#store.now() });
+    }
+    if (row?.state === "done") return "done";
+    const attempts = row?.attempts ?? 1;
+    const state: JobState = attempts >= this.#maxAttempts ? "failed" : "queued";
+    this.#setState(job, state, message);
+    return state;
+  }
+
+  #setState(job: JobKey, state: JobState, lastError: string | null): void {
+    const result = this.#db
+      .prepare(
+        `UPDATE jobs SET state = @state, worker = NULL, lease_expires_at = NULL, last_error = @lastError,
+           updated_at = @now WHERE ${KEY}`,
+      )
+      .run({ ...keyOf(job), state, lastError, now: this.#store.now() });
+    if (result.changes === 0) {
+      this.#db
+        .prepare(
+          `INSERT INTO jobs (run_id, domain, task_id, trial, state, attempts, last_error, updated_at)
+           VALUES (@runId, @domain, @taskId, @trial, @state, 1, @lastError, @now)`,
+        )
+        .run({ ...keyOf(job), state, lastError, now: this.#store.now() });
+    }
+  }
+
+  async recover(runId: string, options: { onlyExpired?: boolean } = {}): Promise<number> {
+    return this.#store.transaction(() => {
+      const now = this.#store.now();
+      this.#settleAnswered(runId);
+      const claimed = this.#db
+        .prepare(
+          `UPDATE jobs SET state = 'queued', worker = NULL, lease_expires_at = NULL, updated_at = ?
+           WHERE run_id = ? AND state = 'claimed' AND (? = 0 OR lease_expires_at < ?)`,
+        )
+        .run(now, runId, options.onlyExpired ? 1 : 0, now).changes;
+      const failed = this.#db
+        .prepare(
+          `UPDATE jobs SET state = 'queued', attempts = 0, updated_at = ? WHERE run_id = ? AND state = 'failed'`,
+        )
+        .run(now, runId).changes;
+      return claimed + failed;
+    });
+  }
+
+  async counts(runId: string): Promise<JobCounts> {
+    return this.#countsSync(runId);
+  }
+
+  #countsSync(runId: string): JobCounts {
+    const rows = this.#db
+      .prepare("SELECT state, COUNT(*) AS n FROM jobs WHERE run_id = ? GROUP BY state")
+      .all(runId) as Array<{ state: JobState; n: number }>;
+    const counts: JobCounts = { queued: 0, claimed: 0, done: 0, failed: 0, total: 0 };
+    for (const row of rows) {
+      counts[row.state] = row.n;
+      counts.total += row.n;
+    }
+    return counts;
+  }
+}
+
+function keyOf(job: JobKey): { runId: string; domain: string; taskId: string; trial: number } {
+  return { runId: job.runId, domain: job.domain, taskId: job.taskId, trial: job.trial };
+}

@@ -4,6 +4,7 @@ import type { ToolRequestor } from "../core/message.js";
 import type { EnvAssertion, EnvFunctionCall } from "../core/task.js";
 import { dbHash } from "./db-hash.js";
 import type { Domain, WorldState } from "./domain.js";
+import { copyPyFloatMarks } from "./py-float.js";
 import { pyShapeOf, ANY_SHAPE, type PyShape } from "./py-shape.js";
 import { toPyJson } from "./py-json.js";
 import type { Tool, Toolkit } from "./tool.js";
@@ -143,6 +144,8 @@ export class World<ADB = unknown, UDB = unknown> {
       if (problem) return { content: `Error: ${problem}`, error: true, tool, errorType: "TypeError" };
       args = structuredClone(request.arguments);
     }
+    // Numbers written as floats (`2.0`) stay floats for tools that print their arguments.
+    copyPyFloatMarks(request.arguments, args);
     try {
       const content = this.#mutate((draft) => {
         const result = tool.run(side === "agent" ? draft.agent : draft.user, args);
@@ -196,6 +199,7 @@ export class World<ADB = unknown, UDB = unknown> {
     const content = this.#mutate((draft) => {
       const db = call.env_type === "user" ? draft.user : draft.agent;
       const args = structuredClone(call.arguments);
+      copyPyFloatMarks(call.arguments, args);
       result = fn ? (typeof fn === "function" ? fn(db, args) : fn.run(db, args)) : tool!.run(db, args);
       this.domain.sync?.(draft);
       const shape = fn

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { InvalidInputFileError } from "../../core/errors.js";
+import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../env/py-float.js";
 import { TaskListSchema, TaskSplitsSchema, type Task, type TaskSplits } from "../../core/task.js";
 import { jsonErrorOffset, lineColumn } from "../ordered-json.js";
 import { zodProblems } from "./zod-problems.js";
@@ -11,7 +12,8 @@ const TASKS_HINT =
 export function parseTasks(text: string, file: string): Task[] {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    // Keeps `2.0` apart from `2`: tools print some arguments as Python would (see py-float.ts).
+    raw = parseJsonKeepingPyFloats(text);
   } catch (error) {
     const { line, column } = lineColumn(text, jsonErrorOffset(text));
     throw new InvalidInputFileError(
@@ -26,6 +28,7 @@ export function parseTasks(text: string, file: string): Task[] {
     return item && typeof item.id === "string" ? item.id : `#${index}`;
   };
   if (!parsed.success) throw new InvalidInputFileError(file, zodProblems(parsed.error, taskIdAt), TASKS_HINT);
+  copyPyFloatMarks(raw, parsed.data);
   const seen = new Map<string, number>();
   const duplicates = parsed.data.flatMap((task, index) => {
     const first = seen.get(task.id);

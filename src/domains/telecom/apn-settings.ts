@@ -1,0 +1,114 @@
+import { pyFloatRepr } from "../../env/py-json.js";
+import { ToolError } from "../../env/world.js";
+import { pyStrRepr } from "./py-format.js";
+import { APN_NAMES, ApnSettingsSchema, type ApnSettings } from "./user-db-schema.js";
+
+/**
+ * Read APN settings given as a dict, as the reference does (`APNSettings(**settings)`, pydantic's lax
+ * mode): missing fields take their defaults, unknown fields are refused. An invalid dict fails with
+ * pydantic's error text, so lenient replays of τ² trajectories print what the reference printed.
+ */
+export function parseApnSettings(raw: unknown): ApnSettings {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new ToolError(
+      `APNSettings() argument after ** must be a mapping, not ${pyTypeName(raw)}`,
+      "TypeError",
+    );
+  }
+  const input = raw as Record<string, unknown>;
+  const errors: string[] = [];
+  const value: Record<string, unknown> = {};
+  const fail = (field: string, message: string, type: string, given: unknown) =>
+    errors.push(
+      `${field}\n  ${message} [type=${type}, input_value=${pyRepr(given)}, input_type=${pyTypeName(given)}]\n    For further information visit https://errors.pydantic.dev/2.13/v/${type}`,
+    );
+
+  for (const field of Object.keys(ApnSettingsSchema.shape) as Array<keyof ApnSettings>) {
+    if (!(field in input)) continue;
+    const given = input[field];
+    if (field === "apn_name") {
+      if (typeof given === "string" && (APN_NAMES as readonly string[]).includes(given)) value[field] = given;
+      else fail(field, `Input should be ${APN_NAMES.map((n) => `'${n}'`).join(" or ")}`, "enum", given);
+    } else if (field === "reset_at_reboot") {
+      const parsed = laxBool(given);
+      if (typeof parsed === "boolean") value[field] = parsed;
+      else fail(field, parsed.message, parsed.type, given);
+    } else if (field === "mms_port") {
+      const parsed = laxIntOrNone(given);
+      if (typeof parsed === "number" || parsed === null) value[field] = parsed;
+      else fail(field, parsed.message, parsed.type, given);
+    } else if (given === null || typeof given === "string") {
+      value[field] = given;
+    } else {
+      fail(field, "Input should be a valid string", "string_type", given);
+    }
+  }
+  for (const key of Object.keys(input)) {
+    if (!(key in ApnSettingsSchema.shape))
+      fail(key, "Extra inputs are not permitted", "extra_forbidden", input[key]);
+  }
+  if (errors.length > 0) {
+    const count = `${errors.length} validation error${errors.length === 1 ? "" : "s"}`;
+    throw new ToolError(`${count} for APNSettings\n${errors.join("\n")}`, "ValidationError");
+  }
+  return ApnSettingsSchema.parse(value);
+}
+
+type LaxFailure = { message: string; type: string };
+
+const TRUE_WORDS = new Set(["1", "on", "t", "true", "y", "yes"]);
+const FALSE_WORDS = new Set(["0", "off", "f", "false", "n", "no"]);
+
+function laxBool(given: unknown): boolean | LaxFailure {
+  if (typeof given === "boolean") return given;
+  if (typeof given === "number" && (given === 0 || given === 1)) return given === 1;
+  if (typeof given === "string") {
+    const word = given.trim().toLowerCase();
+    if (TRUE_WORDS.has(word)) return true;
+    if (FALSE_WORDS.has(word)) return false;
+  }
+  if (typeof given === "string" || typeof given === "number") {
+    return { message: "Input should be a valid boolean, unable to interpret input", type: "bool_parsing" };
+  }
+  return { message: "Input should be a valid boolean", type: "bool_type" };
+}
+
+function laxIntOrNone(given: unknown): number | null | LaxFailure {
+  if (given === null) return null;
+  if (typeof given === "boolean") return given ? 1 : 0;
+  if (typeof given === "number") {
+    if (Number.isInteger(given)) return given;
+    return {
+      message: "Input should be a valid integer, got a number with a fractional part",
+      type: "int_from_float",
+    };
+  }
+  if (typeof given === "string") {
+    if (/^\s*[+-]?\d+\s*$/.test(given)) return Number(given);
+    return {
+      message: "Input should be a valid integer, unable to parse string as an integer",
+      type: "int_parsing",
+    };
+  }
+  return { message: "Input should be a valid integer", type: "int_type" };
+}
+
+function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "string") return "str";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  return Array.isArray(value) ? "list" : "dict";
+}
+
+/** Python `repr()` of a JSON value. */
+function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "string") return pyStrRepr(value);
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pyFloatRepr(value);
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
+  return `{${Object.entries(value as object)
+    .map(([k, v]) => `${pyStrRepr(k)}: ${pyRepr(v)}`)
+    .join(", ")}}`;
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { copyPyFloatMarks, isPyFloat, markPyFloat, parseJsonKeepingPyFloats, pyArgStr } from "./py-float.js";
+
+describe("Python float marks", () => {
+  it("marks integral numbers written as floats, and only those", () => {
+    const value = parseJsonKeepingPyFloats(
+      '{"a": 2.0, "b": 2, "c": 15.1, "d": [1e3, 3], "s": "2.0 GB \\" 4.0", "n": {"x": -0.0}}',
+    ) as { a: number; b: number; c: number; d: number[]; s: string; n: { x: number } };
+    expect(value).toEqual({ a: 2, b: 2, c: 15.1, d: [1000, 3], s: '2.0 GB " 4.0', n: { x: -0 } });
+    expect(isPyFloat(value, "a")).toBe(true);
+    expect(isPyFloat(value, "b")).toBe(false);
+    expect(isPyFloat(value, "c")).toBe(true);
+    expect(isPyFloat(value.d, 0)).toBe(true);
+    expect(isPyFloat(value.d, 1)).toBe(false);
+    expect(isPyFloat(value.n, "x")).toBe(true);
+  });
+
+  it("prints arguments as a Python f-string would", () => {
+    const args = parseJsonKeepingPyFloats('{"gb": 2.0, "n": 50, "f": 0.5, "b": true, "z": null}') as object;
+    expect(["gb", "n", "f", "b", "z", "missing"].map((k) => pyArgStr(args, k))).toEqual([
+      "2.0",
+      "50",
+      "0.5",
+      "True",
+      "None",
+      "None",
+    ]);
+  });
+
+  it("carries marks over to structural copies", () => {
+    const source = { outer: { gb: 2 }, list: [1, 2] };
+    markPyFloat(source.outer, "gb");
+    markPyFloat(source.list, 1);
+    const copy = structuredClone(source);
+    expect(isPyFloat(copy.outer, "gb")).toBe(false);
+    copyPyFloatMarks(source, copy);
+    expect(isPyFloat(copy.outer, "gb")).toBe(true);
+    expect(isPyFloat(copy.list, 1)).toBe(true);
+    expect(isPyFloat(copy.list, 0)).toBe(false);
+  });
+
+  it("parses text without float literals as JSON.parse does", () => {
+    const text = '{"a": [1, 2, {"b": "x"}], "c": null}';
+    expect(parseJsonKeepingPyFloats(text)).toEqual(JSON.parse(text));
+  });
+});

@@ -3,6 +3,7 @@ import type { Task } from "../../core/task.js";
 import { validateTask } from "../../evaluation/validate-task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
+import { registerTasksGenerate } from "./tasks-generate.js";
 
 interface TaskSelection {
   domain: string;
@@ -84,5 +85,6 @@ export function registerTasks(program: Command, context: CliContext): Command {
       println(context, `${passed} passed, ${failed} failed`);
       if (failed > 0) process.exitCode = 1;
     });
+  registerTasksGenerate(tasks, context);
   return tasks;
 }

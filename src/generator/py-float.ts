@@ -1,0 +1,17 @@
+/**
+ * A Python float whose value is whole (`2.0`). JavaScript numbers cannot tell `2.0` from `2`, but Python
+ * (and therefore every τ² file) prints them differently, so a component file's `2.0` is carried through
+ * composition in this wrapper and written back as `2.0`. `JSON.stringify` sees a plain number.
+ */
+export class PyFloat {
+  constructor(readonly value: number) {}
+
+  toJSON(): number {
+    return this.value;
+  }
+}
+
+/** Replace every `PyFloat` by its number: the plain JSON value the rest of passk works with. */
+export function withoutPyFloats<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -22,7 +22,14 @@ export async function evaluateNlAssertions(
     };
   }
   if (!judge) return nlAssertionsNotJudged(assertions.length);
-  const verdicts = await judge.judge({ assertions, messages: trajectory });
+  let verdicts;
+  try {
+    verdicts = await judge.judge({ assertions, messages: trajectory });
+  } catch (error) {
+    // A judge that fails leaves the component unknown — not failed, not passed.
+    const result = nlAssertionsNotJudged(assertions.length);
+    return { ...result, info: { ...result.info, judge_error: (error as Error).message } };
+  }
   const reward = verdicts.every((v) => v.met) ? 1.0 : 0.0;
   return {
     reward,

@@ -1,0 +1,40 @@
+import type { Agent } from "../core/agent.js";
+import { ConfigError } from "../core/errors.js";
+import { createLanguageModel, type CreateLanguageModelOptions } from "../llm/index.js";
+import type { AgentPromptTemplates } from "./agent-prompt.js";
+import { goldAgent } from "./gold-agent.js";
+import { llmAgent } from "./llm-agent.js";
+
+export type ModelOptions = Omit<CreateLanguageModelOptions, "role">;
+
+/** Keyless agents that need no model. */
+export const SCRIPTED_AGENTS: Readonly<Record<string, Agent>> = { "scripted:gold": goldAgent };
+
+/**
+ * The agent for an `--agent-llm` spec: a scripted one (`scripted:gold`) or the LLM agent on
+ * `<provider>:<model>`. Configuration problems (unknown provider, missing key) are raised here, before
+ * any conversation starts.
+ */
+export function createAgent(
+  spec: string,
+  options: ModelOptions & { templates?: AgentPromptTemplates } = {},
+): Agent {
+  if (spec.startsWith("scripted:")) {
+    const agent = SCRIPTED_AGENTS[spec];
+    if (!agent)
+      throw new ConfigError(
+        `--agent-llm "${spec}" is not a scripted agent (known: ${Object.keys(SCRIPTED_AGENTS).join(", ")})`,
+      );
+    return agent;
+  }
+  const { templates, ...modelOptions } = options;
+  return llmAgent(
+    createLanguageModel(spec, { ...modelOptions, role: "agent" }),
+    templates ? { templates } : {},
+  );
+}
+
+/** Is this participant spec a scripted demo (no model)? Outputs label such runs. */
+export function isScriptedSpec(spec: string): boolean {
+  return spec.startsWith("scripted:");
+}

@@ -1,0 +1,48 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { UserSimulator } from "../core/agent.js";
+import { ConfigError } from "../core/errors.js";
+import { createLanguageModel } from "../llm/index.js";
+import type { ModelOptions } from "../agents/create-agent.js";
+import { goldUser } from "./gold-user.js";
+import { llmUser, type LlmUserOptions } from "./llm-user.js";
+
+export const SCRIPTED_USERS: Readonly<Record<string, UserSimulator>> = { "scripted:gold": goldUser };
+
+/** The simulation guidelines from a τ² data directory (`user_simulator/`). */
+export function readUserGuidelines(dataDir: string): LlmUserOptions {
+  const read = (file: string) => {
+    const full = path.join(dataDir, "user_simulator", file);
+    try {
+      return readFileSync(full, "utf8");
+    } catch {
+      throw new ConfigError(
+        `the user simulator guidelines ${full} are missing; run \`passk data pull\` or fix --data`,
+      );
+    }
+  };
+  return {
+    guidelines: read("simulation_guidelines.md"),
+    guidelinesWithTools: read("simulation_guidelines_tools.md"),
+  };
+}
+
+/** The simulated customer for a `--user-llm` spec: scripted (`scripted:gold`) or an LLM. */
+export function createUserSimulator(
+  spec: string,
+  options: ModelOptions & { guidelines: LlmUserOptions | (() => LlmUserOptions) },
+): UserSimulator {
+  if (spec.startsWith("scripted:")) {
+    const user = SCRIPTED_USERS[spec];
+    if (!user)
+      throw new ConfigError(
+        `--user-llm "${spec}" is not a scripted user (known: ${Object.keys(SCRIPTED_USERS).join(", ")})`,
+      );
+    return user;
+  }
+  const { guidelines, ...modelOptions } = options;
+  return llmUser(
+    createLanguageModel(spec, { ...modelOptions, role: "user" }),
+    typeof guidelines === "function" ? guidelines() : guidelines,
+  );
+}

@@ -1,7 +1,13 @@
 import { Command } from "commander";
 import { registerCall } from "./commands/call.js";
+import { registerCompare } from "./commands/compare.js";
 import { registerData } from "./commands/data.js";
+import { registerExport } from "./commands/export.js";
+import { registerImport } from "./commands/import.js";
 import { registerReplay } from "./commands/replay.js";
+import { registerReport } from "./commands/report.js";
+import { registerRuns } from "./commands/runs.js";
+import { registerScore } from "./commands/score.js";
 import { registerTasks } from "./commands/tasks.js";
 import { registerTools } from "./commands/tools.js";
 import type { CliContext } from "./context.js";
@@ -21,5 +27,11 @@ export function buildProgram(context: CliContext): Command {
   registerCall(program, context);
   registerTools(program, context);
   registerData(program, context);
+  registerScore(program, context);
+  registerReport(program, context);
+  registerImport(program, context);
+  registerExport(program, context);
+  registerRuns(program, context);
+  registerCompare(program, context);
   return program;
 }

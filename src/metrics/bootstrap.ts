@@ -53,7 +53,7 @@ export function bootstrapMeanIntervals(
   const resamples = options.resamples ?? 1000;
   const level = options.level ?? 0.95;
   const width = rows[0]?.length ?? 0;
-  if (rows.length === 0 || width === 0) return [];
+  if (rows.length === 0 || width === 0 || resamples <= 0) return [];
   const random = seededRandom(options.seed ?? 0);
   const means = Array.from({ length: width }, () => new Array<number>(resamples));
   const sums = new Array<number>(width);

@@ -128,7 +128,8 @@ export function computeMetrics(
     for (let k = 1; k <= K; k++) {
       passHat[k] = pandasMean(perTask.map((row) => row[k - 1]!))!;
       passAt[k] = pandasMean(outcomes.map((o) => passAtK(o.trials, o.successes, k)))!;
-      cis[k] = intervals[k - 1]!;
+      const interval = intervals[k - 1];
+      if (interval) cis[k] = interval;
     }
   }
   const count = (...names: string[]) => names.reduce((n, name) => n + (reasons[name] ?? 0), 0);

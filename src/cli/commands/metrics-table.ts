@@ -1,0 +1,76 @@
+import type { Metrics, RunMetrics, TaskFailures } from "../../metrics/run-metrics.js";
+import { formatTable } from "../table.js";
+
+/** A number with 3 decimals, or "-" when missing. */
+export function fixed(value: number | null | undefined, digits = 3): string {
+  return value === null || value === undefined || Number.isNaN(value) ? "-" : value.toFixed(digits);
+}
+
+function passColumns(metrics: RunMetrics): number[] {
+  return Object.keys(metrics.pass_hat_ks).map(Number);
+}
+
+function row(name: string, m: Metrics, ks: number[]): string[] {
+  return [
+    name,
+    String(m.total_tasks),
+    String(m.total_simulations),
+    String(m.infra_error_count),
+    fixed(m.avg_reward),
+    ...ks.map((k) => {
+      const ci = m.pass_hat_k_cis[k];
+      return m.pass_hat_ks[k] === undefined
+        ? "-"
+        : `${fixed(m.pass_hat_ks[k])}${ci ? ` [${fixed(ci.low, 2)}, ${fixed(ci.high, 2)}]` : ""}`;
+    }),
+    ...(ks.length > 1 ? [fixed(m.pass_at_ks[ks.length])] : []),
+    fixed(m.avg_agent_cost, 4),
+    fixed(m.avg_total_cost, 4),
+  ];
+}
+
+/**
+ * The metrics of a run as a table: one row for all simulations and one per domain, pass^k with
+ * its 95% bootstrap interval over tasks, then the termination reasons.
+ */
+export function formatMetrics(metrics: RunMetrics): string {
+  const ks = passColumns(metrics);
+  const headers = [
+    "domain",
+    "tasks",
+    "sims",
+    "infra",
+    "avg reward",
+    ...ks.map((k) => `pass^${k} [95% CI]`),
+    ...(ks.length > 1 ? [`pass@${ks.length}`] : []),
+    "agent $/sim",
+    "total $/sim",
+  ];
+  const domains = Object.entries(metrics.by_domain);
+  const rows = [
+    row("all", metrics, ks),
+    ...(domains.length > 1 ? domains.map(([d, m]) => row(d, m, ks)) : []),
+  ];
+  if (domains.length === 1) rows[0]![0] = domains[0]![0];
+  const reasons = Object.entries(metrics.termination_reasons)
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(", ");
+  const lines = [formatTable(headers, rows), "", `termination reasons: ${reasons || "none"}`];
+  if (metrics.infra_error_count > 0) {
+    lines.push(`${metrics.infra_error_count} infrastructure error(s) excluded from the scores above`);
+  }
+  return lines.join("\n");
+}
+
+/** The tasks that fail most, each with its failed checks and how often they failed. */
+export function formatFailingTasks(tasks: readonly TaskFailures[], limit: number): string {
+  if (tasks.length === 0) return "no failed tasks";
+  const shown = tasks.slice(0, limit);
+  const lines = [`tasks that fail most (${shown.length} of ${tasks.length} failing):`];
+  for (const task of shown) {
+    lines.push(`  ${task.domain}/${task.task_id}  failed ${task.failures}/${task.trials}`);
+    for (const check of task.checks) lines.push(`    ${check.count}× ${check.kind}: ${check.check}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,127 @@
+import type { Command } from "commander";
+import { computeRunMetrics, failingTasks } from "../../metrics/run-metrics.js";
+import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
+import type { RunRecord } from "../../store/store.js";
+import { println, type CliContext } from "../context.js";
+import { formatTable } from "../table.js";
+import { fixed, formatFailingTasks, formatMetrics } from "./metrics-table.js";
+import { withStore, withStoreOption } from "./run-source.js";
+
+function llmOf(info: Record<string, unknown> | null, key: "agent_info" | "user_info"): string {
+  const part = info?.[key] as { llm?: unknown; implementation?: unknown } | undefined;
+  return typeof part?.llm === "string"
+    ? part.llm
+    : typeof part?.implementation === "string"
+      ? part.implementation
+      : "-";
+}
+
+/** `passk runs list|show|delete`: the runs in the store. */
+export function registerRuns(program: Command, context: CliContext): void {
+  const runs = program.command("runs").description("List, show and delete the runs in the store");
+
+  withStoreOption(
+    runs
+      .command("list")
+      .description("The stored runs, newest first, with their average reward and pass^1")
+      .option("--json", "print the runs as JSON"),
+  ).action((options: { store?: string; json?: boolean }) => {
+    const rows = withStore(context, options.store, { create: false }, (store) =>
+      store.listRuns().map((run) => {
+        const metrics = computeRunMetrics(store.scoredSimulations(run.id), {
+          numTrials: run.numTrials,
+          bootstrap: { resamples: 0 },
+        });
+        return { run, metrics };
+      }),
+    );
+    if (options.json) {
+      const list = rows.map(({ run, metrics }) => ({
+        ...run,
+        avg_reward: metrics.avg_reward,
+        pass_hat_ks: metrics.pass_hat_ks,
+        infra_error_count: metrics.infra_error_count,
+      }));
+      println(context, JSON.stringify(list, null, 2));
+      return;
+    }
+    if (rows.length === 0) {
+      println(context, "no runs yet (`passk run` or `passk import FILE` adds one)");
+      return;
+    }
+    println(
+      context,
+      formatTable(
+        ["id", "created", "status", "domains", "agent", "trials", "sims", "avg reward", "pass^1", "label"],
+        rows.map(({ run, metrics }) => [
+          run.id,
+          run.createdAt.slice(0, 19).replace("T", " "),
+          run.status,
+          run.domains.join(",") || "-",
+          llmOf(run.info, "agent_info"),
+          run.numTrials === null ? "-" : String(run.numTrials),
+          String(run.simulationCount),
+          metrics.total_simulations > 0 ? fixed(metrics.avg_reward) : "-",
+          fixed(metrics.pass_hat_ks[1]),
+          run.label ?? "",
+        ]),
+      ),
+    );
+  });
+
+  withStoreOption(
+    runs
+      .command("show")
+      .description("One run: its configuration, job progress and metrics")
+      .argument("<run>", "run id (or unique prefix)")
+      .option("--json", "print the run and its metrics as JSON"),
+  ).action(async (ref: string, options: { store?: string; json?: boolean }) => {
+    const shown = await withStore(context, options.store, { create: false }, async (store) => {
+      const run = store.getRun(ref);
+      const simulations = store.scoredSimulations(run.id);
+      const jobs = await new SqliteJobQueue(store).counts(run.id);
+      return { run, simulations, jobs };
+    });
+    const { run, simulations, jobs } = shown;
+    const metrics = computeRunMetrics(simulations, { numTrials: run.numTrials });
+    const failing = failingTasks(simulations);
+    if (options.json) {
+      println(context, JSON.stringify({ run, jobs, metrics, failing_tasks: failing }, null, 2));
+      return;
+    }
+    println(context, describeRun(run));
+    if (jobs.total > 0) {
+      println(
+        context,
+        `jobs: ${jobs.done} done, ${jobs.queued} queued, ${jobs.claimed} running, ${jobs.failed} failed`,
+      );
+    }
+    println(context);
+    println(context, formatMetrics(metrics));
+    println(context);
+    println(context, formatFailingTasks(failing, 10));
+  });
+
+  withStoreOption(
+    runs
+      .command("delete")
+      .description("Delete a run with its simulations")
+      .argument("<run>", "run id (or unique prefix)"),
+  ).action((ref: string, options: { store?: string }) => {
+    const deleted = withStore(context, options.store, { create: false }, (store) => store.deleteRun(ref));
+    println(context, `deleted run ${deleted.id} (${deleted.simulations} simulations)`);
+  });
+}
+
+function describeRun(run: RunRecord): string {
+  return [
+    `run ${run.id}${run.label ? ` (${run.label})` : ""}`,
+    `  status:   ${run.status}`,
+    `  created:  ${run.createdAt}${run.updatedAt !== run.createdAt ? `, updated ${run.updatedAt}` : ""}`,
+    `  domains:  ${run.domains.join(", ") || "-"}`,
+    `  trials:   ${run.numTrials ?? "-"}, ${run.simulationCount} simulations stored`,
+    `  agent:    ${llmOf(run.info, "agent_info")}`,
+    `  user:     ${llmOf(run.info, "user_info")}`,
+    `  config:   ${JSON.stringify(run.config)}`,
+  ].join("\n");
+}

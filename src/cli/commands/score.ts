@@ -1,0 +1,153 @@
+import type { Command } from "commander";
+import { UnknownNameError } from "../../core/errors.js";
+import type { RewardInfo } from "../../core/simulation.js";
+import type { Task } from "../../core/task.js";
+import { evaluateSimulation } from "../../evaluation/evaluate-simulation.js";
+import { readResultsFile } from "../../formats/tau2/results.js";
+import { isSuccessful } from "../../metrics/pass-hat-k.js";
+import { computeRunMetrics, type ScoredSimulation } from "../../metrics/run-metrics.js";
+import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
+import { formatTable } from "../table.js";
+import { fixed, formatMetrics } from "./metrics-table.js";
+import { resultsDomain } from "./run-source.js";
+
+interface ScoreOptions {
+  json?: boolean;
+  data?: string;
+  domain?: string;
+  seed: string;
+}
+
+/** One re-graded simulation: what the file says, and what passk computes from its messages. */
+export interface ScoredRow {
+  id: string;
+  task_id: string;
+  trial: number | null;
+  recorded_reward: number | null;
+  reward: number;
+}
+
+const EPSILON = 1e-9;
+
+/**
+ * `passk score FILE`: re-evaluate every simulation of a τ² results file against the data (tasks
+ * embedded in the file take precedence) and compare with the recorded rewards. Exit code 1 when
+ * any recomputed reward differs from the recorded one.
+ */
+export function registerScore(program: Command, context: CliContext): void {
+  withDataOption(
+    program
+      .command("score")
+      .description(
+        "Re-evaluate every simulation of a τ²-bench results file and report recorded versus recomputed reward " +
+          "(exit code 1 if any differs)",
+      )
+      .argument("<file>", "results JSON file (or a τ² run directory)")
+      .option("--json", 'print {"simulations":[{id,task_id,trial,recorded_reward,reward}],"metrics":{…}}')
+      .option("--domain <name>", "domain of the file when info.environment_info.domain_name is missing")
+      .option("--seed <n>", "seed of the bootstrap resampling", "0"),
+  ).action(async (file: string, options: ScoreOptions) => {
+    const results = readResultsFile(file);
+    const domainName = resultsDomain(results, options.domain, file);
+    const data = loadDomain(context, domainName, options);
+    const embedded = new Map<string, Task>(results.results.tasks.map((t) => [t.id, t]));
+    const taskOf = (id: string): Task => {
+      const task = embedded.get(id) ?? data.tasks.find((t) => t.id === id);
+      if (!task) {
+        throw new UnknownNameError(
+          `${domainName} task`,
+          id,
+          [...embedded.keys(), ...data.tasks.map((t) => t.id)],
+          `${file} neither embeds it nor does the data directory have it; pass --data with the data the run used.`,
+        );
+      }
+      return task;
+    };
+
+    const rows: ScoredRow[] = [];
+    const rescored: ScoredSimulation[] = [];
+    let notJudged = 0;
+    for (const simulation of results.results.simulations) {
+      const rewardInfo: RewardInfo = await evaluateSimulation(simulation, taskOf(simulation.task_id), {
+        // Trajectories recorded by the reference passed arguments unchecked; replay them the same way.
+        newWorld: (o) => data.newWorld(o),
+        validation: "lenient",
+      });
+      if (rewardInfo.reward_breakdown?.NL_ASSERTION === null) notJudged++;
+      rows.push({
+        id: simulation.id,
+        task_id: simulation.task_id,
+        trial: simulation.trial ?? null,
+        recorded_reward: simulation.reward_info?.reward ?? null,
+        reward: rewardInfo.reward,
+      });
+      rescored.push({
+        domain: domainName,
+        task_id: simulation.task_id,
+        trial: simulation.trial ?? null,
+        termination_reason: simulation.termination_reason,
+        reward_info: rewardInfo,
+        agent_cost: simulation.agent_cost ?? null,
+        user_cost: simulation.user_cost ?? null,
+        duration: simulation.duration ?? null,
+      });
+    }
+    const differs = (r: ScoredRow) =>
+      r.recorded_reward === null ? isSuccessful(r.reward) : Math.abs(r.recorded_reward - r.reward) > EPSILON;
+    const mismatches = rows.filter(differs);
+    const metrics = computeRunMetrics(rescored, {
+      numTrials: results.results.info.num_trials ?? null,
+      bootstrap: { seed: Number(options.seed) },
+    });
+    if (mismatches.length > 0) process.exitCode = 1;
+
+    if (options.json) {
+      println(
+        context,
+        JSON.stringify(
+          {
+            simulations: rows,
+            metrics,
+            summary: {
+              simulations: rows.length,
+              matching: rows.length - mismatches.length,
+              differing: mismatches.length,
+              nl_assertions_not_judged: notJudged,
+            },
+          },
+          null,
+          2,
+        ),
+      );
+      return;
+    }
+    println(
+      context,
+      formatTable(
+        ["simulation", "task", "trial", "recorded", "recomputed", ""],
+        rows.map((r) => [
+          r.id,
+          r.task_id,
+          r.trial === null ? "-" : String(r.trial),
+          fixed(r.recorded_reward),
+          fixed(r.reward),
+          differs(r) ? "DIFFERS" : "",
+        ]),
+      ),
+    );
+    println(context);
+    println(context, formatMetrics(metrics));
+    println(context);
+    println(
+      context,
+      `${rows.length - mismatches.length} of ${rows.length} simulations reproduce their recorded reward` +
+        (mismatches.length > 0 ? `; ${mismatches.length} differ` : ""),
+    );
+    if (notJudged > 0) {
+      println(
+        context,
+        `${notJudged} simulation(s) have natural-language assertions that need an LLM judge; they were graded without that component`,
+      );
+    }
+  });
+}

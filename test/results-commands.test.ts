@@ -1,0 +1,261 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { beforeAll, describe, expect, it } from "vitest";
+import { describeError, type CliContext } from "../src/cli/context.js";
+import { buildProgram } from "../src/cli/program.js";
+import { builtinDomains } from "../src/domains/registry.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { formatResults, type ResultsInput } from "../src/formats/tau2/results.js";
+import { MIGRATIONS } from "../src/store/schema.js";
+import { Store } from "../src/store/store.js";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import {
+  buildOfficialResults,
+  MOCK_RUN_EXPECTED,
+  MOCK_RUN_PLAN,
+  type TrialPlan,
+} from "./helpers/official-results.js";
+
+const dataDir = tau2DataDir();
+const work = mkdtempSync(path.join(tmpdir(), "passk-results-cli-"));
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the passk CLI in-process (same program as the binary), streams captured. */
+async function passk(...args: string[]): Promise<Outcome> {
+  let stdout = "";
+  let stderr = "";
+  const sink = (append: (s: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        append(chunk.toString());
+        callback();
+      },
+    });
+  const context: CliContext = {
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink((s) => (stderr += s)),
+    env: { ...process.env, PASSK_DATA_DIR: dataDir, PASSK_STORE: path.join(work, "default.db") },
+    domains: builtinDomains,
+  };
+  process.exitCode = undefined;
+  let code = 0;
+  try {
+    await buildProgram(context)
+      .exitOverride()
+      .parseAsync(["node", "passk", ...args]);
+    code = Number(process.exitCode ?? 0);
+  } catch (error) {
+    stderr += `${describeError(error)}\n`;
+    code = 1;
+  }
+  process.exitCode = undefined;
+  return { code, stdout, stderr };
+}
+
+function writeResults(name: string, results: ResultsInput): string {
+  const file = path.join(work, name);
+  writeFileSync(file, formatResults(results));
+  return file;
+}
+
+const mock = new DomainData(builtinDomains.get("mock")!, dataDir);
+let official: ResultsInput;
+let officialFile: string;
+
+beforeAll(() => {
+  official = buildOfficialResults(mock, MOCK_RUN_PLAN);
+  officialFile = writeResults("mock-official.json", official);
+});
+
+describe("the synthetic official results file", () => {
+  it("records the rewards planned by hand (broken trials score 0)", () => {
+    expect(official.simulations.map((s) => s.reward_info?.reward)).toEqual(MOCK_RUN_EXPECTED.rewards);
+  });
+});
+
+describe("passk score", () => {
+  it("recomputes every recorded reward from the messages", async () => {
+    const run = await passk("score", officialFile, "--json");
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const output = JSON.parse(run.stdout);
+    expect(Object.keys(output.simulations[0])).toEqual([
+      "id",
+      "task_id",
+      "trial",
+      "recorded_reward",
+      "reward",
+    ]);
+    expect(output.simulations.map((s: { reward: number }) => s.reward)).toEqual(MOCK_RUN_EXPECTED.rewards);
+    expect(output.simulations.map((s: { recorded_reward: number }) => s.recorded_reward)).toEqual(
+      MOCK_RUN_EXPECTED.rewards,
+    );
+    expect(output.metrics.pass_hat_ks["1"]).toBeCloseTo(MOCK_RUN_EXPECTED.passHat[1], 12);
+    expect(output.summary).toMatchObject({ simulations: 18, matching: 18, differing: 0 });
+  });
+
+  it("flags a published reward that the messages do not support (exit code 1)", async () => {
+    const tampered = structuredClone(official);
+    tampered.simulations[4]!.reward_info!.reward = 1; // the wrong-final-message trial
+    const run = await passk("score", writeResults("tampered.json", tampered));
+    expect(run.code).toBe(1);
+    const line = run.stdout.split("\n").find((l) => l.startsWith(tampered.simulations[4]!.id))!;
+    expect(line).toMatch(/update_task_with_initialization_data\s+1\s+1\.000\s+0\.000\s+DIFFERS/);
+    expect(run.stdout).toContain("17 of 18 simulations reproduce their recorded reward; 1 differ");
+  });
+
+  it("uses the data directory's tasks when the file embeds none", async () => {
+    const run = await passk("score", writeResults("no-tasks.json", { ...official, tasks: [] }), "--json");
+    expect(JSON.parse(run.stdout).simulations.map((s: { reward: number }) => s.reward)).toEqual(
+      MOCK_RUN_EXPECTED.rewards,
+    );
+  });
+
+  it("uses the tasks embedded in the file before the data directory's", async () => {
+    // Embed a changed task: communicating "Done." is now required of create_task_1, so its trials fail.
+    const changed = structuredClone(official);
+    const task = changed.tasks.find((t) => t.id === "create_task_1")!;
+    task.evaluation_criteria = { ...task.evaluation_criteria, communicate_info: ["a refund of 1234"] };
+    const run = await passk("score", writeResults("changed-task.json", changed), "--json");
+    const rewards = JSON.parse(run.stdout).simulations.map((s: { reward: number }) => s.reward);
+    expect(rewards.slice(0, 3)).toEqual([0, 0, 0]);
+    expect(run.code).toBe(1);
+  });
+});
+
+describe("passk report", () => {
+  it("gives pass^k, pass@k and average reward equal to the hand-computed values", async () => {
+    const run = await passk("report", officialFile, "--json");
+    const { metrics, failing_tasks: failing } = JSON.parse(run.stdout);
+    expect(Object.keys(metrics.pass_hat_ks)).toEqual(["1", "2"]);
+    expect(metrics.pass_hat_ks["1"]).toBeCloseTo(MOCK_RUN_EXPECTED.passHat[1], 12);
+    expect(metrics.pass_hat_ks["2"]).toBeCloseTo(MOCK_RUN_EXPECTED.passHat[2], 12);
+    expect(metrics.pass_at_ks["2"]).toBeCloseTo(MOCK_RUN_EXPECTED.passAt2, 12);
+    expect(metrics.avg_reward).toBeCloseTo(MOCK_RUN_EXPECTED.avgReward, 12);
+    expect(metrics.infra_error_count).toBe(1);
+    expect(metrics.termination_reasons).toEqual({ user_stop: 16, max_steps: 1, infrastructure_error: 1 });
+    expect(Object.keys(metrics.by_domain)).toEqual(["mock"]);
+    expect(failing[0]).toMatchObject({ task_id: "update_task_with_user_tools", failures: 3, trials: 3 });
+    const updateTask = failing.find((t: { task_id: string }) => t.task_id === "update_task_1");
+    expect(updateTask.checks).toEqual([
+      { kind: "DB", check: "final database differs from the gold database", count: 1 },
+      { kind: "TERMINATION", check: "conversation ended with max_steps", count: 1 },
+    ]);
+  });
+
+  it("prints a table with the intervals and the failed checks", async () => {
+    const run = await passk("report", officialFile);
+    expect(run.stdout).toMatch(/mock\s+6\s+17\s+1\s+0\.588\s+0\.611 \[\d\.\d\d, \d\.\d\d\]\s+0\.444 \[/);
+    expect(run.stdout).toContain("termination reasons: user_stop 16, max_steps 1, infrastructure_error 1");
+    expect(run.stdout).toContain("mock/update_task_1  failed 2/3");
+    expect(run.stdout).toContain(
+      '1× COMMUNICATE: did not communicate "The agent acknowledged the previous context"',
+    );
+  });
+});
+
+describe("the store: import, export, runs, report, compare", () => {
+  const store = path.join(work, "runs.db");
+
+  it("imports an official file and exports it back JSON-equal", async () => {
+    const imported = await passk("import", officialFile, "--store", store, "--id", "official");
+    expect(imported.stdout).toBe(
+      `imported ${officialFile} as run official: 18 simulations, 6 tasks (mock)\n`,
+    );
+    const out = path.join(work, "exported.json");
+    const exported = await passk("export", "official", "--store", store, "-o", out);
+    expect(exported.code).toBe(0);
+    expect(JSON.parse(readFileSync(out, "utf8"))).toEqual(JSON.parse(readFileSync(officialFile, "utf8")));
+    expect(readFileSync(out, "utf8")).toBe(readFileSync(officialFile, "utf8"));
+  });
+
+  it("round-trips fields passk does not know", async () => {
+    const withExtras = JSON.parse(readFileSync(officialFile, "utf8"));
+    withExtras.simulation_index = [{ id: "x" }];
+    withExtras.simulations[0].mode = "half_duplex";
+    withExtras.simulations[0].messages[0].raw_data = { provider: { nested: [1, 2] } };
+    const file = path.join(work, "extras.json");
+    writeFileSync(file, JSON.stringify(withExtras));
+    await passk("import", file, "--store", store, "--id", "extras");
+    const exported = await passk("export", "extras", "--store", store);
+    expect(JSON.parse(exported.stdout)).toEqual(withExtras);
+  });
+
+  it("reports a stored run exactly as its file", async () => {
+    const fromStore = JSON.parse((await passk("report", "official", "--store", store, "--json")).stdout);
+    const fromFile = JSON.parse((await passk("report", officialFile, "--json")).stdout);
+    expect(fromStore.metrics).toEqual(fromFile.metrics);
+    expect(fromStore.source).toBe("run official");
+  });
+
+  it("lists, shows and deletes runs", async () => {
+    const list = await passk("runs", "list", "--store", store);
+    expect(list.stdout).toMatch(
+      /official\s+\S+ \S+\s+imported\s+mock\s+gpt-4\.1\s+3\s+18\s+0\.588\s+0\.611\s+mock-official\.json/,
+    );
+    const show = await passk("runs", "show", "offi", "--store", store);
+    expect(show.stdout).toContain("run official (mock-official.json)");
+    expect(show.stdout).toContain("status:   imported");
+    const deleted = await passk("runs", "delete", "extras", "--store", store);
+    expect(deleted.stdout).toBe("deleted run extras (18 simulations)\n");
+    const json = JSON.parse((await passk("runs", "list", "--store", store, "--json")).stdout);
+    expect(json.map((r: { id: string }) => r.id)).toEqual(["official"]);
+  });
+
+  it("compares two runs task by task and lists the regressions", async () => {
+    const worse: TrialPlan[] = MOCK_RUN_PLAN.map((p) =>
+      p.task === "create_task_1" && p.trial === 1 ? { ...p, variant: "max_steps" } : p,
+    );
+    const candidate = writeResults("candidate.json", buildOfficialResults(mock, worse));
+    const run = await passk("compare", "official", candidate, "--store", store, "--json");
+    const comparison = JSON.parse(run.stdout);
+    expect(comparison.k).toBe(2);
+    expect(comparison.regressed.map((t: { task_id: string }) => t.task_id)).toEqual(["create_task_1"]);
+    expect(comparison.regressed[0].before).toEqual([1, 1]);
+    // 2 of 3 pass: pass^1 = 2/3, pass^2 = C(2,2)/C(3,2) = 1/3
+    expect(comparison.regressed[0].after[0]).toBeCloseTo(2 / 3, 15);
+    expect(comparison.regressed[0].after[1]).toBeCloseTo(1 / 3, 15);
+    const table = await passk("compare", "official", candidate, "--store", store);
+    expect(table.stdout).toMatch(/mock\/create_task_1\s+1\.00 → 0\.67\s+1\.00 → 0\.33\s+regressed/);
+  });
+});
+
+describe("bad input", () => {
+  it("a corrupt results file is a clear error", async () => {
+    const file = path.join(work, "corrupt.json");
+    writeFileSync(file, readFileSync(officialFile, "utf8").slice(0, 5000));
+    const run = await passk("report", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^error: .*corrupt\.json is not valid \(1 problem\):\n {2}- line \d+, column \d+/,
+    );
+  });
+
+  it("a store of another schema version names both versions and the fix", async () => {
+    const file = path.join(work, "future.db");
+    Store.open(file, {
+      migrations: [...MIGRATIONS, { version: 9, description: "future", up: () => {} }],
+    }).close();
+    const run = await passk("runs", "list", "--store", file);
+    expect(run.stderr).toMatch(
+      /has store schema version 9 .*this passk reads schema version 1 at most\. Upgrade passk/,
+    );
+  });
+
+  it("a missing store is not created by read-only commands", async () => {
+    const run = await passk("runs", "list", "--store", path.join(work, "none", "x.db"));
+    expect(run.stderr).toMatch(/no passk store at .*x\.db/);
+  });
+
+  it("an unknown run id lists the known ones", async () => {
+    const run = await passk("report", "nope", "--store", path.join(work, "runs.db"));
+    expect(run.stderr).toMatch(/run "nope" is not known \(known: official\)/);
+  });
+});

@@ -1,0 +1,351 @@
+import { z } from "zod";
+import { MessageSchema, ToolCallSchema, ToolMessageSchema } from "../core/message.js";
+import { RewardInfoSchema, SimulationRunSchema, TerminationReasonSchema } from "../core/simulation.js";
+import { TaskSchema } from "../core/task.js";
+
+/**
+ * The web API's wire format, shared by the server (which validates requests with these schemas and
+ * types its responses with them) and the web client (which parses responses with them). This module
+ * imports only zod and `core/` schemas, so the browser bundle can include it.
+ */
+
+/** Every non-2xx answer: a stable `code` to branch on and a sentence for people. */
+export const ApiErrorSchema = z.object({ code: z.string(), message: z.string() });
+export type ApiError = z.infer<typeof ApiErrorSchema>;
+
+// ── Domains and tasks ────────────────────────────────────────────────────────────────────────────
+
+export const BudgetSchema = z.object({
+  /** Daily spend cap in USD; null when the server has none. */
+  capUsd: z.number().nullable(),
+  spentUsd: z.number(),
+  /** Model calls whose price was unknown today (their cost is not in `spentUsd`). */
+  unpricedCalls: z.number().int(),
+  /** When the daily budget starts again (ISO, UTC midnight). */
+  resetsAt: z.string(),
+  /** The cap is reached: new conversations are refused until `resetsAt`. */
+  exhausted: z.boolean(),
+});
+export type Budget = z.infer<typeof BudgetSchema>;
+
+export const DomainSummarySchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  taskCount: z.number().int(),
+  /** The customer has tools of their own (telecom: their phone). */
+  hasUserTools: z.boolean(),
+});
+export type DomainSummary = z.infer<typeof DomainSummarySchema>;
+
+export const ServerInfoSchema = z.object({
+  domains: z.array(DomainSummarySchema),
+  /** Participant specs this server lets the browser pick (the first is the default). */
+  agents: z.array(z.string()),
+  users: z.array(z.string()),
+  budget: BudgetSchema,
+  /** Whether runs can be browsed and imported (a store is attached). */
+  explorer: z.boolean(),
+});
+export type ServerInfo = z.infer<typeof ServerInfoSchema>;
+
+export const ToolSummarySchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  side: z.enum(["agent", "user"]),
+  kind: z.string(),
+});
+export type ToolSummary = z.infer<typeof ToolSummarySchema>;
+
+export const TaskSummarySchema = z.object({
+  id: z.string(),
+  /** One line: the task's purpose, else the customer's reason for calling. */
+  title: z.string(),
+  actions: z.number().int(),
+  writes: z.number().int(),
+  userActions: z.number().int(),
+  rewardBasis: z.array(z.string()),
+});
+export type TaskSummary = z.infer<typeof TaskSummarySchema>;
+
+export const ScenarioKindSchema = z.enum([
+  "refusal",
+  "contradiction",
+  "multi-step",
+  "customer-action",
+  "information",
+]);
+export type ScenarioKind = z.infer<typeof ScenarioKindSchema>;
+
+/** A one-click scenario: a task of the domain picked because it shows a kind of situation. */
+export const ScenarioChipSchema = z.object({
+  kind: ScenarioKindSchema,
+  label: z.string(),
+  description: z.string(),
+  taskId: z.string(),
+});
+export type ScenarioChip = z.infer<typeof ScenarioChipSchema>;
+
+export const DomainDetailSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  policy: z.string(),
+  tools: z.array(ToolSummarySchema),
+  tasks: z.array(TaskSummarySchema),
+  scenarios: z.array(ScenarioChipSchema),
+  hasUserTools: z.boolean(),
+});
+export type DomainDetail = z.infer<typeof DomainDetailSchema>;
+
+export const TaskDetailSchema = z.object({ domain: z.string(), task: TaskSchema });
+export type TaskDetail = z.infer<typeof TaskDetailSchema>;
+
+// ── Playground ───────────────────────────────────────────────────────────────────────────────────
+
+const name = (what: string, max = 200) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .min(1, `${what} must not be empty`)
+    .max(max, `${what} is longer than ${max} characters`);
+
+export const ConversationModeSchema = z.enum(["simulate", "human"]);
+export type ConversationMode = z.infer<typeof ConversationModeSchema>;
+
+export const StartConversationRequestSchema = z
+  .strictObject({
+    domain: name("domain", 64),
+    /** Required to simulate; optional when a person plays the customer (free conversation). */
+    taskId: name("taskId").optional(),
+    mode: ConversationModeSchema,
+    /** One of the server's offered agent specs; default: the first. */
+    agent: name("agent").optional(),
+    user: name("user").optional(),
+  })
+  .refine((request) => request.mode !== "simulate" || request.taskId !== undefined, {
+    message: "taskId is required in simulate mode (the simulated customer plays a task)",
+    path: ["taskId"],
+  });
+export type StartConversationRequest = z.infer<typeof StartConversationRequestSchema>;
+
+export const StartConversationResponseSchema = z.object({
+  conversationId: z.string(),
+  /** Server-sent events of the conversation, from its start. */
+  eventsUrl: z.string(),
+});
+export type StartConversationResponse = z.infer<typeof StartConversationResponseSchema>;
+
+export const CustomerMessageRequestSchema = z.strictObject({
+  content: z
+    .string({ error: "content must be a string" })
+    .trim()
+    .min(1, "content must not be empty")
+    .max(4000, "content is longer than 4000 characters"),
+});
+export type CustomerMessageRequest = z.infer<typeof CustomerMessageRequestSchema>;
+
+export const OkResponseSchema = z.object({ ok: z.literal(true) });
+
+/** One field of a record before and after a change (paths like `payment_methods.gift_card_1.amount`). */
+export const FieldChangeSchema = z.object({ path: z.string(), before: z.unknown(), after: z.unknown() });
+export type FieldChange = z.infer<typeof FieldChangeSchema>;
+
+export const RecordChangeSchema = z.object({
+  collection: z.string(),
+  /** The record's id; for a non-collection field (e.g. telecom `device`) the sub-key. */
+  id: z.string(),
+  kind: z.enum(["changed", "added", "removed"]),
+  fields: z.array(FieldChangeSchema),
+});
+export type RecordChange = z.infer<typeof RecordChangeSchema>;
+
+export const FailedCheckSchema = z.object({ kind: z.string(), check: z.string() });
+export type FailedCheck = z.infer<typeof FailedCheckSchema>;
+
+/** What the playground streams, in order; `seq` numbers events from 0 (the SSE id). */
+export const PlaygroundEventSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("conversation-start"),
+    conversationId: z.string(),
+    mode: ConversationModeSchema,
+    domain: z.string(),
+    taskId: z.string().nullable(),
+    agent: z.string(),
+    user: z.string().nullable(),
+  }),
+  z.object({ type: z.literal("message"), message: MessageSchema }),
+  z.object({ type: z.literal("tool-call-start"), call: ToolCallSchema }),
+  z.object({
+    type: z.literal("tool-call-end"),
+    call: ToolCallSchema,
+    result: ToolMessageSchema,
+    latencyMs: z.number(),
+  }),
+  z.object({
+    type: z.literal("world-change"),
+    side: z.enum(["agent", "user"]),
+    records: z.array(RecordChangeSchema),
+  }),
+  /** The customer's own state (telecom: the phone), whole, at the start and after each change. */
+  z.object({ type: z.literal("user-state"), state: z.unknown() }),
+  z.object({
+    type: z.literal("usage"),
+    role: z.enum(["assistant", "user"]),
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    cost: z.number().nullable(),
+  }),
+  /** Human mode: the agent waits for the person to type. */
+  z.object({ type: z.literal("awaiting-customer") }),
+  z.object({
+    type: z.literal("simulation-end"),
+    terminationReason: TerminationReasonSchema,
+    error: z.string().nullable(),
+    durationSeconds: z.number(),
+    agentCost: z.number().nullable(),
+    userCost: z.number().nullable(),
+  }),
+  z.object({
+    type: z.literal("reward"),
+    rewardInfo: RewardInfoSchema,
+    failedChecks: z.array(FailedCheckSchema),
+  }),
+  /** Always the last event. */
+  z.object({
+    type: z.literal("conversation-end"),
+    reason: z.enum(["finished", "abandoned", "failed"]),
+    message: z.string().nullable(),
+  }),
+]);
+export type PlaygroundEvent = z.infer<typeof PlaygroundEventSchema>;
+export const SequencedEventSchema = z.intersection(
+  z.object({ seq: z.number().int() }),
+  PlaygroundEventSchema,
+);
+export type SequencedEvent = z.infer<typeof SequencedEventSchema>;
+
+// ── Explorer ─────────────────────────────────────────────────────────────────────────────────────
+
+export const RunSummarySchema = z.object({
+  id: z.string(),
+  label: z.string().nullable(),
+  /** The agent's model (τ² `agent_info.llm`), or its implementation name. */
+  model: z.string().nullable(),
+  userModel: z.string().nullable(),
+  domains: z.array(z.string()),
+  tasks: z.number().int(),
+  trials: z.number().int(),
+  simulations: z.number().int(),
+  /** pass^k for k = 1…K. */
+  passHatKs: z.record(z.string(), z.number()),
+  avgReward: z.number(),
+  /** Total agent + user cost in USD; null when some price was unknown. */
+  totalCost: z.number().nullable(),
+  /** When the run was made (the results file's timestamp), else when it was imported. */
+  date: z.string().nullable(),
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+export const RunListSchema = z.object({ runs: z.array(RunSummarySchema) });
+export type RunList = z.infer<typeof RunListSchema>;
+
+export const ImportResponseSchema = z.object({ run: RunSummarySchema });
+
+export const PassKPointSchema = z.object({
+  k: z.number().int(),
+  value: z.number(),
+  low: z.number().nullable(),
+  high: z.number().nullable(),
+});
+export type PassKPoint = z.infer<typeof PassKPointSchema>;
+
+export const GridCellSchema = z.object({
+  trial: z.number().int(),
+  simulationId: z.string(),
+  reward: z.number().nullable(),
+  terminationReason: z.string(),
+  /** Kinds of the checks that failed (`DB`, `ACTION`, `COMMUNICATE`, `ENV_ASSERTION`, `NL_ASSERTION`, `TERMINATION`…). */
+  failedKinds: z.array(z.string()),
+  cost: z.number().nullable(),
+});
+export type GridCell = z.infer<typeof GridCellSchema>;
+
+export const GridRowSchema = z.object({
+  domain: z.string(),
+  taskId: z.string(),
+  successes: z.number().int(),
+  cells: z.array(GridCellSchema),
+});
+export type GridRow = z.infer<typeof GridRowSchema>;
+
+export const RunDetailSchema = z.object({
+  run: RunSummarySchema,
+  passHatK: z.array(PassKPointSchema),
+  terminationReasons: z.record(z.string(), z.number()),
+  costs: z.object({
+    avgAgentCost: z.number().nullable(),
+    avgUserCost: z.number().nullable(),
+    totalAgentCost: z.number().nullable(),
+    totalUserCost: z.number().nullable(),
+  }),
+  infraErrors: z.number().int(),
+  /** How many failed simulations each kind of check accounts for. */
+  failedCheckKinds: z.array(z.object({ kind: z.string(), count: z.number().int() })),
+  grid: z.array(GridRowSchema),
+  maxTrials: z.number().int(),
+});
+export type RunDetail = z.infer<typeof RunDetailSchema>;
+
+export const RecordDiffSchema = z.object({
+  collection: z.string(),
+  id: z.string(),
+  kind: z.enum(["changed", "only_predicted", "only_gold"]),
+  fields: z.array(z.object({ path: z.string(), predicted: z.unknown(), gold: z.unknown() })),
+});
+export type RecordDiff = z.infer<typeof RecordDiffSchema>;
+
+export const SimulationDetailSchema = z.object({
+  runId: z.string(),
+  domain: z.string(),
+  task: TaskSchema.nullable(),
+  simulation: SimulationRunSchema,
+  failedChecks: z.array(FailedCheckSchema),
+  /** Predicted-vs-gold records; null when there is nothing to compare or no data to compare with. */
+  dbDiff: z.object({ agent: z.array(RecordDiffSchema), user: z.array(RecordDiffSchema) }).nullable(),
+  /** Where the diff comes from: the stored reward info, a re-evaluation on this server, or nowhere. */
+  dbDiffSource: z.enum(["recorded", "recomputed", "unavailable"]),
+});
+export type SimulationDetail = z.infer<typeof SimulationDetailSchema>;
+
+export const TaskComparisonSchema = z.object({
+  domain: z.string(),
+  taskId: z.string(),
+  before: z.array(z.number()),
+  after: z.array(z.number()),
+  difference: z.array(z.number()),
+  regressed: z.boolean(),
+  improved: z.boolean(),
+});
+export type TaskComparison = z.infer<typeof TaskComparisonSchema>;
+
+export const CompareResponseSchema = z.object({
+  a: RunSummarySchema,
+  b: RunSummarySchema,
+  k: z.number().int(),
+  /** Regressions first (worst first), then improvements, then unchanged tasks. */
+  tasks: z.array(TaskComparisonSchema),
+  onlyInA: z.array(z.string()),
+  onlyInB: z.array(z.string()),
+  passHatKsA: z.record(z.string(), z.number()),
+  passHatKsB: z.record(z.string(), z.number()),
+});
+export type CompareResponse = z.infer<typeof CompareResponseSchema>;
+
+export const CompareQuerySchema = z.strictObject({ a: name("a"), b: name("b") });
+export const RunIdParamSchema = z.object({ runId: name("runId") });
+export const SimulationParamSchema = z.object({ runId: name("runId"), simulationId: name("simulationId") });
+export const DomainParamSchema = z.object({ domain: name("domain", 64) });
+export const TaskParamSchema = z.object({ domain: name("domain", 64), taskId: name("taskId") });
+export const ConversationParamSchema = z.object({ conversationId: name("conversationId", 64) });
+export const EventsQuerySchema = z.object({
+  /** Resume after this event (SSE clients send Last-Event-ID instead). */
+  after: z.coerce.number().int().min(-1).optional(),
+});

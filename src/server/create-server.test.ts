@@ -1,0 +1,377 @@
+import { describe, expect, it } from "vitest";
+import type { Agent, UserSimulator } from "../core/agent.js";
+import { ConfigError } from "../core/errors.js";
+import { goldAgent } from "../agents/gold-agent.js";
+import { builtinDomains } from "../domains/registry.js";
+import { tau2DataDir } from "../testing/tau2-fixtures.js";
+import { goldUser } from "../users/gold-user.js";
+import { SequencedEventSchema, type SequencedEvent } from "./api-schemas.js";
+import { createServer, type Participants, type ServerDeps } from "./create-server.js";
+
+const SECRET = "sk-test-0123456789abcdefSECRET";
+
+function participants(overrides: Partial<Participants> = {}): Participants {
+  return {
+    agents: ["scripted:gold"],
+    users: ["scripted:gold"],
+    createAgent: () => goldAgent,
+    createUserSimulator: () => goldUser,
+    ...overrides,
+  };
+}
+
+function server(deps: Partial<ServerDeps> = {}) {
+  return createServer({
+    domains: builtinDomains,
+    dataDir: tau2DataDir(),
+    participants: participants(),
+    secrets: [SECRET],
+    ...deps,
+  });
+}
+
+type App = ReturnType<typeof server>;
+
+const post = (app: App, path: string, body: unknown) =>
+  app.request(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+
+/** Read a conversation's SSE stream until `until` holds (or the stream ends). */
+async function readEvents(
+  app: App,
+  conversationId: string,
+  until: (event: SequencedEvent) => boolean = () => false,
+  after = -1,
+): Promise<SequencedEvent[]> {
+  const response = await app.request(`/api/conversations/${conversationId}/events?after=${after}`);
+  expect(response.headers.get("Content-Type")).toContain("text/event-stream");
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: SequencedEvent[] = [];
+  let buffer = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return events;
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trimStart())
+        .join("\n");
+      if (!data) continue;
+      const event = SequencedEventSchema.parse(JSON.parse(data));
+      events.push(event);
+      if (until(event)) {
+        await reader.cancel();
+        return events;
+      }
+    }
+  }
+}
+
+async function start(app: App, body: Record<string, unknown>): Promise<string> {
+  const response = await post(app, "/api/conversations", body);
+  expect(response.status, await response.clone().text()).toBe(201);
+  return ((await response.json()) as { conversationId: string }).conversationId;
+}
+
+describe("playground API", () => {
+  it("lists the domains with data, the offered participants and the budget", async () => {
+    const response = await server({ limits: { dailySpendCapUsd: 5 } }).request("/api/info");
+    expect(response.status).toBe(200);
+    const info = (await response.json()) as Record<string, unknown>;
+    expect(info.agents).toEqual(["scripted:gold"]);
+    expect(info.domains).toContainEqual({
+      name: "mock",
+      description: expect.any(String),
+      taskCount: 10,
+      hasUserTools: true,
+    });
+    expect(info.budget).toMatchObject({ capUsd: 5, spentUsd: 0, exhausted: false });
+  });
+
+  it("streams a simulated conversation: tool cards, field-level world diffs, then the reward", async () => {
+    const app = server();
+    const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "simulate" });
+    const events = await readEvents(app, id);
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe("conversation-start");
+    expect(types.at(-1)).toBe("conversation-end");
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+
+    const callEnd = events.find((e) => e.type === "tool-call-end");
+    expect(callEnd).toMatchObject({
+      call: { name: "create_task", arguments: { user_id: "user_1", title: "Important Meeting" } },
+    });
+    expect(callEnd?.type === "tool-call-end" && callEnd.latencyMs).toBeGreaterThanOrEqual(0);
+
+    // The mock DB has task_1 (of user_1); creating one adds task_2 and lists it under user_1.
+    const change = events.find((e) => e.type === "world-change" && e.side === "agent");
+    expect(change?.type === "world-change" && change.records).toEqual([
+      {
+        collection: "tasks",
+        id: "task_2",
+        kind: "added",
+        fields: [
+          { path: "task_id", before: null, after: "task_2" },
+          { path: "title", before: null, after: "Important Meeting" },
+          { path: "description", before: null, after: null },
+          { path: "status", before: null, after: "pending" },
+        ],
+      },
+      {
+        collection: "users",
+        id: "user_1",
+        kind: "changed",
+        fields: [{ path: "tasks", before: ["task_1"], after: ["task_1", "task_2"] }],
+      },
+    ]);
+    const reward = events.find((e) => e.type === "reward");
+    expect(reward?.type === "reward" && reward.rewardInfo.reward).toBe(1);
+    expect(reward?.type === "reward" && reward.failedChecks).toEqual([]);
+    expect(events.find((e) => e.type === "simulation-end")).toMatchObject({ terminationReason: "user_stop" });
+
+    // A client that reconnects after event 3 gets the rest only.
+    const rest = await readEvents(app, id, undefined, 3);
+    expect(rest[0]?.seq).toBe(4);
+    expect(rest.length).toBe(events.length - 4);
+  });
+
+  it("lets a person type as the customer and grades the conversation when they end it", async () => {
+    const app = server();
+    const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "human" });
+    const opening = await readEvents(app, id, (e) => e.type === "awaiting-customer");
+    expect(
+      opening.filter((e) => e.type === "message").map((e) => e.type === "message" && e.message.content),
+    ).toEqual(["Hi! How can I help you today?"]);
+    // Typing while the agent is not waiting is refused with 409, and the server goes on.
+    expect((await post(app, `/api/conversations/${id}/messages`, { content: "hello" })).status).toBe(200);
+    const early = await post(app, `/api/conversations/${id}/messages`, { content: "too soon?" });
+    if (early.status !== 200) expect(early.status).toBe(409);
+
+    const answered = await readEvents(app, id, (e) => e.type === "awaiting-customer", opening.at(-1)!.seq);
+    const agentTurns = answered.filter((e) => e.type === "message" && e.message.role === "assistant");
+    expect(agentTurns.length).toBeGreaterThan(0);
+
+    expect((await app.request(`/api/conversations/${id}/end`, { method: "POST" })).status).toBe(200);
+    const end = await readEvents(app, id, undefined, answered.at(-1)!.seq);
+    expect(end.at(-1)).toMatchObject({ type: "conversation-end", reason: "finished" });
+    expect(end.find((e) => e.type === "simulation-end")).toMatchObject({ terminationReason: "user_stop" });
+    expect(end.some((e) => e.type === "reward")).toBe(true);
+  });
+
+  it("streams the customer's own state when the domain has a user database", async () => {
+    const app = server();
+    const id = await start(app, { domain: "mock", taskId: "update_task_with_user_tools", mode: "simulate" });
+    const events = await readEvents(app, id);
+    const states = events.filter((e) => e.type === "user-state");
+    expect(states.length).toBeGreaterThan(0);
+  });
+});
+
+describe("input validation", () => {
+  it("answers malformed requests with 400 and a reason, and keeps serving", async () => {
+    const app = server();
+    const cases: Array<[string, unknown, number, RegExp]> = [
+      ["/api/conversations", "{not json", 400, /Malformed JSON/],
+      ["/api/conversations", {}, 400, /body\.domain/],
+      ["/api/conversations", { domain: "mock", mode: "simulate" }, 400, /taskId is required/],
+      ["/api/conversations", { domain: "mock", mode: "dance", taskId: "x" }, 400, /body\.mode/],
+      ["/api/conversations", { domain: "mock", mode: "human", extra: 1 }, 400, /extra/],
+      ["/api/conversations", { domain: "airlines", mode: "human" }, 404, /domain "airlines" is not known/],
+      ["/api/conversations", { domain: "mock", mode: "human", taskId: "nope" }, 404, /mock task "nope"/],
+      ["/api/conversations", { domain: "mock", mode: "human", agent: "openai:gpt-5" }, 400, /not offered/],
+      ["/api/conversations/nope/messages", { content: "" }, 400, /content must not be empty/],
+      ["/api/conversations/nope/messages", { content: "hi" }, 404, /conversation "nope"/],
+      ["/api/runs/import", "{}", 404, /no run store/],
+    ];
+    for (const [path, body, status, message] of cases) {
+      const response = await post(app, path, body);
+      const answer = (await response.json()) as { code: string; message: string };
+      expect(response.status, `${path} ${JSON.stringify(body)}`).toBe(status);
+      expect(answer.message).toMatch(message);
+      expect(typeof answer.code).toBe("string");
+    }
+    const notJson = await app.request("/api/conversations", { method: "POST", body: "domain=mock" });
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { message: string }).message).toMatch(
+      /Content-Type: application\/json/,
+    );
+    expect((await app.request("/api/nothing-here")).status).toBe(404);
+    expect((await app.request("/api/conversations/x/events?after=abc")).status).toBe(400);
+    expect((await app.request("/api/info")).status).toBe(200);
+  });
+
+  it("answers unexpected failures with a bare 500 and PasskErrors without secrets", async () => {
+    const failing = server({
+      participants: participants({
+        createAgent: () => {
+          throw new Error(`database password hunter2 and ${SECRET}`);
+        },
+      }),
+    });
+    const crash = await post(failing, "/api/conversations", { domain: "mock", mode: "human" });
+    expect(crash.status).toBe(500);
+    expect(await crash.json()).toEqual({ code: "internal_error", message: "Internal server error" });
+
+    const misconfigured = server({
+      participants: participants({
+        createAgent: () => {
+          throw new ConfigError(`provider rejected key ${SECRET}`);
+        },
+      }),
+    });
+    const refused = await post(misconfigured, "/api/conversations", { domain: "mock", mode: "human" });
+    expect(refused.status).toBe(400);
+    const text = await refused.text();
+    expect(text).toContain("[redacted]");
+    expect(text).not.toContain(SECRET);
+  });
+
+  it("never streams a key a participant leaks", async () => {
+    const leaky: Agent = {
+      name: "leaky",
+      start: () => ({
+        respond: async () => {
+          throw new Error(`401 from provider: invalid key ${SECRET}`);
+        },
+      }),
+    };
+    const app = server({ participants: participants({ createAgent: () => leaky }) });
+    const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "simulate" });
+    const response = await app.request(`/api/conversations/${id}/events`);
+    const text = await response.text();
+    expect(text).toContain("agent_error");
+    expect(text).toContain("[redacted]");
+    expect(text).not.toContain(SECRET);
+  });
+});
+
+describe("public deployment limits", () => {
+  it("rate-limits each client with 429, Retry-After and a clear message", async () => {
+    let clock = new Date("2025-06-01T10:00:00Z");
+    const app = server({
+      now: () => clock,
+      trustProxy: true,
+      limits: { rateLimitMax: 2, rateLimitWindowMs: 60_000 },
+    });
+    const from = (ip: string) =>
+      app.request("/api/conversations", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Forwarded-For": ip },
+        body: JSON.stringify({ domain: "mock", mode: "human" }),
+      });
+    expect((await from("10.0.0.1")).status).toBe(201);
+    expect((await from("10.0.0.1")).status).toBe(201);
+    const third = await from("10.0.0.1");
+    expect(third.status).toBe(429);
+    expect(third.headers.get("Retry-After")).toBe("60");
+    expect(await third.json()).toEqual({
+      code: "rate_limited",
+      message: "Too many requests from your address: at most 2 per minute. Try again in 60 s.",
+    });
+    // Another client is not affected; reading is not limited; the window passes.
+    expect((await from("10.0.0.2")).status).toBe(201);
+    expect((await app.request("/api/info")).status).toBe(200);
+    clock = new Date(clock.getTime() + 60_000);
+    expect((await from("10.0.0.1")).status).toBe(201);
+  });
+
+  it("refuses new conversations once the daily cap is spent, lets running ones finish, resets the next day", async () => {
+    let clock = new Date("2025-06-01T10:00:00Z");
+    // Every agent turn costs $0.30; the cap is $0.50.
+    const pricey: Agent = {
+      name: "pricey",
+      start: () => ({
+        respond: async () => ({
+          role: "assistant",
+          content: "Sure, tell me more.",
+          cost: 0.3,
+          usage: { prompt_tokens: 100, completion_tokens: 10 },
+        }),
+      }),
+    };
+    const app = server({
+      now: () => clock,
+      participants: participants({ createAgent: () => pricey }),
+      limits: { dailySpendCapUsd: 0.5 },
+    });
+    const id = await start(app, { domain: "mock", mode: "human" });
+    let seen = await readEvents(app, id, (e) => e.type === "awaiting-customer");
+    for (const text of ["hello", "again"]) {
+      expect((await post(app, `/api/conversations/${id}/messages`, { content: text })).status).toBe(200);
+      seen = await readEvents(app, id, (e) => e.type === "awaiting-customer", seen.at(-1)!.seq);
+    }
+    const budget = (await (await app.request("/api/budget")).json()) as {
+      spentUsd: number;
+      exhausted: boolean;
+    };
+    expect(budget.spentUsd).toBeCloseTo(0.6, 10);
+    expect(budget.exhausted).toBe(true);
+
+    const refused = await post(app, "/api/conversations", { domain: "mock", mode: "human" });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      code: "spend_cap_reached",
+      message:
+        "Today's spending cap of $0.50 is reached: new conversations are refused until 2025-06-02T00:00:00.000Z " +
+        "(conversations already running will finish).",
+    });
+
+    // The running conversation still gets answers and ends normally.
+    expect((await post(app, `/api/conversations/${id}/messages`, { content: "one more" })).status).toBe(200);
+    seen = await readEvents(app, id, (e) => e.type === "awaiting-customer", seen.at(-1)!.seq);
+    expect(seen.some((e) => e.type === "message" && e.message.role === "assistant")).toBe(true);
+    await app.request(`/api/conversations/${id}/end`, { method: "POST" });
+    const end = await readEvents(app, id, undefined, seen.at(-1)!.seq);
+    expect(end.at(-1)).toMatchObject({ type: "conversation-end", reason: "finished" });
+
+    clock = new Date("2025-06-02T00:00:01Z");
+    expect((await post(app, "/api/conversations", { domain: "mock", mode: "human" })).status).toBe(201);
+  });
+
+  it("refuses conversations beyond the concurrency limit and abandons idle people", async () => {
+    const app = server({ limits: { maxActive: 1, humanIdleMs: 50 } });
+    const id = await start(app, { domain: "mock", mode: "human" });
+    const busy = await post(app, "/api/conversations", { domain: "mock", mode: "human" });
+    expect(busy.status).toBe(503);
+    const events = await readEvents(app, id);
+    expect(events.at(-1)).toMatchObject({ type: "conversation-end", reason: "abandoned" });
+    expect((await post(app, "/api/conversations", { domain: "mock", mode: "human" })).status).toBe(201);
+  });
+});
+
+describe("participants", () => {
+  it("uses the user simulator the browser picked among those offered", async () => {
+    const named: string[] = [];
+    const app = server({
+      participants: participants({
+        users: ["scripted:gold", "scripted:other"],
+        createUserSimulator: (spec): UserSimulator => {
+          named.push(spec);
+          return goldUser;
+        },
+      }),
+    });
+    const id = await start(app, {
+      domain: "mock",
+      taskId: "create_task_1",
+      mode: "simulate",
+      user: "scripted:other",
+    });
+    const events = await readEvents(app, id);
+    expect(named).toEqual(["scripted:other"]);
+    expect(events[0]).toMatchObject({
+      type: "conversation-start",
+      user: "scripted:other",
+      agent: "scripted:gold",
+    });
+  });
+});

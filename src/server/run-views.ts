@@ -1,0 +1,250 @@
+import type { SimulationRun } from "../core/simulation.js";
+import type { Task } from "../core/task.js";
+import { evaluateEnvironment } from "../evaluation/environment.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
+import { compareRuns } from "../metrics/compare-runs.js";
+import { failedChecks } from "../metrics/failed-checks.js";
+import { NON_EVALUABLE_TERMINATIONS, computeRunMetrics, type RunMetrics } from "../metrics/run-metrics.js";
+import type {
+  CompareResponse,
+  GridRow,
+  RecordDiff,
+  RunDetail,
+  RunSummary,
+  SimulationDetail,
+} from "./api-schemas.js";
+import type { RunStore, StoredRun, StoredSimulationSummary } from "./run-store.js";
+import { RunNotFoundError, SimulationNotFoundError } from "./server-errors.js";
+
+const stringOr = (value: unknown): string | null =>
+  typeof value === "string" && value !== "" ? value : null;
+
+function sumOrNull(values: ReadonlyArray<number | null | undefined>): number | null {
+  let total = 0;
+  for (const v of values) {
+    if (v === null || v === undefined) return null;
+    total += v;
+  }
+  return total;
+}
+
+/**
+ * Read-side views of the store for the explorer: summaries, the task × trial grid, one simulation
+ * with its predicted-vs-gold diff, and run comparisons. Metrics are cached per run and simulation
+ * count (runs only grow).
+ */
+export class RunViews {
+  readonly #store: RunStore;
+  readonly #loadDomainData: (name: string) => DomainData | undefined;
+  readonly #cache = new Map<
+    string,
+    { count: number; simulations: StoredSimulationSummary[]; metrics: RunMetrics }
+  >();
+
+  constructor(store: RunStore, loadDomainData: (name: string) => DomainData | undefined) {
+    this.#store = store;
+    this.#loadDomainData = loadDomainData;
+  }
+
+  #run(runId: string): StoredRun {
+    const run = this.#store.getRun(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    return run;
+  }
+
+  #metrics(run: StoredRun) {
+    const simulations = this.#store.runSimulations(run.id);
+    const cached = this.#cache.get(run.id);
+    if (cached && cached.count === simulations.length) return cached;
+    const entry = {
+      count: simulations.length,
+      simulations,
+      metrics: computeRunMetrics(simulations, { numTrials: run.numTrials, bootstrap: { seed: 0 } }),
+    };
+    this.#cache.set(run.id, entry);
+    return entry;
+  }
+
+  summary(run: StoredRun): RunSummary {
+    const { simulations, metrics } = this.#metrics(run);
+    const agentInfo = run.info.agent_info ?? {};
+    const userInfo = run.info.user_info ?? {};
+    const trialsPerTask = new Map<string, number>();
+    for (const s of simulations)
+      trialsPerTask.set(`${s.domain}/${s.task_id}`, (trialsPerTask.get(`${s.domain}/${s.task_id}`) ?? 0) + 1);
+    return {
+      id: run.id,
+      label: run.label,
+      model: stringOr(agentInfo["llm"]) ?? stringOr(agentInfo["implementation"]),
+      userModel: stringOr(userInfo["llm"]) ?? stringOr(userInfo["implementation"]),
+      domains: [...new Set(simulations.map((s) => s.domain))].sort(),
+      tasks: trialsPerTask.size,
+      trials: run.numTrials ?? Math.max(0, ...trialsPerTask.values()),
+      simulations: simulations.length,
+      passHatKs: metrics.pass_hat_ks,
+      avgReward: metrics.avg_reward,
+      totalCost: sumOrNull(simulations.map((s) => sumOrNull([s.agent_cost, s.user_cost]))),
+      date: run.timestamp ?? run.createdAt,
+    };
+  }
+
+  list(): RunSummary[] {
+    return this.#store
+      .listRuns()
+      .map((run) => this.summary(run))
+      .sort((a, b) => (b.date ?? "").localeCompare(a.date ?? ""));
+  }
+
+  summaryOf(runId: string): RunSummary {
+    return this.summary(this.#run(runId));
+  }
+
+  detail(runId: string): RunDetail {
+    const run = this.#run(runId);
+    const { simulations, metrics } = this.#metrics(run);
+    const rows = new Map<string, GridRow>();
+    const kindCounts = new Map<string, number>();
+    let maxTrials = 0;
+    for (const s of simulations) {
+      const key = `${s.domain}\u0000${s.task_id}`;
+      let row = rows.get(key);
+      if (!row) {
+        row = { domain: s.domain, taskId: s.task_id, successes: 0, cells: [] };
+        rows.set(key, row);
+      }
+      const reward = s.reward_info?.reward ?? null;
+      const evaluable = !NON_EVALUABLE_TERMINATIONS.has(s.termination_reason);
+      const failed =
+        evaluable && (reward === null || reward < 1 - 1e-6)
+          ? failedChecks(s.reward_info, s.termination_reason)
+          : [];
+      const failedKinds = [...new Set(failed.map((f) => f.kind))];
+      for (const kind of failedKinds) kindCounts.set(kind, (kindCounts.get(kind) ?? 0) + 1);
+      if (evaluable && reward !== null && reward >= 1 - 1e-6) row.successes++;
+      row.cells.push({
+        trial: s.trial,
+        simulationId: s.id,
+        reward: evaluable ? reward : null,
+        terminationReason: s.termination_reason,
+        failedKinds,
+        cost: sumOrNull([s.agent_cost, s.user_cost]),
+      });
+      maxTrials = Math.max(maxTrials, row.cells.length);
+    }
+    for (const row of rows.values()) row.cells.sort((a, b) => a.trial - b.trial);
+    return {
+      run: this.summary(run),
+      passHatK: Object.entries(metrics.pass_hat_ks).map(([k, value]) => ({
+        k: Number(k),
+        value,
+        low: metrics.pass_hat_k_cis[k]?.low ?? null,
+        high: metrics.pass_hat_k_cis[k]?.high ?? null,
+      })),
+      terminationReasons: metrics.termination_reasons,
+      costs: {
+        avgAgentCost: metrics.avg_agent_cost,
+        avgUserCost: metrics.avg_user_cost,
+        totalAgentCost: sumOrNull(simulations.map((s) => s.agent_cost)),
+        totalUserCost: sumOrNull(simulations.map((s) => s.user_cost)),
+      },
+      infraErrors: metrics.infra_error_count,
+      failedCheckKinds: [...kindCounts]
+        .map(([kind, count]) => ({ kind, count }))
+        .sort((a, b) => b.count - a.count),
+      grid: [...rows.values()],
+      maxTrials,
+    };
+  }
+
+  simulation(runId: string, simulationId: string): SimulationDetail {
+    this.#run(runId);
+    const found = this.#store.getSimulation(runId, simulationId);
+    if (!found) throw new SimulationNotFoundError(runId, simulationId);
+    const { domain, simulation } = found;
+    const task =
+      this.#store.runTasks(runId).find((t) => t.domain === domain && t.task.id === simulation.task_id)
+        ?.task ?? null;
+    const { dbDiff, dbDiffSource } = this.#dbDiff(domain, task, simulation);
+    return {
+      runId,
+      domain,
+      task,
+      simulation,
+      failedChecks: failedChecks(simulation.reward_info, simulation.termination_reason),
+      dbDiff,
+      dbDiffSource,
+    };
+  }
+
+  /** The recorded predicted-vs-gold diff, else one recomputed by replaying on this server's data. */
+  #dbDiff(
+    domain: string,
+    task: Task | null,
+    simulation: SimulationRun,
+  ): Pick<SimulationDetail, "dbDiff" | "dbDiffSource"> {
+    const recorded = simulation.reward_info?.info?.["db_diff"] as
+      { agent?: RecordDiff[]; user?: RecordDiff[] } | undefined;
+    if (recorded && Array.isArray(recorded.agent)) {
+      return { dbDiff: { agent: recorded.agent, user: recorded.user ?? [] }, dbDiffSource: "recorded" };
+    }
+    const gradable =
+      simulation.termination_reason === "user_stop" || simulation.termination_reason === "agent_stop";
+    const data = task && gradable ? this.#loadDomainData(domain) : undefined;
+    if (
+      !data ||
+      !task ||
+      !(task.evaluation_criteria?.reward_basis ?? []).some((b) => b === "DB" || b === "ENV_ASSERTION")
+    ) {
+      return { dbDiff: null, dbDiffSource: "unavailable" };
+    }
+    try {
+      // Trajectories recorded elsewhere are replayed leniently, as τ² does.
+      const evaluation = evaluateEnvironment(task, simulation.messages, {
+        newWorld: (o) => data.newWorld(o),
+        validation: "lenient",
+        strictReplay: false,
+      });
+      return { dbDiff: evaluation.dbDiff ?? { agent: [], user: [] }, dbDiffSource: "recomputed" };
+    } catch {
+      return { dbDiff: null, dbDiffSource: "unavailable" };
+    }
+  }
+
+  compare(a: string, b: string): CompareResponse {
+    const runA = this.#run(a);
+    const runB = this.#run(b);
+    const comparison = compareRuns(
+      { simulations: this.#metrics(runA).simulations, numTrials: runA.numTrials },
+      { simulations: this.#metrics(runB).simulations, numTrials: runB.numTrials },
+    );
+    const worst = (d: number[]) => Math.min(0, ...d);
+    const best = (d: number[]) => Math.max(0, ...d);
+    const tasks = comparison.tasks
+      .map((t) => ({
+        domain: t.domain,
+        taskId: t.task_id,
+        before: t.before,
+        after: t.after,
+        difference: t.difference,
+        regressed: t.regressed,
+        improved: t.improved,
+      }))
+      .sort(
+        (x, y) =>
+          Number(y.regressed) - Number(x.regressed) ||
+          worst(x.difference) - worst(y.difference) ||
+          Number(y.improved) - Number(x.improved) ||
+          best(y.difference) - best(x.difference),
+      );
+    return {
+      a: this.summary(runA),
+      b: this.summary(runB),
+      k: comparison.k,
+      tasks,
+      onlyInA: comparison.only_in_a,
+      onlyInB: comparison.only_in_b,
+      passHatKsA: comparison.pass_hat_ks_a,
+      passHatKsB: comparison.pass_hat_ks_b,
+    };
+  }
+}

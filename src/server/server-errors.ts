@@ -1,0 +1,99 @@
+import { PasskError } from "../core/errors.js";
+
+/** A conversation id the server does not hold (never started, or ended long ago and forgotten). */
+export class ConversationNotFoundError extends PasskError {
+  constructor(readonly conversationId: string) {
+    super(
+      "conversation_not_found",
+      `conversation "${conversationId}" is not known to this server (it may have ended and been forgotten); start a new one`,
+    );
+    this.name = "ConversationNotFoundError";
+  }
+}
+
+/** A request that does not fit the conversation's state (typing while the agent answers, or after the end). */
+export class ConversationStateError extends PasskError {
+  constructor(code: "not_awaiting_customer" | "conversation_ended" | "not_human_mode", message: string) {
+    super(code, message);
+    this.name = "ConversationStateError";
+  }
+}
+
+export class RunNotFoundError extends PasskError {
+  constructor(readonly runId: string) {
+    super("run_not_found", `run "${runId}" is not in the store; list the runs with GET /api/runs`);
+    this.name = "RunNotFoundError";
+  }
+}
+
+export class SimulationNotFoundError extends PasskError {
+  constructor(runId: string, simulationId: string) {
+    super("simulation_not_found", `run "${runId}" has no simulation "${simulationId}"`);
+    this.name = "SimulationNotFoundError";
+  }
+}
+
+/** The browser asked for an agent or user model the server does not offer. */
+export class ParticipantNotOfferedError extends PasskError {
+  constructor(role: "agent" | "user", spec: string, offered: readonly string[]) {
+    super(
+      "participant_not_offered",
+      `${role} "${spec}" is not offered by this server (offered: ${offered.join(", ") || "none"}); pick one of these`,
+    );
+    this.name = "ParticipantNotOfferedError";
+  }
+}
+
+export class SpendCapReachedError extends PasskError {
+  constructor(capUsd: number, resetsAt: string) {
+    super(
+      "spend_cap_reached",
+      `Today's spending cap of $${capUsd.toFixed(2)} is reached: new conversations are refused until ${resetsAt} ` +
+        "(conversations already running will finish).",
+    );
+    this.name = "SpendCapReachedError";
+  }
+}
+
+export class ServerBusyError extends PasskError {
+  constructor(max: number) {
+    super(
+      "server_busy",
+      `The server is running its maximum of ${max} conversations; try again when one has finished.`,
+    );
+    this.name = "ServerBusyError";
+  }
+}
+
+export class FeatureDisabledError extends PasskError {
+  constructor(message: string) {
+    super("feature_disabled", message);
+    this.name = "FeatureDisabledError";
+  }
+}
+
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  invalid_input_file: 400,
+  invalid_request: 400,
+  config: 400,
+  participant_not_offered: 400,
+  not_awaiting_customer: 409,
+  conversation_ended: 409,
+  not_human_mode: 409,
+  rate_limited: 429,
+  spend_cap_reached: 429,
+  server_busy: 503,
+  feature_disabled: 404,
+  infrastructure_error: 502,
+  store_not_found: 500,
+  not_a_store: 500,
+  store_version: 500,
+};
+
+/** The HTTP status that fits a PasskError: unknown names and missing things 404, bad input 400. */
+export function httpStatusOf(error: PasskError): number {
+  const status = STATUS_BY_CODE[error.code];
+  if (status !== undefined) return status;
+  if (error.code.startsWith("unknown_") || error.code.endsWith("_not_found")) return 404;
+  return 400;
+}

@@ -55,8 +55,8 @@ export const mockReply = {
   toolCall(
     name: string,
     args: Record<string, unknown> | string,
-    extras: MessageExtras & { id?: string } = {},
-  ) {
+    extras: MessageExtras & { id?: string; text?: string } = {},
+  ): MockLlmReply {
     const { id, ...rest } = extras;
     return mockReply.toolCalls([{ name, arguments: args, ...(id !== undefined ? { id } : {}) }], rest);
   },

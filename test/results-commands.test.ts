@@ -12,6 +12,8 @@ import { MIGRATIONS } from "../src/store/schema.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import {
+  AIRLINE_RUN_EXPECTED,
+  AIRLINE_RUN_PLAN,
   buildOfficialResults,
   MOCK_RUN_EXPECTED,
   MOCK_RUN_PLAN,
@@ -127,6 +129,31 @@ describe("passk score", () => {
     const rewards = JSON.parse(run.stdout).simulations.map((s: { reward: number }) => s.reward);
     expect(rewards.slice(0, 3)).toEqual([0, 0, 0]);
     expect(run.code).toBe(1);
+  });
+});
+
+describe.runIf(builtinDomains.has("airline"))("passk score and report on an airline run", () => {
+  it("reproduces the planned rewards and the hand-computed pass^k", async () => {
+    const airline = new DomainData(builtinDomains.get("airline")!, dataDir);
+    const file = writeResults("airline-official.json", buildOfficialResults(airline, AIRLINE_RUN_PLAN));
+    const recorded = JSON.parse(readFileSync(file, "utf8")).simulations.map(
+      (s: { reward_info: { reward: number } }) => s.reward_info.reward,
+    );
+    expect(recorded).toEqual(AIRLINE_RUN_EXPECTED.rewards);
+    const run = await passk("score", file, "--json");
+    expect(run.code).toBe(0);
+    const output = JSON.parse(run.stdout);
+    expect(output.simulations.map((s: { reward: number }) => s.reward)).toEqual(AIRLINE_RUN_EXPECTED.rewards);
+    for (const [k, value] of Object.entries(AIRLINE_RUN_EXPECTED.passHat)) {
+      expect(output.metrics.pass_hat_ks[k]).toBeCloseTo(value, 12);
+    }
+    const report = JSON.parse((await passk("report", file, "--json")).stdout);
+    expect(report.metrics.pass_hat_ks).toEqual(output.metrics.pass_hat_ks);
+    const task7 = report.failing_tasks.find((t: { task_id: string }) => t.task_id === "7");
+    expect(task7.checks.map((c: { kind: string; check: string }) => `${c.kind}: ${c.check}`)).toEqual([
+      "DB: final database differs from the gold database",
+      'COMMUNICATE: did not communicate "1628"',
+    ]);
   });
 });
 

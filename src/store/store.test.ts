@@ -196,3 +196,25 @@ describe("opening a store", () => {
     expect(resolveStorePath("/tmp/x.db", { PASSK_STORE: "runs.db" }, "/project")).toBe("/tmp/x.db");
   });
 });
+
+describe("runResults", () => {
+  it("exports one domain of a run; a run of several domains must say which", async () => {
+    const { runResults } = await import("./run-results.js");
+    const store = openStore();
+    const run = store.createRun({ timestamp: "t", info: { num_trials: 1 } });
+    store.putTasks(run.id, "airline", [{ id: "1", user_scenario: { instructions: "a" } }]);
+    store.putSimulation(run.id, "airline", simulation("1", 0));
+    expect(runResults(store, run.id)).toEqual({
+      timestamp: "t",
+      info: { num_trials: 1 },
+      tasks: [{ id: "1", user_scenario: { instructions: "a" } }],
+      simulations: [simulation("1", 0)],
+    });
+    store.putSimulation(run.id, "retail", simulation("1", 0, { id: "r" }));
+    expect(() => runResults(store, run.id)).toThrow(
+      /spans several domains \(airline, retail\).*pass --domain NAME/,
+    );
+    expect(runResults(store, run.id, { domain: "retail" }).simulations.map((s) => s.id)).toEqual(["r"]);
+    expect(() => runResults(store, run.id, { domain: "telecom" })).toThrow(/has no telecom tasks/);
+  });
+});

@@ -54,12 +54,26 @@ export function buildOfficialResults(data: DomainData, plans: readonly TrialPlan
   };
 }
 
+const replays = new WeakMap<DomainData, Map<string, Message[]>>();
+
+/** The gold conversation of a task (replayed once per task). */
+function goldMessages(data: DomainData, taskId: string): Message[] {
+  let byTask = replays.get(data);
+  if (!byTask) replays.set(data, (byTask = new Map()));
+  let messages = byTask.get(taskId);
+  if (!messages) {
+    const replay = replayGoldActions(data.domain.name, data.task(taskId), (o) => data.newWorld(o), {
+      includeMessages: true,
+    });
+    messages = replay.messages!;
+    byTask.set(taskId, messages);
+  }
+  return messages;
+}
+
 function buildSimulation(data: DomainData, plan: TrialPlan, index: number): SimulationRunInput {
   const task = data.task(plan.task);
-  const replay = replayGoldActions(data.domain.name, task, (o) => data.newWorld(o), {
-    includeMessages: true,
-  });
-  const gold = replay.messages!;
+  const gold = goldMessages(data, plan.task);
   const historyLength = task.initial_state?.message_history?.length ?? 0;
   const history = gold.slice(0, historyLength);
   let body = gold.slice(historyLength);
@@ -156,4 +170,24 @@ export const MOCK_RUN_EXPECTED = {
   passAt2: 7 / 9,
   avgReward: 10 / 17,
   infraErrors: 1,
+};
+
+/** An airline run: 5 tasks × 3 trials, broken as planned; successes 2, 1, 3, 2, 2 of 3. */
+export const AIRLINE_RUN_PLAN: readonly TrialPlan[] = (
+  [
+    ["3", ["gold", "wrong_final_message", "gold"]],
+    ["7", ["gold", "missing_action", "wrong_final_message"]],
+    ["8", ["gold", "gold", "gold"]],
+    ["11", ["missing_action", "gold", "gold"]],
+    ["14", ["gold", "gold", "max_steps"]],
+  ] as const
+).flatMap(([task, variants]) => variants.map((variant, trial) => ({ task, trial, variant })));
+
+/**
+ * pass^1 = (2/3 + 1/3 + 1 + 2/3 + 2/3) / 5 = 2/3; pass^2 = (1/3 + 0 + 1 + 1/3 + 1/3) / 5 = 2/5;
+ * pass^3 = (0 + 0 + 1 + 0 + 0) / 5 = 1/5.
+ */
+export const AIRLINE_RUN_EXPECTED = {
+  rewards: [1, 0, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0],
+  passHat: { 1: 2 / 3, 2: 2 / 5, 3: 1 / 5 },
 };

@@ -5,6 +5,7 @@ import { registerData } from "./commands/data.js";
 import { registerExport } from "./commands/export.js";
 import { registerImport } from "./commands/import.js";
 import { registerReplay } from "./commands/replay.js";
+import { registerSimulate } from "./commands/simulate.js";
 import { registerReport } from "./commands/report.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerScore } from "./commands/score.js";
@@ -23,6 +24,7 @@ export function buildProgram(context: CliContext): Command {
       writeErr: (text) => context.stderr.write(text),
     });
   registerReplay(program, context);
+  registerSimulate(program, context);
   registerTasks(program, context);
   registerCall(program, context);
   registerTools(program, context);

@@ -16,6 +16,8 @@ import { zodProblems } from "./zod-problems.js";
  */
 export class DomainData<ADB = unknown, UDB = unknown> {
   readonly domain: Domain<ADB, UDB>;
+  /** The data directory this was loaded from (holds `user_simulator/` too). */
+  readonly dataDir: string;
   readonly folder: string;
   readonly agentDb: ADB;
   readonly userDb: UDB | undefined;
@@ -27,6 +29,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
 
   constructor(domain: Domain<ADB, UDB>, dataDir: string, options: { tasksFile?: string } = {}) {
     this.domain = domain;
+    this.dataDir = dataDir;
     this.folder = path.join(dataDir, domain.data.folder);
     if (!existsSync(this.folder)) {
       throw new InvalidInputFileError(

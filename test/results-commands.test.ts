@@ -132,6 +132,40 @@ describe("passk score", () => {
   });
 });
 
+describe("passk score with natural-language assertions", () => {
+  it("reuses the verdicts recorded in the file, and treats a missing verdict as unjudged", async () => {
+    const file = structuredClone(official);
+    const task = file.tasks.find((t) => t.id === "create_task_1")!;
+    const assertion = "The agent confirmed the task was created successfully";
+    task.evaluation_criteria = {
+      ...task.evaluation_criteria,
+      nl_assertions: [assertion],
+      reward_basis: ["DB", "NL_ASSERTION"],
+    };
+    const [t0, t1, t2] = file.simulations.slice(0, 3);
+    t0!.reward_info = {
+      ...t0!.reward_info!,
+      reward: 1,
+      nl_assertions: [{ nl_assertion: assertion, met: true, justification: "ok" }],
+    };
+    t1!.reward_info = {
+      ...t1!.reward_info!,
+      reward: 0,
+      nl_assertions: [{ nl_assertion: assertion, met: false, justification: "no" }],
+    };
+    t2!.reward_info = { ...t2!.reward_info!, reward: 0, nl_assertions: null };
+    const run = await passk("score", writeResults("nl.json", file), "--json");
+    const output = JSON.parse(run.stdout);
+    expect(output.simulations.slice(0, 3).map((s: { reward: number }) => s.reward)).toEqual([1, 0, 1]);
+    expect(output.summary).toMatchObject({
+      differing: 0,
+      nl_verdicts_reused: 2,
+      nl_assertions_not_judged: 1,
+    });
+    expect(run.code).toBe(0);
+  });
+});
+
 describe.runIf(builtinDomains.has("airline"))("passk score and report on an airline run", () => {
   it("reproduces the planned rewards and the hand-computed pass^k", async () => {
     const airline = new DomainData(builtinDomains.get("airline")!, dataDir);

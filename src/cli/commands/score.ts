@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { UnknownNameError } from "../../core/errors.js";
-import type { RewardInfo } from "../../core/simulation.js";
+import type { Judge } from "../../core/judge.js";
+import type { NlAssertionCheck, RewardInfo } from "../../core/simulation.js";
 import type { Task } from "../../core/task.js";
 import { evaluateSimulation } from "../../evaluation/evaluate-simulation.js";
 import { readResultsFile } from "../../formats/tau2/results.js";
@@ -16,6 +17,21 @@ interface ScoreOptions {
   data?: string;
   domain?: string;
   seed: string;
+}
+
+/**
+ * A judge that answers with the verdicts a results file recorded, so that re-scoring checks every
+ * other component without re-running an LLM. Missing verdicts leave the component unjudged.
+ */
+function recordedJudge(verdicts: readonly NlAssertionCheck[]): Judge {
+  return {
+    judge: async ({ assertions }) =>
+      assertions.map((assertion) => {
+        const verdict = verdicts.find((v) => v.nl_assertion === assertion);
+        if (!verdict) throw new Error(`no recorded verdict for "${assertion}"`);
+        return { nl_assertion: assertion, met: verdict.met, justification: verdict.justification ?? "" };
+      }),
+  };
 }
 
 /** One re-graded simulation: what the file says, and what passk computes from its messages. */
@@ -66,14 +82,23 @@ export function registerScore(program: Command, context: CliContext): void {
 
     const rows: ScoredRow[] = [];
     const rescored: ScoredSimulation[] = [];
-    let notJudged = 0;
+    const notJudged = new Set<string>();
+    let reusedVerdicts = 0;
     for (const simulation of results.results.simulations) {
-      const rewardInfo: RewardInfo = await evaluateSimulation(simulation, taskOf(simulation.task_id), {
-        // Trajectories recorded by the reference passed arguments unchecked; replay them the same way.
-        newWorld: (o) => data.newWorld(o),
-        validation: "lenient",
-      });
-      if (rewardInfo.reward_breakdown?.NL_ASSERTION === null) notJudged++;
+      const recordedVerdicts = simulation.reward_info?.nl_assertions ?? null;
+      const rewardInfo: RewardInfo = await evaluateSimulation(
+        simulation,
+        taskOf(simulation.task_id),
+        {
+          newWorld: (o) => data.newWorld(o),
+          // Trajectories recorded by the reference passed arguments unchecked; replay them the same way.
+          validation: "lenient",
+        },
+        recordedVerdicts ? recordedJudge(recordedVerdicts) : undefined,
+      );
+      const judged = rewardInfo.reward_breakdown?.NL_ASSERTION !== null;
+      if (!judged) notJudged.add(simulation.id);
+      if (judged && recordedVerdicts && (rewardInfo.nl_assertions?.length ?? 0) > 0) reusedVerdicts++;
       rows.push({
         id: simulation.id,
         task_id: simulation.task_id,
@@ -92,8 +117,12 @@ export function registerScore(program: Command, context: CliContext): void {
         duration: simulation.duration ?? null,
       });
     }
-    const differs = (r: ScoredRow) =>
-      r.recorded_reward === null ? isSuccessful(r.reward) : Math.abs(r.recorded_reward - r.reward) > EPSILON;
+    const differs = (r: ScoredRow) => {
+      if (r.recorded_reward === null) return isSuccessful(r.reward);
+      // Without the NL component the recomputed reward is an upper bound: only a lower one disagrees.
+      if (notJudged.has(r.id)) return r.reward < r.recorded_reward - EPSILON;
+      return Math.abs(r.recorded_reward - r.reward) > EPSILON;
+    };
     const mismatches = rows.filter(differs);
     const metrics = computeRunMetrics(rescored, {
       numTrials: results.results.info.num_trials ?? null,
@@ -112,7 +141,8 @@ export function registerScore(program: Command, context: CliContext): void {
               simulations: rows.length,
               matching: rows.length - mismatches.length,
               differing: mismatches.length,
-              nl_assertions_not_judged: notJudged,
+              nl_assertions_not_judged: notJudged.size,
+              nl_verdicts_reused: reusedVerdicts,
             },
           },
           null,
@@ -143,10 +173,16 @@ export function registerScore(program: Command, context: CliContext): void {
       `${rows.length - mismatches.length} of ${rows.length} simulations reproduce their recorded reward` +
         (mismatches.length > 0 ? `; ${mismatches.length} differ` : ""),
     );
-    if (notJudged > 0) {
+    if (reusedVerdicts > 0) {
       println(
         context,
-        `${notJudged} simulation(s) have natural-language assertions that need an LLM judge; they were graded without that component`,
+        `${reusedVerdicts} simulation(s): natural-language assertions graded with the verdicts recorded in the file (the judge is not re-run)`,
+      );
+    }
+    if (notJudged.size > 0) {
+      println(
+        context,
+        `${notJudged.size} simulation(s) have natural-language assertions without recorded verdicts; graded without that component (an upper bound)`,
       );
     }
   });

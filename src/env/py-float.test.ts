@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { copyPyFloatMarks, isPyFloat, markPyFloat, parseJsonKeepingPyFloats, pyArgStr } from "./py-float.js";
+import { copyPyFloatMarks, isPyFloat, parseJsonKeepingPyFloats, pyArgStr } from "./py-float.js";
 
 describe("Python float marks", () => {
   it("marks integral numbers written as floats, and only those", () => {
@@ -28,15 +28,31 @@ describe("Python float marks", () => {
   });
 
   it("carries marks over to structural copies", () => {
-    const source = { outer: { gb: 2 }, list: [1, 2] };
-    markPyFloat(source.outer, "gb");
-    markPyFloat(source.list, 1);
+    const source = parseJsonKeepingPyFloats(
+      '{"outer": {"gb": 2.0}, "list": [1, 2.0], "plain": {"n": 1}}',
+    ) as {
+      outer: { gb: number };
+      list: number[];
+      plain: { n: number };
+    };
     const copy = structuredClone(source);
     expect(isPyFloat(copy.outer, "gb")).toBe(false);
     copyPyFloatMarks(source, copy);
     expect(isPyFloat(copy.outer, "gb")).toBe(true);
     expect(isPyFloat(copy.list, 1)).toBe(true);
     expect(isPyFloat(copy.list, 0)).toBe(false);
+    const again = structuredClone(copy);
+    copyPyFloatMarks(copy, again);
+    expect(isPyFloat(again.outer, "gb")).toBe(true);
+  });
+
+  it("falls back to a full scan when a float look-alike sits inside a string", () => {
+    const value = parseJsonKeepingPyFloats('{"note": "ratio 2.0, fine", "x": 3.0}') as {
+      note: string;
+      x: number;
+    };
+    expect(value).toEqual({ note: "ratio 2.0, fine", x: 3 });
+    expect(isPyFloat(value, "x")).toBe(true);
   });
 
   it("parses text without float literals as JSON.parse does", () => {

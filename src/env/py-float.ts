@@ -9,6 +9,8 @@ import { pyFloatRepr, pyNumberStr } from "./py-json.js";
  * when integral, which is what `JSON.parse` of `50` means in Python too.
  */
 const marks = new WeakMap<object, Set<string>>();
+/** Objects with a mark somewhere below them, so copies descend only where marks are. */
+const marksBelow = new WeakSet<object>();
 
 /** Record that `holder[key]` was written as a float (e.g. `2.0`). */
 export function markPyFloat(holder: object, key: string | number): void {
@@ -32,6 +34,8 @@ export function copyPyFloatMarks(from: unknown, to: unknown): void {
   if (from === to || !isContainer(from) || !isContainer(to)) return;
   const keys = marks.get(from);
   if (keys) for (const key of keys) markPyFloat(to, key);
+  if (!marksBelow.has(from)) return;
+  marksBelow.add(to);
   const source = from as Record<string, unknown>;
   const target = to as Record<string, unknown>;
   for (const key of Object.keys(source)) {
@@ -56,41 +60,54 @@ export function pyArgStr(args: object, key: string): string {
   return String(value);
 }
 
-// Strings, or numbers that carry a fraction or an exponent (only integral ones need a mark).
-const TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?[eE][+-]?\d+|-?\d+\.\d+/g;
 const SENTINEL = "\u0000passk-py-float:";
 const CANDIDATE = /\d\.0+(?!\d)|\d[eE][+-]?\d/;
+// A number with a fraction or an exponent that ends where a JSON value ends.
+const FLOAT_LITERALS = /-?\d+\.\d+(?:[eE][+-]?\d+)?(?=\s*[,\]}])|-?\d+[eE][+-]?\d+(?=\s*[,\]}])/g;
+// Every string and every number with a fraction or an exponent, in document order.
+const ALL_TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?[eE][+-]?\d+|-?\d+\.\d+/g;
+
+/** A number written as a float whose value is integral (the only ones that need a mark). */
+function tagIntegralFloat(token: string): string {
+  if (token.charCodeAt(0) === 34 || !/[.eE]/.test(token) || !Number.isInteger(Number(token))) return token;
+  return `"\\u0000${SENTINEL.slice(1)}${token}"`;
+}
 
 /**
  * `JSON.parse`, marking integral numbers written as floats (`2.0`, `1e3`) with {@link markPyFloat}.
- * Costs one extra pass over the text when it contains such a number, none otherwise.
+ * A text without such a number costs one regex test more than `JSON.parse`.
  */
 export function parseJsonKeepingPyFloats(text: string): unknown {
   if (!CANDIDATE.test(text)) return JSON.parse(text);
-  let found = false;
-  const tagged = text.replace(TOKENS, (token) => {
-    if (token.charCodeAt(0) === 34 || !Number.isInteger(Number(token))) return token;
-    found = true;
-    return `"\\u0000${SENTINEL.slice(1)}${token}"`;
-  });
-  const value: unknown = JSON.parse(tagged);
-  return found ? restore(value) : value;
+  let value: unknown;
+  try {
+    // Fast path: a look-alike inside a string gets tagged too, but the tag's quote then ends that
+    // string early and leaves a backslash outside it: always a syntax error, caught below.
+    value = JSON.parse(text.replace(FLOAT_LITERALS, tagIntegralFloat));
+  } catch {
+    value = JSON.parse(text.replace(ALL_TOKENS, tagIntegralFloat));
+  }
+  restore(value);
+  return value;
 }
 
-function restore(value: unknown): unknown {
-  if (typeof value === "string" && value.startsWith(SENTINEL)) return Number(value.slice(SENTINEL.length));
-  if (typeof value !== "object" || value === null) return value;
+/** Turn tagged strings back into numbers and mark them; true when `value` holds a mark. */
+function restore(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
   const record = value as Record<string, unknown>;
+  let marked = false;
   for (const key of Object.keys(record)) {
     const child = record[key];
     if (typeof child === "string") {
       if (child.startsWith(SENTINEL)) {
         record[key] = Number(child.slice(SENTINEL.length));
         markPyFloat(record, key);
+        marked = true;
       }
-    } else if (typeof child === "object" && child !== null) {
-      restore(child);
+    } else if (typeof child === "object" && child !== null && restore(child)) {
+      marksBelow.add(record);
+      marked = true;
     }
   }
-  return value;
+  return marked;
 }

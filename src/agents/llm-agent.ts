@@ -42,6 +42,8 @@ export function llmAgent(model: LanguageModel, options: LlmAgentOptions = {}): A
             messages: history,
             tools,
             params: seed,
+            // The per-trial seed salts the response cache: k trials stay k conversations, not one replayed.
+            cacheSalt: `trial-seed:${init.seed}`,
             ...(init.signal ? { signal: init.signal } : {}),
           });
           const message = toAssistantMessage(response);

@@ -32,6 +32,8 @@ export function llmUser(model: LanguageModel, options: LlmUserOptions): UserSimu
             messages: history,
             tools: init.tools,
             params: { seed: init.seed },
+            // The per-trial seed salts the response cache: k trials stay k conversations, not one replayed.
+            cacheSalt: `trial-seed:${init.seed}`,
             ...(init.signal ? { signal: init.signal } : {}),
           });
           const toolCalls: ToolCall[] = response.toolCalls.map((call) => ({

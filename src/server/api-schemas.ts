@@ -259,7 +259,6 @@ export type PassKPoint = z.infer<typeof PassKPointSchema>;
 
 export const GridCellSchema = z.object({
   trial: z.number().int(),
-  simulationId: z.string(),
   reward: z.number().nullable(),
   terminationReason: z.string(),
   /** Kinds of the checks that failed (`DB`, `ACTION`, `COMMUNICATE`, `ENV_ASSERTION`, `NL_ASSERTION`, `TERMINATION`…). */
@@ -305,6 +304,7 @@ export type RecordDiff = z.infer<typeof RecordDiffSchema>;
 export const SimulationDetailSchema = z.object({
   runId: z.string(),
   domain: z.string(),
+  trial: z.number().int(),
   task: TaskSchema.nullable(),
   simulation: SimulationRunSchema,
   failedChecks: z.array(FailedCheckSchema),
@@ -341,7 +341,15 @@ export type CompareResponse = z.infer<typeof CompareResponseSchema>;
 
 export const CompareQuerySchema = z.strictObject({ a: name("a"), b: name("b") });
 export const RunIdParamSchema = z.object({ runId: name("runId") });
-export const SimulationParamSchema = z.object({ runId: name("runId"), simulationId: name("simulationId") });
+export const SimulationParamSchema = z.object({
+  runId: name("runId"),
+  domain: name("domain", 64),
+  taskId: name("taskId"),
+  trial: z.coerce
+    .number({ error: "trial must be a number" })
+    .int("trial must be an integer")
+    .min(0, "trial must be 0 or more"),
+});
 export const DomainParamSchema = z.object({ domain: name("domain", 64) });
 export const TaskParamSchema = z.object({ domain: name("domain", 64), taskId: name("taskId") });
 export const ConversationParamSchema = z.object({ conversationId: name("conversationId", 64) });

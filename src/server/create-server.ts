@@ -6,7 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import { streamSSE } from "hono/streaming";
 import type { z } from "zod";
 import type { Agent, UserSimulator } from "../core/agent.js";
-import { PasskError, UnknownNameError } from "../core/errors.js";
+import { ConfigError, PasskError, UnknownNameError } from "../core/errors.js";
 import type { Judge } from "../core/judge.js";
 import type { AnyDomain } from "../env/domain.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
@@ -34,7 +34,7 @@ import {
 import { ConversationHub, type ConversationLimits } from "./conversations.js";
 import { scenarioChips, taskSummary, toolSummaries } from "./domain-views.js";
 import { rateLimit } from "./rate-limit.js";
-import type { RunStore } from "./run-store.js";
+import { resultsDomainName, type RunStore } from "./run-store.js";
 import { RunViews } from "./run-views.js";
 import {
   FeatureDisabledError,
@@ -377,7 +377,13 @@ export function createServer(deps: ServerDeps) {
             400,
           );
         }
-        const runId = store.importResults(parseResults(text, name), { label: name });
+        const file = parseResults(text, name);
+        const domain = resultsDomainName(file);
+        if (!domain)
+          throw new ConfigError(
+            `${name} does not name its domain (info.environment_info.domain_name is missing)`,
+          );
+        const runId = store.importResults(file, { label: name, domain });
         return c.json({ run: views.summaryOf(runId) }, 201);
       },
     )
@@ -385,11 +391,15 @@ export function createServer(deps: ServerDeps) {
       const detail: RunDetail = explorer().detail(c.req.valid("param").runId);
       return c.json(detail);
     })
-    .get("/api/runs/:runId/simulations/:simulationId", validate("param", SimulationParamSchema), (c) => {
-      const { runId, simulationId } = c.req.valid("param");
-      const detail: SimulationDetail = explorer().simulation(runId, simulationId);
-      return c.json(detail);
-    })
+    .get(
+      "/api/runs/:runId/simulations/:domain/:taskId/:trial",
+      validate("param", SimulationParamSchema),
+      (c) => {
+        const { runId, ...key } = c.req.valid("param");
+        const detail: SimulationDetail = explorer().simulation(runId, key);
+        return c.json(detail);
+      },
+    )
     .get("/api/compare", validate("query", CompareQuerySchema), (c) => {
       const { a, b } = c.req.valid("query");
       const comparison: CompareResponse = explorer().compare(a, b);

@@ -1,58 +1,50 @@
 import { randomUUID } from "node:crypto";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
-import type { ResultsFile } from "../formats/tau2/results.js";
-import type { RunStore, StoredRun, StoredSimulationSummary } from "./run-store.js";
+import { withTrials, type RunStore, type StoredRun } from "./run-store.js";
 
 interface MemoryRun {
   run: StoredRun;
   domain: string;
   tasks: Task[];
-  simulations: SimulationRun[];
-}
-
-/** The domain a results file was run on (τ² `info.environment_info.domain_name`). */
-export function resultsDomain(file: ResultsFile): string {
-  const name = file.results.info.environment_info?.["domain_name"];
-  return typeof name === "string" && name !== "" ? name : "unknown";
+  simulations: Array<SimulationRun & { trial: number }>;
 }
 
 /**
- * A {@link RunStore} held in memory: for tests, and for `passk serve` over results files without a
- * store. Ids come from `newId` so tests can pin them.
+ * A {@link RunStore} held in memory: for tests, and for serving results files without a store file.
+ * Ids come from `newId` so tests can pin them.
  */
 export function createMemoryRunStore(options: { now?: () => Date; newId?: () => string } = {}): RunStore {
   const now = options.now ?? (() => new Date());
   const newId = options.newId ?? (() => randomUUID());
   const runs = new Map<string, MemoryRun>();
-  const summary = (domain: string, s: SimulationRun): StoredSimulationSummary => ({
-    id: s.id,
-    domain,
-    task_id: s.task_id,
-    trial: s.trial ?? 0,
-    termination_reason: s.termination_reason,
-    reward_info: s.reward_info ?? null,
-    agent_cost: s.agent_cost ?? null,
-    user_cost: s.user_cost ?? null,
-    duration: s.duration ?? null,
-  });
   return {
     listRuns: () => [...runs.values()].map((r) => r.run),
     getRun: (runId) => runs.get(runId)?.run,
     runSimulations: (runId) => {
       const run = runs.get(runId);
-      return run ? run.simulations.map((s) => summary(run.domain, s)) : [];
+      if (!run) return [];
+      return run.simulations.map((s) => ({
+        domain: run.domain,
+        task_id: s.task_id,
+        trial: s.trial,
+        termination_reason: s.termination_reason,
+        reward_info: s.reward_info ?? null,
+        agent_cost: s.agent_cost ?? null,
+        user_cost: s.user_cost ?? null,
+        duration: s.duration ?? null,
+      }));
     },
     runTasks: (runId) => {
       const run = runs.get(runId);
       return run ? run.tasks.map((task) => ({ domain: run.domain, task })) : [];
     },
-    getSimulation: (runId, simulationId) => {
+    getSimulation: (runId, key) => {
       const run = runs.get(runId);
-      const simulation = run?.simulations.find((s) => s.id === simulationId);
-      return run && simulation ? { domain: run.domain, simulation } : undefined;
+      if (!run || run.domain !== key.domain) return undefined;
+      return run.simulations.find((s) => s.task_id === key.taskId && s.trial === key.trial);
     },
-    importResults: (file, { label }) => {
+    importResults: (file, { label, domain }) => {
       const id = newId();
       const { results } = file;
       runs.set(id, {
@@ -64,9 +56,9 @@ export function createMemoryRunStore(options: { now?: () => Date; newId?: () => 
           numTrials: results.info.num_trials ?? null,
           info: results.info,
         },
-        domain: resultsDomain(file),
+        domain,
         tasks: results.tasks,
-        simulations: results.simulations,
+        simulations: withTrials(results.simulations),
       });
       return id;
     },

@@ -1,4 +1,4 @@
-import type { Results, SimulationRun } from "../core/simulation.js";
+import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import type { ResultsFile } from "../formats/tau2/results.js";
 import type { ScoredSimulation } from "../metrics/run-metrics.js";
@@ -12,29 +12,65 @@ export interface StoredRun {
   /** The results file's own timestamp, when it has one. */
   timestamp: string | null;
   numTrials: number | null;
-  info: Results["info"];
+  /** τ² run info (`agent_info`, `user_info`, `environment_info`…). */
+  info: Record<string, unknown>;
 }
 
 /** A simulation without its messages: what the grid and the metrics need. */
 export interface StoredSimulationSummary extends ScoredSimulation {
-  id: string;
+  trial: number;
+}
+
+/** Where one simulation sits in a run: its (domain, task, trial) key. */
+export interface SimulationKey {
+  domain: string;
+  taskId: string;
   trial: number;
 }
 
 /**
  * What the explorer reads and writes: runs, their simulations (summaries, then one in full) and
  * results-file import. The server depends on this interface only; the SQLite store is adapted to it
- * in the composition root, and tests can use {@link createMemoryRunStore}.
+ * (`sqliteRunStore`), and tests can use `createMemoryRunStore`.
  */
 export interface RunStore {
   listRuns(): StoredRun[];
   getRun(runId: string): StoredRun | undefined;
   runSimulations(runId: string): StoredSimulationSummary[];
   runTasks(runId: string): Array<{ domain: string; task: Task }>;
-  getSimulation(
-    runId: string,
-    simulationId: string,
-  ): { domain: string; simulation: SimulationRun } | undefined;
+  getSimulation(runId: string, key: SimulationKey): SimulationRun | undefined;
   /** Store a validated results file as a new run; returns its id. */
-  importResults(file: ResultsFile, options: { label?: string }): string;
+  importResults(file: ResultsFile, options: { label?: string; domain: string }): string;
+}
+
+/**
+ * Number the trials a results file leaves out, per task in order of appearance, so that every
+ * simulation has its (task, trial) key. Files written by τ² always have them.
+ */
+export function withTrials<S extends { task_id: string; trial?: number | null }>(
+  simulations: readonly S[],
+): Array<S & { trial: number }> {
+  const used = new Map<string, Set<number>>();
+  for (const s of simulations) {
+    if (typeof s.trial === "number") {
+      const set = used.get(s.task_id) ?? new Set<number>();
+      set.add(s.trial);
+      used.set(s.task_id, set);
+    }
+  }
+  return simulations.map((s) => {
+    if (typeof s.trial === "number") return s as S & { trial: number };
+    const set = used.get(s.task_id) ?? new Set<number>();
+    let trial = 0;
+    while (set.has(trial)) trial++;
+    set.add(trial);
+    used.set(s.task_id, set);
+    return { ...s, trial };
+  });
+}
+
+/** The domain a results file was run on (τ² `info.environment_info.domain_name`), if it says. */
+export function resultsDomainName(file: ResultsFile): string | undefined {
+  const name = file.results.info.environment_info?.["domain_name"];
+  return typeof name === "string" && name !== "" ? name : undefined;
 }

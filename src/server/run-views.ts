@@ -13,7 +13,7 @@ import type {
   RunSummary,
   SimulationDetail,
 } from "./api-schemas.js";
-import type { RunStore, StoredRun, StoredSimulationSummary } from "./run-store.js";
+import type { RunStore, SimulationKey, StoredRun, StoredSimulationSummary } from "./run-store.js";
 import { RunNotFoundError, SimulationNotFoundError } from "./server-errors.js";
 
 const stringOr = (value: unknown): string | null =>
@@ -67,8 +67,8 @@ export class RunViews {
 
   summary(run: StoredRun): RunSummary {
     const { simulations, metrics } = this.#metrics(run);
-    const agentInfo = run.info.agent_info ?? {};
-    const userInfo = run.info.user_info ?? {};
+    const agentInfo = (run.info["agent_info"] ?? {}) as Record<string, unknown>;
+    const userInfo = (run.info["user_info"] ?? {}) as Record<string, unknown>;
     const trialsPerTask = new Map<string, number>();
     for (const s of simulations)
       trialsPerTask.set(`${s.domain}/${s.task_id}`, (trialsPerTask.get(`${s.domain}/${s.task_id}`) ?? 0) + 1);
@@ -123,7 +123,6 @@ export class RunViews {
       if (evaluable && reward !== null && reward >= 1 - 1e-6) row.successes++;
       row.cells.push({
         trial: s.trial,
-        simulationId: s.id,
         reward: evaluable ? reward : null,
         terminationReason: s.termination_reason,
         failedKinds,
@@ -156,18 +155,19 @@ export class RunViews {
     };
   }
 
-  simulation(runId: string, simulationId: string): SimulationDetail {
-    this.#run(runId);
-    const found = this.#store.getSimulation(runId, simulationId);
-    if (!found) throw new SimulationNotFoundError(runId, simulationId);
-    const { domain, simulation } = found;
+  simulation(runId: string, key: SimulationKey): SimulationDetail {
+    const run = this.#run(runId);
+    const simulation = this.#store.getSimulation(run.id, key);
+    if (!simulation) throw new SimulationNotFoundError(run.id, `${key.domain}/${key.taskId}/${key.trial}`);
+    const { domain } = key;
     const task =
       this.#store.runTasks(runId).find((t) => t.domain === domain && t.task.id === simulation.task_id)
         ?.task ?? null;
     const { dbDiff, dbDiffSource } = this.#dbDiff(domain, task, simulation);
     return {
-      runId,
+      runId: run.id,
       domain,
+      trial: key.trial,
       task,
       simulation,
       failedChecks: failedChecks(simulation.reward_info, simulation.termination_reason),
@@ -185,7 +185,10 @@ export class RunViews {
     const recorded = simulation.reward_info?.info?.["db_diff"] as
       { agent?: RecordDiff[]; user?: RecordDiff[] } | undefined;
     if (recorded && Array.isArray(recorded.agent)) {
-      return { dbDiff: { agent: recorded.agent, user: recorded.user ?? [] }, dbDiffSource: "recorded" };
+      return {
+        dbDiff: { agent: keyedRecordDiffs(recorded.agent), user: keyedRecordDiffs(recorded.user ?? []) },
+        dbDiffSource: "recorded",
+      };
     }
     const gradable =
       simulation.termination_reason === "user_stop" || simulation.termination_reason === "agent_stop";
@@ -204,7 +207,11 @@ export class RunViews {
         validation: "lenient",
         strictReplay: false,
       });
-      return { dbDiff: evaluation.dbDiff ?? { agent: [], user: [] }, dbDiffSource: "recomputed" };
+      const diff = evaluation.dbDiff ?? { agent: [], user: [] };
+      return {
+        dbDiff: { agent: keyedRecordDiffs(diff.agent), user: keyedRecordDiffs(diff.user) },
+        dbDiffSource: "recomputed",
+      };
     } catch {
       return { dbDiff: null, dbDiffSource: "unavailable" };
     }
@@ -247,4 +254,42 @@ export class RunViews {
       passHatKsB: comparison.pass_hat_ks_b,
     };
   }
+}
+
+/**
+ * Record-level form of a diff whose collection was compared as one value (id "", paths
+ * `record_id.field…`), as happens for collections held as plain objects: one entry per record.
+ */
+export function keyedRecordDiffs(diffs: readonly RecordDiff[]): RecordDiff[] {
+  const out: RecordDiff[] = [];
+  for (const diff of diffs) {
+    if (diff.id !== "" || diff.fields.some((f) => f.path === "(value)")) {
+      out.push(diff);
+      continue;
+    }
+    const byRecord = new Map<string, RecordDiff>();
+    for (const field of diff.fields) {
+      const [id, ...rest] = field.path.split(".");
+      const key = id!;
+      if (rest.length === 0 && (field.predicted === undefined || field.gold === undefined)) {
+        byRecord.set(key, {
+          collection: diff.collection,
+          id: key,
+          kind: field.predicted === undefined ? "only_gold" : "only_predicted",
+          fields: [],
+        });
+        continue;
+      }
+      const entry = byRecord.get(key) ?? {
+        collection: diff.collection,
+        id: key,
+        kind: "changed",
+        fields: [],
+      };
+      entry.fields.push({ ...field, path: rest.join(".") || "(value)" });
+      byRecord.set(key, entry);
+    }
+    out.push(...byRecord.values());
+  }
+  return out;
 }

@@ -27,8 +27,8 @@ export class RunNotFoundError extends PasskError {
 }
 
 export class SimulationNotFoundError extends PasskError {
-  constructor(runId: string, simulationId: string) {
-    super("simulation_not_found", `run "${runId}" has no simulation "${simulationId}"`);
+  constructor(runId: string, key: string) {
+    super("simulation_not_found", `run "${runId}" has no simulation ${key} (domain/task/trial)`);
     this.name = "SimulationNotFoundError";
   }
 }

@@ -11,6 +11,7 @@ import { formatResults, type ResultsInput } from "../src/formats/tau2/results.js
 import { MIGRATIONS } from "../src/store/schema.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { runCli } from "./helpers/run-cli.js";
 import {
   AIRLINE_RUN_EXPECTED,
   AIRLINE_RUN_PLAN,
@@ -285,6 +286,14 @@ describe("the store: import, export, runs, report, compare", () => {
     expect(comparison.regressed[0].after[1]).toBeCloseTo(1 / 3, 15);
     const table = await passk("compare", "official", candidate, "--store", store);
     expect(table.stdout).toMatch(/mock\/create_task_1\s+1\.00 → 0\.67\s+1\.00 → 0\.33\s+regressed/);
+  });
+});
+
+describe("the passk binary", () => {
+  it("has the results commands registered", async () => {
+    const run = await runCli(["report", officialFile, "--json"], { env: { PASSK_DATA_DIR: dataDir } });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).metrics.pass_hat_ks["2"]).toBeCloseTo(MOCK_RUN_EXPECTED.passHat[2], 12);
   });
 });
 

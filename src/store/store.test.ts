@@ -183,6 +183,11 @@ describe("opening a store", () => {
     db.exec("CREATE TABLE t (x)");
     db.close();
     expect(() => Store.open(foreign)).toThrow(/an SQLite database without passk's schema table/);
+    // …and leaves it as it was (no WAL switch, no tables added).
+    const after = new Database(foreign);
+    expect(after.pragma("journal_mode", { simple: true })).toBe("delete");
+    expect(after.prepare("SELECT COUNT(*) AS n FROM sqlite_master").get()).toEqual({ n: 1 });
+    after.close();
   });
 
   it("does not create a store for commands that only read", () => {

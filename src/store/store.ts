@@ -148,15 +148,18 @@ export class Store {
     let db: Database.Database;
     try {
       db = new Database(resolved);
-      db.pragma("journal_mode = WAL");
     } catch (error) {
       throw new NotAStoreError(resolved, (error as Error).message, { cause: error });
     }
     try {
-      db.pragma("foreign_keys = ON");
       db.pragma("busy_timeout = 5000");
+      db.pragma("foreign_keys = ON");
+      const migrations = options.migrations ?? MIGRATIONS;
+      // Check what the file is before changing anything in it (the journal mode persists).
+      const version = checkVersion(db, resolved, migrations);
+      db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
-      migrate(db, resolved, options.migrations ?? MIGRATIONS);
+      applyMigrations(db, version, migrations);
     } catch (error) {
       db.close();
       throw error;
@@ -452,7 +455,8 @@ function currentVersion(db: Database.Database): number | null {
   return row.version;
 }
 
-function migrate(db: Database.Database, file: string, migrations: readonly Migration[]): void {
+/** The store's schema version (0 for a new, empty file); refuses foreign files and newer schemas. */
+function checkVersion(db: Database.Database, file: string, migrations: readonly Migration[]): number {
   const latest = migrations[migrations.length - 1]!.version;
   let version: number | null;
   try {
@@ -465,14 +469,19 @@ function migrate(db: Database.Database, file: string, migrations: readonly Migra
       n: number;
     };
     if (tables.n > 0) throw new NotAStoreError(file, "an SQLite database without passk's schema table");
-    version = 0;
+    return 0;
   }
   if (version > latest) {
     const row = db.prepare("SELECT passk_version FROM passk_schema WHERE version = ?").get(version) as
       { passk_version: string | null } | undefined;
     throw new StoreVersionError(file, version, latest, row?.passk_version ?? null);
   }
-  const pending = migrations.filter((m) => m.version > version!);
+  return version;
+}
+
+/** Apply the migrations above `version`, all in one transaction. */
+function applyMigrations(db: Database.Database, version: number, migrations: readonly Migration[]): void {
+  const pending = migrations.filter((m) => m.version > version);
   if (pending.length === 0) return;
   const writer = passkVersion();
   db.transaction(() => {

@@ -9,6 +9,7 @@ import { registerSimulate } from "./commands/simulate.js";
 import { registerReport } from "./commands/report.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerScore } from "./commands/score.js";
+import { registerServe } from "./commands/serve.js";
 import { registerTasks } from "./commands/tasks.js";
 import { registerTools } from "./commands/tools.js";
 import type { CliContext } from "./context.js";
@@ -35,5 +36,6 @@ export function buildProgram(context: CliContext): Command {
   registerExport(program, context);
   registerRuns(program, context);
   registerCompare(program, context);
+  registerServe(program, context);
   return program;
 }

@@ -82,6 +82,11 @@ export interface ServerDeps {
   domains: ReadonlyMap<string, AnyDomain>;
   /** τ² data directory holding each domain's folder. */
   dataDir: string;
+  /**
+   * Loads a domain's data (parsed once); default: a loader private to this server. Pass a shared one
+   * to reuse parsed databases across servers (tests).
+   */
+  loadDomainData?: (domain: AnyDomain, dataDir: string) => DomainData;
   participants: Participants;
   /** Runs for the explorer; without one the explorer answers 404. */
   store?: RunStore;
@@ -161,7 +166,9 @@ export function createServer(deps: ServerDeps) {
     if (!data) {
       const domain = deps.domains.get(name);
       if (!domain) throw new UnknownNameError("domain", name, [...deps.domains.keys()]);
-      data = new DomainData(domain, deps.dataDir);
+      data = deps.loadDomainData
+        ? deps.loadDomainData(domain, deps.dataDir)
+        : new DomainData(domain, deps.dataDir);
       loaded.set(name, data);
     }
     return data;

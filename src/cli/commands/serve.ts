@@ -1,0 +1,131 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { serve } from "@hono/node-server";
+import type { Command } from "commander";
+import { z } from "zod";
+import { createAgent } from "../../agents/create-agent.js";
+import { ConfigError } from "../../core/errors.js";
+import { resolveDataDir } from "../../formats/tau2/data-dir.js";
+import { createJudge } from "../../judge/create-judge.js";
+import { createServer, type Participants } from "../../server/create-server.js";
+import { sqliteRunStore } from "../../server/sqlite-run-store.js";
+import { resolveStorePath } from "../../store/store-location.js";
+import { Store } from "../../store/store.js";
+import { createUserSimulator, readUserGuidelines } from "../../users/create-user.js";
+import { println, withDataOption, type CliContext } from "../context.js";
+
+const ServeOptionsSchema = z.object({
+  port: z.coerce.number().int().min(0).max(65535),
+  host: z.string().min(1),
+  data: z.string().optional(),
+  store: z.string().optional(),
+  agentLlm: z.array(z.string().min(1)).min(1),
+  userLlm: z.array(z.string().min(1)).min(1),
+  agentLlmBaseUrl: z.string().optional(),
+  userLlmBaseUrl: z.string().optional(),
+  judgeLlm: z.string().optional(),
+  rateLimit: z.coerce.number().int().positive(),
+  dailySpendCap: z.coerce.number().nonnegative().optional(),
+  maxConversations: z.coerce.number().int().positive(),
+  maxSteps: z.coerce.number().int().positive(),
+  trustProxy: z.boolean().optional(),
+  webRoot: z.string().optional(),
+});
+
+/** The built web app shipped with passk (`web/dist` beside `dist/`). */
+export function defaultWebRoot(): string {
+  return path.resolve(import.meta.dirname, "..", "..", "..", "web", "dist");
+}
+
+/** Values of the environment's credentials, which the server must never send anywhere. */
+export function secretValues(env: NodeJS.ProcessEnv): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => /(_API_KEY|_KEY|_TOKEN|_SECRET)$/i.test(name) && value && value.length >= 8)
+    .map(([, value]) => value!);
+}
+
+/** `passk serve`: the playground and the run explorer on one local web server. */
+export function registerServe(program: Command, context: CliContext): void {
+  withDataOption(
+    program
+      .command("serve")
+      .description("Serve the web app: a live agent playground and the run explorer (one Hono server)")
+      .option("--port <port>", "port to listen on", "8787")
+      .option("--host <host>", "address to listen on (0.0.0.0 to serve a network)", "127.0.0.1")
+      .option("--store <path>", "run store for the explorer (default: $PASSK_STORE, else .passk/passk.db)")
+      .option("--agent-llm <spec...>", "agent models the playground offers (first = default)", [
+        "scripted:gold",
+      ])
+      .option("--user-llm <spec...>", "user-simulator models the playground offers", ["scripted:gold"])
+      .option("--agent-llm-base-url <url>", "base URL for the agent models' provider")
+      .option("--user-llm-base-url <url>", "base URL for the user models' provider")
+      .option("--judge-llm <spec>", "judge for NL assertions at the end of a conversation")
+      .option("--rate-limit <n>", "requests per minute per client address that start or drive work", "60")
+      .option("--daily-spend-cap <usd>", "refuse new conversations once today's model spend reaches this")
+      .option("--max-conversations <n>", "conversations running at once", "20")
+      .option("--max-steps <n>", "steps per conversation", "200")
+      .option("--trust-proxy", "take client addresses from X-Forwarded-For (behind your own proxy only)")
+      .option("--web-root <dir>", "folder of the built web app (default: the one shipped with passk)"),
+  ).action(async (raw: Record<string, unknown>) => {
+    const parsed = ServeOptionsSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new ConfigError(
+        `passk serve: ${parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      );
+    }
+    const options = parsed.data;
+    const dataDir = resolveDataDir(options.data, context.env);
+    const env = context.env;
+    const agentModel = { env, ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}) };
+    const userModel = { env, ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}) };
+    const participants: Participants = {
+      agents: options.agentLlm,
+      users: options.userLlm,
+      createAgent: (spec) => createAgent(spec, agentModel),
+      createUserSimulator: (spec) =>
+        createUserSimulator(spec, { ...userModel, guidelines: () => readUserGuidelines(dataDir) }),
+    };
+    // Configuration problems (unknown provider, missing key) show now, not at the first conversation.
+    for (const spec of options.agentLlm) participants.createAgent(spec);
+    for (const spec of options.userLlm) participants.createUserSimulator(spec);
+    const judge = options.judgeLlm ? createJudge(options.judgeLlm, { env }) : undefined;
+    const store = Store.open(resolveStorePath(options.store, env), { create: true });
+    const webRoot = options.webRoot ?? defaultWebRoot();
+    if (!existsSync(path.join(webRoot, "index.html"))) {
+      context.stderr.write(
+        `warning: no built web app in ${webRoot}; run \`npm run build\`. Serving the API only.\n`,
+      );
+    }
+    const app = createServer({
+      domains: context.domains,
+      dataDir,
+      participants,
+      store: sqliteRunStore(store),
+      ...(judge ? { judge } : {}),
+      limits: {
+        rateLimitMax: options.rateLimit,
+        rateLimitWindowMs: 60_000,
+        dailySpendCapUsd: options.dailySpendCap ?? null,
+        maxActive: options.maxConversations,
+        maxSteps: options.maxSteps,
+      },
+      webRoot,
+      secrets: secretValues(env),
+      trustProxy: options.trustProxy ?? false,
+      log: (line) => context.stderr.write(`${line}\n`),
+    });
+    await new Promise<void>((resolve) => {
+      const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (address) => {
+        const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+        println(context, `passk web app on http://${host}:${address.port}  (Ctrl-C to stop)`);
+      });
+      const stop = () => {
+        server.close();
+        store.close();
+        resolve();
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+  });
+}

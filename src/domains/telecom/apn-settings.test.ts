@@ -19,7 +19,7 @@ describe("APN settings from a dict", () => {
       "1 validation error for APNSettings\napn_name\n  Input should be 'internet' or 'broken' [type=enum, input_value='bogus', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.13/v/enum",
     );
     expect(() => parseApnSettings({ mms_port: "x", colour: 1 })).toThrow(
-      /^2 validation errors for APNSettings\nmms_port\n.*\[type=int_parsing, input_value='x', input_type=str\][\s\S]*\ncolour\n  Extra inputs are not permitted \[type=extra_forbidden, input_value=1, input_type=int\]/,
+      /^2 validation errors for APNSettings\nmms_port\n.*\[type=int_parsing, input_value='x', input_type=str\][\s\S]*\ncolour\n {2}Extra inputs are not permitted \[type=extra_forbidden, input_value=1, input_type=int\]/,
     );
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PyShape } from "./py-shape.js";
-import { toPyJson } from "./py-json.js";
+import { emitCanonical, toPyJson } from "./py-json.js";
 
 const hashMemo = new WeakMap<object, string>();
 
@@ -13,7 +13,9 @@ export function dbHash(db: object, shape: PyShape): string {
   const frozen = Object.isFrozen(db);
   const memo = frozen ? hashMemo.get(db) : undefined;
   if (memo !== undefined) return memo;
-  const hash = createHash("sha256").update(canonicalDbText(db, shape)).digest("hex");
+  const sha = createHash("sha256");
+  emitCanonical(db, shape, (piece) => sha.update(piece));
+  const hash = sha.digest("hex");
   if (frozen) hashMemo.set(db, hash);
   return hash;
 }

@@ -167,3 +167,81 @@ function pickUnionOption(options: PyShape[], value: unknown): PyShape {
   };
   return resolved.find(fits) ?? ANY_SHAPE;
 }
+
+/**
+ * Stream the canonical (dumped, key-sorted) text of a database in pieces: the root model and its
+ * collections are emitted entry by entry, records come from their memoised text. Hashing the pieces
+ * avoids building one multi-megabyte string per hash.
+ */
+export function emitCanonical(value: unknown, rawShape: PyShape, emit: (piece: string) => void): void {
+  const shape = resolve(rawShape);
+  if (shape.kind !== "model" || value === null || typeof value !== "object") {
+    emit(toPyJson(value, shape, { mode: "dump", sortKeys: true }));
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  emit("{");
+  sortedFields(shape).forEach(([name, fieldShape], index) => {
+    emit(`${index > 0 ? ", " : ""}${pyJsonString(name)}: `);
+    const field = record[name];
+    const resolved = resolve(fieldShape);
+    if (resolved.kind !== "dict" || field === null || typeof field !== "object") {
+      emit(toPyJson(field, resolved, { mode: "dump", sortKeys: true }));
+      return;
+    }
+    const entries = sortedEntries(field);
+    emit("{");
+    entries.forEach(([key, item], i) => {
+      emit(
+        `${i > 0 ? ", " : ""}${pyJsonString(key)}: ${toPyJson(item, resolved.value, { mode: "dump", sortKeys: true })}`,
+      );
+    });
+    emit("}");
+  });
+  emit("}");
+}
+
+function sortedEntries(dict: object): Array<[string, unknown]> {
+  const entries = dict instanceof Map ? [...(dict as Map<string, unknown>)] : Object.entries(dict);
+  return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Whether two databases have the same canonical text — what equal τ² hashes mean — without hashing:
+ * shared (copy-on-write) parts are equal by identity, the rest is compared record by record.
+ */
+export function sameCanonical(a: unknown, b: unknown, rawShape: PyShape): boolean {
+  if (a === b) return true;
+  const shape = resolve(rawShape);
+  const text = (value: unknown, s: PyShape) => toPyJson(value, s, { mode: "dump", sortKeys: true });
+  if (shape.kind !== "model" || a === null || b === null || typeof a !== "object" || typeof b !== "object") {
+    return text(a, shape) === text(b, shape);
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  for (const [name, fieldShape] of shape.fields) {
+    const fa = ra[name];
+    const fb = rb[name];
+    if (fa === fb) continue;
+    const resolved = resolve(fieldShape);
+    if (
+      resolved.kind !== "dict" ||
+      fa === null ||
+      fb === null ||
+      typeof fa !== "object" ||
+      typeof fb !== "object"
+    ) {
+      if (text(fa, resolved) !== text(fb, resolved)) return false;
+      continue;
+    }
+    const ea = new Map(fa instanceof Map ? (fa as Map<string, unknown>) : Object.entries(fa));
+    const eb = new Map(fb instanceof Map ? (fb as Map<string, unknown>) : Object.entries(fb));
+    if (ea.size !== eb.size) return false;
+    for (const [key, item] of ea) {
+      if (!eb.has(key)) return false;
+      const other = eb.get(key);
+      if (item !== other && text(item, resolved.value) !== text(other, resolved.value)) return false;
+    }
+  }
+  return true;
+}

@@ -6,7 +6,7 @@ import { dbHash } from "./db-hash.js";
 import type { Domain, WorldState } from "./domain.js";
 import { copyPyFloatMarks } from "./py-float.js";
 import { pyShapeOf, ANY_SHAPE, type PyShape } from "./py-shape.js";
-import { toPyJson } from "./py-json.js";
+import { sameCanonical, toPyJson } from "./py-json.js";
 import type { Tool, Toolkit } from "./tool.js";
 import { validateToolArguments, lenientArgumentError } from "./tool-arguments.js";
 
@@ -121,6 +121,22 @@ export class World<ADB = unknown, UDB = unknown> {
           ? dbHash(this.#state.user as object, shapeOfToolkit(this.domain.user))
           : null,
     };
+  }
+
+  /**
+   * Whether this world's databases equal another's, as equal τ² DB hashes would say — computed without
+   * hashing (shared records are equal by identity), which makes evaluation cheap.
+   */
+  sameDbsAs(other: World<ADB, UDB>): { agent: boolean; user: boolean } {
+    const agentShape = shapeOfToolkit(this.domain.agent);
+    const userShape = (aliased: boolean) =>
+      aliased || !this.domain.user ? agentShape : shapeOfToolkit(this.domain.user);
+    const agent = sameCanonical(this.agentDb, other.agentDb, agentShape);
+    let user: boolean;
+    if (!this.domain.user) user = true;
+    else if (this.#userIsAgent !== other.#userIsAgent) user = this.hash().user === other.hash().user;
+    else user = sameCanonical(this.userDb, other.userDb, userShape(this.#userIsAgent));
+    return { agent, user };
   }
 
   /**

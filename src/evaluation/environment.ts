@@ -68,9 +68,8 @@ export function evaluateEnvironment(
     );
   }
 
-  const goldHash = gold.hash();
-  const predictedHash = predicted.hash();
-  const dbMatch = goldHash.agent === predictedHash.agent && goldHash.user === predictedHash.user;
+  const same = predicted.sameDbsAs(gold);
+  const dbMatch = same.agent && same.user;
   const dbCheck: DbCheck = { db_match: dbMatch, db_reward: dbMatch ? 1.0 : 0.0 };
 
   const envAssertionChecks: EnvAssertionCheck[] = [];
@@ -94,14 +93,8 @@ export function evaluateEnvironment(
   const dbDiff = dbMatch
     ? undefined
     : {
-        agent:
-          goldHash.agent === predictedHash.agent
-            ? []
-            : compareDbs(toPlainJson(predicted.agentDb), toPlainJson(gold.agentDb)),
-        user:
-          goldHash.user === predictedHash.user
-            ? []
-            : compareDbs(toPlainJson(predicted.userDb), toPlainJson(gold.userDb)),
+        agent: same.agent ? [] : compareDbs(toPlainJson(predicted.agentDb), toPlainJson(gold.agentDb)),
+        user: same.user ? [] : compareDbs(toPlainJson(predicted.userDb), toPlainJson(gold.userDb)),
       };
   return {
     rewardInfo: {

@@ -18,3 +18,6 @@ console.log(`# passk benchmarks — node ${process.version}, ${hasTaskset ? "pin
 run("replay-throughput.ts");
 run("live-worlds.ts", ["1000"], ["--expose-gc"]);
 run("live-worlds.ts", ["10000"], ["--expose-gc"]);
+// Conversations over HTTP: these measure the event loop, so they are not pinned with the others.
+run("conversation-throughput.ts", ["100", "500"]);
+run("conversation-throughput.ts", ["1000", "500"]);

@@ -1,0 +1,87 @@
+/**
+ * Conversation engine at scale: C conversations at once (LLM agent + LLM user over real HTTP) against a
+ * mock model with fixed latency in another process. Each model call is one step; the ideal step rate is
+ * C ÷ latency. Reports achieved steps/s, its share of the ideal, and the harness's CPU time per step.
+ *
+ * Usage: node --import tsx bench/conversation-throughput.ts [concurrency=1000] [latencyMs=500] [turns=5]
+ */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { createAgent } from "../src/agents/create-agent.js";
+import { builtinDomains } from "../src/domains/registry.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { runSimulation } from "../src/orchestrator/orchestrator.js";
+import { conversationSetup } from "../src/runner/simulation-setup.js";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
+
+const concurrency = Number(process.argv[2] ?? 1000);
+const latencyMs = Number(process.argv[3] ?? 500);
+const turns = Number(process.argv[4] ?? 5);
+
+const mock = spawn(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    path.join(import.meta.dirname, "mock-llm-process.ts"),
+    String(latencyMs),
+    String(turns),
+  ],
+  {
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
+const baseUrl = await new Promise<string>((resolve) =>
+  createInterface({ input: mock.stdout! }).once("line", resolve),
+);
+
+const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
+const task = data.task("create_task_1");
+const options = {
+  baseUrl,
+  env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
+  retry: { maxAttempts: 1 },
+  timeoutMs: 60_000,
+};
+const agent = createAgent("openai-compatible:bench-agent", options);
+const user = createUserSimulator("openai-compatible:bench-user", {
+  ...options,
+  guidelines: readUserGuidelines(tau2DataDir()),
+});
+
+const cpuBefore = process.cpuUsage();
+const start = performance.now();
+const runs = await Promise.all(
+  Array.from({ length: concurrency }, (_, i) =>
+    runSimulation(conversationSetup({ data, task, agent, user, seed: i, trial: i })),
+  ),
+);
+const wallMs = performance.now() - start;
+const cpu = process.cpuUsage(cpuBefore);
+mock.kill();
+
+const steps = runs.reduce(
+  (sum, run) =>
+    sum + run.messages.filter((m) => (m.role === "assistant" || m.role === "user") && m.usage).length,
+  0,
+);
+const failed = runs.filter((r) => r.termination_reason !== "user_stop").length;
+const achieved = steps / (wallMs / 1000);
+const ideal = concurrency / (latencyMs / 1000);
+console.log(
+  JSON.stringify({
+    bench: "conversations",
+    concurrency,
+    latency_ms: latencyMs,
+    conversations: runs.length,
+    not_ended_by_user: failed,
+    model_calls: steps,
+    wall_s: Number((wallMs / 1000).toFixed(2)),
+    steps_per_second: Number(achieved.toFixed(1)),
+    ideal_steps_per_second: ideal,
+    share_of_ideal: Number((achieved / ideal).toFixed(3)),
+    harness_cpu_ms_per_step: Number(((cpu.user + cpu.system) / 1000 / steps).toFixed(3)),
+  }),
+);

@@ -1,5 +1,7 @@
+import type { AnyDomain } from "../env/domain.js";
 import { buildProgram } from "./program.js";
 import { defaultContext, describeError } from "./context.js";
+import { domainModuleArguments, importDomainModule } from "./domain-modules.js";
 
 // `passk … | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -9,6 +11,13 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 
 const context = defaultContext();
 try {
+  // Teams' own domains: `--domain ./path/to/domain.ts` is loaded before the command runs.
+  const modules = domainModuleArguments(process.argv.slice(2));
+  if (modules.length > 0) {
+    const domains = new Map<string, AnyDomain>(context.domains);
+    for (const file of modules) domains.set(file, await importDomainModule(file));
+    context.domains = domains;
+  }
   await buildProgram(context).parseAsync(process.argv);
 } catch (error) {
   context.stderr.write(`${describeError(error)}\n`);

@@ -139,7 +139,8 @@ export const getBillsForCustomer = defineTool({
     limit: z.int().default(12).describe("At most this many bills are returned."),
   }),
   returns: z.array(BillSchema),
-  run(db: TelecomDb, { customer_id, limit }) {
+  // Lenient calls (τ²'s argument handling) arrive without the schema's defaults.
+  run(db: TelecomDb, { customer_id, limit = 12 }) {
     const customer = customerById(db, customer_id);
     const bills = customer.bill_ids.map((id) => billById(db, id));
     // Stable sort, newest first; equal dates keep their order (as Python's sorted(reverse=True)).

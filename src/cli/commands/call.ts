@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { ToolRequestorSchema } from "../../core/message.js";
+import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../env/py-float.js";
 import { runSingleCall } from "../../evaluation/single-call.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 
@@ -61,7 +62,9 @@ export function registerCall(program: Command, context: CliContext): void {
           if (line.trim() === "") return;
           let parsed;
           try {
-            parsed = BatchLineSchema.safeParse(JSON.parse(line));
+            const raw = parseJsonKeepingPyFloats(line);
+            parsed = BatchLineSchema.safeParse(raw);
+            if (parsed.success) copyPyFloatMarks(raw, parsed.data);
           } catch (error) {
             println(
               context,

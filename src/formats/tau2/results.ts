@@ -3,7 +3,8 @@ import path from "node:path";
 import type { z } from "zod";
 import { InvalidInputFileError, type InputProblem } from "../../core/errors.js";
 import { ResultsSchema, type Results } from "../../core/simulation.js";
-import { lineColumn } from "../ordered-json.js";
+import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../env/py-float.js";
+import { jsonErrorOffset, lineColumn } from "../ordered-json.js";
 import { zodProblems } from "./zod-problems.js";
 
 /** A results file as written (no defaults filled in): what import stores and export writes back. */
@@ -29,10 +30,10 @@ const RESULTS_HINT =
 export function parseResults(text: string, file: string): ResultsFile {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    // Keep `2.0` distinct from `2` in recorded tool arguments, so replays print them as τ² did.
+    raw = parseJsonKeepingPyFloats(text);
   } catch (error) {
-    const offset = Number(/position (\d+)/.exec(String(error))?.[1] ?? 0);
-    const { line, column } = lineColumn(text, offset);
+    const { line, column } = lineColumn(text, jsonErrorOffset(text));
     throw new InvalidInputFileError(
       file,
       [{ path: `line ${line}, column ${column}`, message: (error as Error).message }],
@@ -63,6 +64,7 @@ export function validateResults(raw: unknown, file: string): ResultsFile {
   if (!parsed.success) {
     throw new InvalidInputFileError(file, resultsProblems(parsed.error, raw), RESULTS_HINT);
   }
+  copyPyFloatMarks(raw, parsed.data);
   const problems = duplicateTrials(parsed.data);
   if (problems.length > 0) {
     throw new InvalidInputFileError(

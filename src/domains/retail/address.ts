@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { ToolError } from "../../env/world.js";
+import type { Address } from "./db-schema.js";
+import { pyRepr, pyTypeName } from "./py-values.js";
+
+/** The address parameters of the two address-changing tools, in the reference's order. */
+export const addressParameters = {
+  address1: z.string().describe("First address line, e.g. '123 Main St'."),
+  address2: z.string().describe("Second address line, e.g. 'Apt 1', or '' when there is none."),
+  city: z.string().describe("City, e.g. 'San Francisco'."),
+  state: z.string().describe("State, e.g. 'CA'."),
+  country: z.string().describe("Country, e.g. 'USA'."),
+  zip: z.string().describe("Zip code, e.g. '12345'."),
+};
+
+const FIELDS = ["address1", "address2", "city", "country", "state", "zip"] as const;
+
+/**
+ * The reference builds a pydantic `UserAddress` from the arguments; with raw (lenient) arguments a
+ * non-string field fails there. Reproduces pydantic 2.13's ValidationError text.
+ */
+export function buildAddress(args: Record<(typeof FIELDS)[number], unknown>): Address {
+  const problems = FIELDS.filter((field) => typeof args[field] !== "string").map(
+    (field) =>
+      `${field}\n  Input should be a valid string [type=string_type, input_value=${truncatedRepr(args[field])}, input_type=${pyTypeName(args[field])}]\n    For further information visit https://errors.pydantic.dev/2.13/v/string_type`,
+  );
+  if (problems.length > 0) {
+    const count = `${problems.length} validation error${problems.length === 1 ? "" : "s"}`;
+    throw new ToolError(`${count} for UserAddress\n${problems.join("\n")}`, "ValidationError");
+  }
+  const [address1, address2, city, country, state, zip] = FIELDS.map((field) => args[field] as string);
+  return {
+    address1: address1!,
+    address2: address2!,
+    city: city!,
+    country: country!,
+    state: state!,
+    zip: zip!,
+  };
+}
+
+/** pydantic shortens a repr longer than 50 UTF-8 bytes to its first 25 and last 24 bytes. */
+function truncatedRepr(value: unknown): string {
+  const text = pyRepr(value);
+  const encoder = new TextEncoder();
+  if (encoder.encode(text).length <= 50) return text;
+  const characters = [...text];
+  let head = "";
+  for (const char of characters) {
+    if (encoder.encode(head + char).length > 25) break;
+    head += char;
+  }
+  let tail = "";
+  for (const char of characters.reverse()) {
+    if (encoder.encode(char + tail).length > 24) break;
+    tail = char + tail;
+  }
+  return `${head}...${tail}`;
+}

@@ -1,0 +1,125 @@
+import { pyFloatRepr } from "../../env/py-json.js";
+import { ToolError } from "../../env/world.js";
+
+// In lenient mode the retail tools receive the model's raw arguments, as the reference does, and must
+// fail (or, rarely, succeed) the way Python code does on them. These helpers give Python's view of a
+// JSON value: its type name, its `str()`, lookups, iteration, `len()` and `list.count()`.
+
+/** `type(value).__name__` of a JSON value. */
+export function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "string") return "str";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (Array.isArray(value)) return "list";
+  return "dict";
+}
+
+/** `repr(value)` of a JSON value. */
+export function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "string") return stringRepr(value);
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
+    return Number.isInteger(value) ? BigInt(value).toString() : pyFloatRepr(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
+  return `{${Object.entries(value)
+    .map(([k, v]) => `${stringRepr(k)}: ${pyRepr(v)}`)
+    .join(", ")}}`;
+}
+
+/** `str(value)`: strings as they are, other values as `repr`. */
+export function pyStr(value: unknown): string {
+  return typeof value === "string" ? value : pyRepr(value);
+}
+
+function stringRepr(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (char === quote || char === "\\") out += `\\${char}`;
+    else if (char === "\n") out += "\\n";
+    else if (char === "\r") out += "\\r";
+    else if (char === "\t") out += "\\t";
+    else if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad)
+      out += `\\x${code.toString(16).padStart(2, "0")}`;
+    else out += char;
+  }
+  return out + quote;
+}
+
+/**
+ * `dict.get(key)` with a raw key: strings are looked up, other scalars are absent, and lists or dicts
+ * raise Python's "unhashable type" TypeError.
+ */
+export function pyDictGet<V>(map: ReadonlyMap<string, V>, key: unknown): V | undefined {
+  if (typeof key === "string") return map.get(key);
+  if (key !== null && typeof key === "object") {
+    throw new ToolError(`unhashable type: '${pyTypeName(key)}'`, "TypeError");
+  }
+  return undefined;
+}
+
+/** What `for x in value` yields: a list's items, a string's characters, a dict's keys. */
+export function pyIterate(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === "string") return [...value];
+  if (value !== null && typeof value === "object") return Object.keys(value);
+  throw new ToolError(`'${pyTypeName(value)}' object is not iterable`, "TypeError");
+}
+
+/** `len(value)`. */
+export function pyLen(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  if (typeof value === "string") return [...value].length;
+  if (value !== null && typeof value === "object") return Object.keys(value).length;
+  throw new ToolError(`object of type '${pyTypeName(value)}' has no len()`, "TypeError");
+}
+
+/**
+ * `value.count(item)` for a list or a string (where the items are its characters, so counting a
+ * character and counting a substring agree); dicts have no `count`.
+ */
+export function pyCount(value: unknown, item: unknown): number {
+  if (Array.isArray(value)) return value.filter((x) => pyEquals(x, item)).length;
+  if (typeof value === "string") return [...value].filter((x) => x === item).length;
+  throw new ToolError(`'${pyTypeName(value)}' object has no attribute 'count'`, "AttributeError");
+}
+
+/** Python `==` between JSON values (numbers and booleans compare by value, as `True == 1`). */
+export function pyEquals(a: unknown, b: unknown): boolean {
+  const numeric = (x: unknown) => (typeof x === "boolean" ? Number(x) : x);
+  const x = numeric(a);
+  const y = numeric(b);
+  if (x === y) return true;
+  if (Array.isArray(x) && Array.isArray(y)) {
+    return x.length === y.length && x.every((item, i) => pyEquals(item, y[i]));
+  }
+  if (x && y && typeof x === "object" && typeof y === "object" && !Array.isArray(x) && !Array.isArray(y)) {
+    const keys = Object.keys(x);
+    return (
+      keys.length === Object.keys(y).length &&
+      keys.every(
+        (k) => k in y && pyEquals((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]),
+      )
+    );
+  }
+  return false;
+}
+
+/** `sorted(value)` of an iterable whose items are strings (Python orders them by code point). */
+export function pySortedStrings(value: unknown): string[] {
+  const items = pyIterate(value);
+  for (const item of items) {
+    if (typeof item !== "string") {
+      throw new ToolError(
+        `'<' not supported between instances of '${pyTypeName(item)}' and 'str'`,
+        "TypeError",
+      );
+    }
+  }
+  return (items as string[]).slice().sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -4,10 +4,11 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
+import { checkComposedTasks } from "../../generator/check-composed-tasks.js";
 import { formatPyJson } from "../../generator/format-py-json.js";
 import { generateTasks } from "../../generator/generate-tasks.js";
 import { readTaskComponents } from "../../generator/read-task-components.js";
-import { println, withDataOption, type CliContext } from "../context.js";
+import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 
 /** Name of the components file inside a domain's data folder. */
 export const COMPONENTS_FILE = "task_components.json";
@@ -21,6 +22,7 @@ const OptionsSchema = z.object({
   sample: z.string().optional(),
   seed: z.string().optional(),
   out: z.string().optional(),
+  check: z.boolean().optional(),
 });
 type Options = z.infer<typeof OptionsSchema>;
 
@@ -83,6 +85,10 @@ export function registerTasksGenerate(tasks: Command, context: CliContext): Comm
     )
     .option("--seed <s>", "seed of --sample, a whole number (default 0)")
     .option("--out <file>", "write the tasks here instead of to stdout")
+    .option(
+      "--check",
+      "first replay every task in the domain (init checks, gold actions, assertions); write nothing if one fails",
+    )
     .action((raw: unknown) => {
       const options = OptionsSchema.parse(raw);
       if (options.seed !== undefined && options.sample === undefined)
@@ -90,7 +96,9 @@ export function registerTasksGenerate(tasks: Command, context: CliContext): Comm
       const file = componentsFile(options, context);
       const components = readTaskComponents(file);
       if (options.domain) {
-        const other = components.managers.find((m) => m.domain !== options.domain);
+        // A module path (`--domain ./x/index.ts`) is registered under the path; its tasks carry the domain's name.
+        const name = context.domains.get(options.domain)?.name ?? options.domain;
+        const other = components.managers.find((m) => m.domain !== name);
         if (other)
           throw new ConfigError(
             `${file} composes tasks of domain "${other.domain}" (manager ${other.name}), not --domain ${options.domain}`,
@@ -100,6 +108,22 @@ export function registerTasksGenerate(tasks: Command, context: CliContext): Comm
       const sample = options.sample === undefined ? undefined : wholeNumber("--sample", options.sample);
       const seed = options.seed === undefined ? 0 : wholeNumber("--seed", options.seed, 2 ** 32 - 1);
       const generated = generateTasks(components, { set, ...(sample !== undefined ? { sample, seed } : {}) });
+      if (options.check) {
+        if (!options.domain)
+          throw new ConfigError(
+            "--check needs --domain (a domain name or module path) to replay the tasks in",
+          );
+        const data = loadDomain(context, options.domain, options);
+        const problems = checkComposedTasks(components, generated, () => data.newWorld());
+        for (const problem of problems) context.stderr.write(`FAIL ${problem.taskId}: ${problem.message}\n`);
+        if (problems.length > 0) {
+          const failed = new Set(problems.map((p) => p.taskId)).size;
+          throw new ConfigError(
+            `${failed} of ${generated.length} generated tasks fail the check; nothing written. Fix the components file.`,
+          );
+        }
+        context.stderr.write(`checked ${generated.length} tasks: all pass\n`);
+      }
       // Like the official files: Python's json.dumps(indent=2), no trailing newline.
       const text = formatPyJson(generated.map((g) => g.task));
       if (!options.out) {

@@ -1,3 +1,4 @@
+export { checkComposedTasks, type ComposedTaskProblem } from "./check-composed-tasks.js";
 export { TaskComponentsSchema, type TaskComponents } from "./components-schema.js";
 export {
   composeTasks,

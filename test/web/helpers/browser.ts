@@ -1,0 +1,60 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type BrowserContext } from "playwright-core";
+
+export const REPO = path.resolve(import.meta.dirname, "..", "..", "..");
+export const WEB_DIST = path.join(REPO, "web", "dist");
+export const ARTIFACTS = path.join(REPO, "test-artifacts");
+export const CHROMIUM = process.env.PASSK_CHROMIUM ?? "/usr/bin/chromium";
+
+function newest(dir: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs);
+  }
+  return latest;
+}
+
+/** Build the web app when web/dist is missing or older than its sources (npm run build does it too). */
+export function ensureWebBuilt(): void {
+  const index = path.join(WEB_DIST, "index.html");
+  const sources = Math.max(newest(path.join(REPO, "web", "src")), newest(path.join(REPO, "src", "server")));
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  execFileSync("npx", ["vite", "build", "--config", "web/vite.config.ts", "--logLevel", "warn"], {
+    cwd: REPO,
+    stdio: "inherit",
+  });
+}
+
+/**
+ * Debian's Chromium, headless, with a fresh profile (`--user-data-dir`, which Playwright takes as the
+ * persistent context's folder) that is removed on close.
+ */
+export async function launchChromium(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const profile = mkdtempSync(path.join(tmpdir(), "passk-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

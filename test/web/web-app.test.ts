@@ -1,0 +1,249 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { serve, type ServerType } from "@hono/node-server";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgent } from "../../src/agents/create-agent.js";
+import { builtinDomains } from "../../src/domains/registry.js";
+import { DomainData } from "../../src/formats/tau2/domain-data.js";
+import { parseResults } from "../../src/formats/tau2/results.js";
+import { createServer } from "../../src/server/create-server.js";
+import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import type { RunStore } from "../../src/server/run-store.js";
+import { goldScript } from "../../src/testing/gold-model.js";
+import {
+  mockReply,
+  startMockLlmServer,
+  type MockLlmRequest,
+  type MockLlmServer,
+} from "../../src/testing/index.js";
+import type { MockLlmReply } from "../../src/testing/mock-llm-reply.js";
+import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
+import { createUserSimulator, readUserGuidelines } from "../../src/users/create-user.js";
+import { ARTIFACTS, WEB_DIST, ensureWebBuilt, launchChromium } from "./helpers/browser.js";
+import { buildResults } from "./helpers/seed-results.js";
+
+// The airline domain when it is registered (the issue's scenario), else the mock domain.
+const DOMAIN = builtinDomains.has("airline") ? "airline" : "mock";
+const SIMULATED_TASK = DOMAIN === "airline" ? "8" : "create_task_1";
+const SEED_TASKS =
+  DOMAIN === "airline"
+    ? ["0", "1", "7", "8", "11", "14"]
+    : ["create_task_1", "update_task_1", "impossible_task_1"];
+const FAILING = (task: string, trial: number) =>
+  (task === SEED_TASKS[2] && trial % 2 === 1) || (task === SEED_TASKS[SEED_TASKS.length - 1] && trial === 2);
+const API_KEY = "sk-passk-e2e-DO-NOT-LEAK-0123456789";
+const AGENT_SPEC = "openai-compatible:mock-agent";
+const USER_SPEC = "openai-compatible:mock-user";
+const HUMAN_REPLY = "Happy to help. Could you give me your reservation number?";
+
+const dataDir = tau2DataDir();
+const data = new DomainData(builtinDomains.get(DOMAIN)!, dataDir);
+let mock: MockLlmServer;
+let script: (request: MockLlmRequest) => MockLlmReply = () => mockReply.text(HUMAN_REPLY);
+let server: ServerType;
+let baseUrl: string;
+let store: RunStore;
+let folder: string;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  folder = mkdtempSync(path.join(tmpdir(), "passk-web-"));
+  mock = await startMockLlmServer({ script: (request) => script(request) });
+  const env = { OPENAI_COMPATIBLE_API_KEY: API_KEY };
+  store = createMemoryRunStore();
+  const seeded = await buildResults(data, {
+    taskIds: SEED_TASKS,
+    trials: 4,
+    fails: FAILING,
+    model: "openai:seeded-model",
+  });
+  store.importResults(parseResults(JSON.stringify(seeded), "seeded.json"), {
+    label: "seeded run",
+    domain: DOMAIN,
+  });
+  const app = createServer({
+    domains: builtinDomains,
+    dataDir,
+    loadDomainData: (domain) => (domain.name === DOMAIN ? data : new DomainData(domain, dataDir)),
+    participants: {
+      agents: [AGENT_SPEC],
+      users: [USER_SPEC],
+      createAgent: (spec) => createAgent(spec, { env, baseUrl: mock.baseUrl, retry: { maxAttempts: 1 } }),
+      createUserSimulator: (spec) =>
+        createUserSimulator(spec, {
+          env,
+          baseUrl: mock.baseUrl,
+          guidelines: () => readUserGuidelines(dataDir),
+        }),
+    },
+    store,
+    webRoot: WEB_DIST,
+    secrets: [API_KEY],
+    limits: { dailySpendCapUsd: 5 },
+  });
+  server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+  // Everything the browser receives from the server is kept, to check that no key is in it.
+  browser.context.on("response", (response) => {
+    if (!response.url().startsWith(baseUrl)) return;
+    response
+      .text()
+      .then((text) => seen.push(text))
+      .catch(() => {});
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  await mock?.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function openPage(width = 1280, height = 800): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width, height });
+  page.setDefaultTimeout(15_000);
+  return page;
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false });
+
+describe(`web app in Chromium (${DOMAIN})`, () => {
+  it("streams a simulated conversation against the mock model: tool-call cards, world diffs, then the reward card", async () => {
+    script = goldScript(data.task(SIMULATED_TASK));
+    const page = await openPage();
+    await page.goto(`${baseUrl}/#/`);
+    await page.getByLabel("Domain").selectOption(DOMAIN);
+    await page.getByLabel("Task", { exact: true }).fill(SIMULATED_TASK);
+    await page.locator(`[data-task-id="${SIMULATED_TASK}"]`).click();
+    await page.getByRole("button", { name: "Simulate" }).click();
+    await page.getByTestId("tool-call-card").first().waitFor();
+    await page.getByTestId("reward-card").waitFor({ timeout: 30_000 });
+    const cards = await page.getByTestId("tool-call-card").count();
+    const gold = (data.task(SIMULATED_TASK).evaluation_criteria?.actions ?? []).length;
+    expect(cards).toBe(gold);
+    expect(await page.getByTestId("world-change-card").count()).toBeGreaterThan(0);
+    expect(await page.getByTestId("reward-value").textContent()).toBe("1.00");
+    await expect.poll(() => page.locator(".tool-card .latency").first().textContent()).toMatch(/ms$/);
+    await page.getByTestId("reward-card").scrollIntoViewIfNeeded();
+    await shot(page, "playground-simulated");
+    await page.close();
+  });
+
+  it("answers a message a person types", async () => {
+    script = () => mockReply.text(HUMAN_REPLY);
+    const page = await openPage();
+    await page.goto(`${baseUrl}/#/`);
+    await page.getByLabel("Domain").selectOption(DOMAIN);
+    await page.getByLabel("Me (type as the customer)").check();
+    await page.getByRole("button", { name: "Start a free conversation" }).click();
+    const box = page.getByLabel("Message to the agent");
+    await expect.poll(() => box.isEnabled()).toBe(true);
+    await box.fill("Hi, I want to change my flight.");
+    await box.press("Enter");
+    await page.locator(".message.customer .bubble", { hasText: "change my flight" }).waitFor();
+    await page.locator(".message.agent .bubble", { hasText: HUMAN_REPLY }).waitFor();
+    // The agent model saw what the person typed.
+    const last = mock.requests.at(-1)!;
+    expect(JSON.stringify(last.messages)).toContain("Hi, I want to change my flight.");
+    await shot(page, "playground-human");
+    await page.getByRole("button", { name: "End & grade" }).click();
+    await page.getByTestId("end-card").waitFor();
+    await page.close();
+  });
+
+  it("shows a run's grid and pass^k chart, and opens a failing simulation's diff", async () => {
+    const page = await openPage();
+    await page.goto(`${baseUrl}/#/runs`);
+    await page.getByRole("link", { name: "seeded run" }).click();
+    await page.getByTestId("run-grid").waitFor();
+    await page.getByTestId("pass-k-chart").locator("canvas").waitFor();
+    expect(await page.locator(".grid-cell").count()).toBe(SEED_TASKS.length * 4);
+    const failing = page.locator('.grid-cell[data-reward="0"]');
+    expect(await failing.count()).toBe(3);
+    // Filtering by the failing check keeps only the tasks that failed it.
+    await page.getByRole("button", { name: /DB failed/ }).click();
+    expect(await page.locator(".grid-row").count()).toBe(2);
+    await shot(page, "explorer-run");
+    await failing.first().click();
+    await page.getByTestId("db-diff").first().waitFor();
+    await page.getByTestId("reward-card").waitFor();
+    expect(await page.locator(".check-section.failing").count()).toBeGreaterThan(0);
+    expect(await page.getByTestId("db-diff").first().locator(".record").count()).toBeGreaterThan(0);
+    await shot(page, "explorer-simulation");
+    await page.close();
+  });
+
+  it("imports an official results file by upload", async () => {
+    const results = await buildResults(data, {
+      taskIds: SEED_TASKS.slice(0, 3),
+      trials: 2,
+      fails: () => false,
+      model: "openai:uploaded-model",
+    });
+    const file = path.join(folder, "official-results.json");
+    writeFileSync(file, JSON.stringify(results));
+    const page = await openPage();
+    await page.goto(`${baseUrl}/#/runs`);
+    await page.getByTestId("upload").setInputFiles(file);
+    await page.getByText("Imported official-results.json").waitFor();
+    await page.getByRole("link", { name: "official-results.json" }).waitFor();
+    expect(store.listRuns().map((r) => r.label)).toContain("official-results.json");
+    // A broken file is refused with the reason.
+    const broken = path.join(folder, "broken.json");
+    writeFileSync(broken, '{"info": {}, "tasks": [], "simulations": [{"id": 3}]}');
+    await page.getByTestId("upload").setInputFiles(broken);
+    await page.getByRole("alert").filter({ hasText: "broken.json is not valid" }).waitFor();
+    // Two runs on one chart.
+    await page.getByLabel("select seeded run").check();
+    await page.getByLabel("select official-results.json").check();
+    await page.getByTestId("pass-k-chart").locator("canvas").waitFor();
+    await shot(page, "explorer-runs");
+    await page.close();
+  });
+
+  it("works on a phone-sized screen and from the keyboard", async () => {
+    const page = await openPage(390, 844);
+    await page.goto(`${baseUrl}/#/`);
+    await page.getByLabel("Domain").waitFor();
+    // The first Tab reaches the skip link; Enter moves focus to the content.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Skip to content");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate("document.activeElement?.id")).toBe("main");
+    await page.getByRole("button", { name: "Policy" }).click();
+    await page.getByLabel("Search the policy").fill("cancel");
+    await page.locator(".pane.active mark").first().waitFor();
+    expect(await page.locator(".pane.active").count()).toBe(1);
+    await shot(page, "playground-phone");
+    await page.goto(`${baseUrl}/#/runs`);
+    await page.getByRole("link", { name: "seeded run" }).waitFor();
+    await shot(page, "explorer-phone");
+    await page.close();
+  });
+
+  it("keeps API keys on the server: not in the bundle, not in any answer", async () => {
+    // The key did reach the model provider (the mock), so it was in use.
+    expect(mock.requests.some((r) => r.headers["authorization"] === `Bearer ${API_KEY}`)).toBe(true);
+    const files = readdirSync(WEB_DIST, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    expect(files.length).toBeGreaterThan(2);
+    for (const entry of files) {
+      const text = readFileSync(path.join(entry.parentPath, entry.name), "utf8");
+      expect(text).not.toContain(API_KEY);
+      expect(text).not.toMatch(/sk-[A-Za-z0-9]{20,}/);
+    }
+    expect(seen.length).toBeGreaterThan(10);
+    for (const text of seen) expect(text).not.toContain(API_KEY);
+  });
+});

@@ -1,0 +1,117 @@
+import { useCallback, useEffect, useState } from "react";
+import {
+  BudgetSchema,
+  ServerInfoSchema,
+  type Budget,
+  type ServerInfo,
+} from "../../src/server/api-schemas.js";
+import { describeError, getJson } from "./api.js";
+import { ComparePage } from "./explorer/compare-page.js";
+import { RunPage } from "./explorer/run-page.js";
+import { RunsPage } from "./explorer/runs-page.js";
+import { SimulationPage } from "./explorer/simulation-page.js";
+import { formatCost } from "./format.js";
+import { Playground } from "./playground/playground.js";
+import { href, useRoute } from "./router.js";
+
+/** The daily budget of a public deployment, always visible while a cap is set. */
+function BudgetBanner(props: { budget: Budget }) {
+  const { budget } = props;
+  if (budget.capUsd === null) return null;
+  const resets = new Date(budget.resetsAt).toISOString().slice(11, 16);
+  return (
+    <div
+      className={`budget-banner${budget.exhausted ? " exhausted" : ""}`}
+      role="status"
+      data-testid="budget-banner"
+    >
+      {budget.exhausted ? (
+        <>
+          <strong>Today's budget is used up</strong> ({formatCost(budget.spentUsd)} of{" "}
+          {formatCost(budget.capUsd)}): new conversations are paused until {resets} UTC.
+        </>
+      ) : (
+        <>
+          Today's budget: {formatCost(budget.spentUsd)} of {formatCost(budget.capUsd)} used · resets at{" "}
+          {resets} UTC
+        </>
+      )}
+      <span className="meter" aria-hidden="true">
+        <span
+          style={{ width: `${Math.min(100, (budget.spentUsd / Math.max(budget.capUsd, 1e-9)) * 100)}%` }}
+        />
+      </span>
+    </div>
+  );
+}
+
+export function App() {
+  const route = useRoute();
+  const [info, setInfo] = useState<ServerInfo | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    getJson("/api/info", ServerInfoSchema)
+      .then(setInfo)
+      .catch((e: unknown) => setError(describeError(e)));
+  }, []);
+  const refreshBudget = useCallback(() => {
+    getJson("/api/budget", BudgetSchema)
+      .then((budget) => setInfo((current) => (current ? { ...current, budget } : current)))
+      .catch(() => {});
+  }, []);
+  useEffect(() => {
+    const timer = setInterval(refreshBudget, 30_000);
+    return () => clearInterval(timer);
+  }, [refreshBudget]);
+
+  const section = route.page === "playground" ? "playground" : "explorer";
+  return (
+    <>
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(event) => {
+          // The hash is the router's: move focus without navigating.
+          event.preventDefault();
+          document.getElementById("main")?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <header className="top">
+        <a className="brand" href={href({ page: "playground" })}>
+          pass<sup>k</sup>
+        </a>
+        <nav aria-label="Sections">
+          <a href={href({ page: "playground" })} aria-current={section === "playground" ? "page" : undefined}>
+            Playground
+          </a>
+          <a href={href({ page: "runs" })} aria-current={section === "explorer" ? "page" : undefined}>
+            Runs
+          </a>
+        </nav>
+      </header>
+      {info && <BudgetBanner budget={info.budget} />}
+      <main id="main" tabIndex={-1}>
+        {error && (
+          <p className="page error-text" role="alert">
+            Cannot reach the passk server: {error}
+          </p>
+        )}
+        {route.page === "playground" && info && <Playground info={info} onConversationEnd={refreshBudget} />}
+        {route.page === "runs" && <RunsPage />}
+        {route.page === "run" && <RunPage runId={route.runId} />}
+        {route.page === "simulation" && (
+          <SimulationPage
+            runId={route.runId}
+            domain={route.domain}
+            taskId={route.taskId}
+            trial={route.trial}
+          />
+        )}
+        {route.page === "compare" && <ComparePage a={route.a} b={route.b} />}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,278 @@
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { RunDetailSchema, type GridRow, type RunDetail } from "../../../src/server/api-schemas.js";
+import { describeError, getJson } from "../api.js";
+import { EChart, type ChartOption } from "../components/echart.js";
+import { formatCost, formatDate, formatPercent, rewardColor } from "../format.js";
+import { href } from "../router.js";
+import { PassKChart } from "./pass-k-chart.js";
+import { runName } from "./runs-page.js";
+
+function TerminationChart(props: { reasons: Record<string, number> }) {
+  const option = useMemo((): ChartOption => {
+    const entries = Object.entries(props.reasons).sort((a, b) => b[1] - a[1]);
+    return {
+      animation: false,
+      grid: { left: 130, right: 24, top: 8, bottom: 24 },
+      tooltip: { trigger: "axis" },
+      xAxis: { type: "value", minInterval: 1 },
+      yAxis: { type: "category", data: entries.map(([r]) => r.replace(/_/g, " ")), inverse: true },
+      series: [{ type: "bar", data: entries.map(([, n]) => n), color: "#64748b", barMaxWidth: 22 }],
+    };
+  }, [props.reasons]);
+  const summary = Object.entries(props.reasons)
+    .map(([r, n]) => `${r}: ${n}`)
+    .join(", ");
+  return (
+    <EChart
+      option={option}
+      height={Math.max(90, Object.keys(props.reasons).length * 30 + 40)}
+      summary={`Termination reasons. ${summary}`}
+    />
+  );
+}
+
+function CostChart(props: { detail: RunDetail }) {
+  const { costs } = props.detail;
+  const option = useMemo(
+    (): ChartOption => ({
+      animation: false,
+      grid: { left: 130, right: 24, top: 8, bottom: 24 },
+      tooltip: {
+        trigger: "axis",
+        valueFormatter: (v: unknown) => formatCost(typeof v === "number" ? v : null),
+      },
+      xAxis: { type: "value" },
+      yAxis: { type: "category", data: ["agent (total)", "customer (total)"], inverse: true },
+      series: [
+        {
+          type: "bar",
+          data: [costs.totalAgentCost ?? 0, costs.totalUserCost ?? 0],
+          color: "#0891b2",
+          barMaxWidth: 22,
+        },
+      ],
+    }),
+    [costs],
+  );
+  return (
+    <>
+      <EChart
+        option={option}
+        height={110}
+        summary={`Cost: agent ${formatCost(costs.totalAgentCost)}, customer ${formatCost(costs.totalUserCost)}`}
+      />
+      <p className="muted small">
+        Per simulation: agent {formatCost(costs.avgAgentCost)}, customer {formatCost(costs.avgUserCost)}
+        {(costs.totalAgentCost === null || costs.totalUserCost === null) && " · some prices were unknown"}
+      </p>
+    </>
+  );
+}
+
+/** The task × trial grid, virtualised by row so runs of thousands of simulations stay quick. */
+function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: number; filter: string | null }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: props.rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 34,
+    overscan: 10,
+  });
+  return (
+    <div className="grid-wrap">
+      <div className="grid-head" aria-hidden="true">
+        <span className="grid-task">task</span>
+        <span className="grid-score">passed</span>
+        <span className="grid-cells">
+          {Array.from({ length: props.maxTrials }, (_, i) => (
+            <span key={i} className="grid-trial">
+              {i}
+            </span>
+          ))}
+        </span>
+      </div>
+      <div
+        ref={scroller}
+        className="grid-scroll"
+        data-testid="run-grid"
+        role="table"
+        aria-label="Rewards by task and trial"
+        aria-rowcount={props.rows.length}
+      >
+        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const row = props.rows[item.index]!;
+            return (
+              <div
+                key={`${row.domain}/${row.taskId}`}
+                role="row"
+                aria-rowindex={item.index + 1}
+                className="grid-row"
+                style={{
+                  position: "absolute",
+                  top: 0,
+                  left: 0,
+                  right: 0,
+                  height: item.size,
+                  transform: `translateY(${item.start}px)`,
+                }}
+              >
+                <span role="rowheader" className="grid-task" title={row.taskId}>
+                  {row.taskId}
+                </span>
+                <span role="cell" className="grid-score">
+                  {row.successes}/{row.cells.length}
+                </span>
+                <span role="cell" className="grid-cells">
+                  {row.cells.map((cell) => {
+                    const dim = props.filter !== null && !cell.failedKinds.includes(props.filter);
+                    const label = `task ${row.taskId} trial ${cell.trial}: ${cell.reward === null ? cell.terminationReason : `reward ${cell.reward}`}${cell.failedKinds.length ? `, failed ${cell.failedKinds.join(", ")}` : ""}`;
+                    return (
+                      <a
+                        key={cell.trial}
+                        className={`grid-cell${dim ? " dim" : ""}`}
+                        style={{ background: rewardColor(cell.reward) }}
+                        href={href({
+                          page: "simulation",
+                          runId: props.runId,
+                          domain: row.domain,
+                          taskId: row.taskId,
+                          trial: cell.trial,
+                        })}
+                        aria-label={label}
+                        title={label}
+                        data-reward={cell.reward ?? ""}
+                      >
+                        {cell.reward === null ? "–" : cell.reward >= 1 - 1e-6 ? "✓" : "✗"}
+                      </a>
+                    );
+                  })}
+                </span>
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+export function RunPage(props: { runId: string }) {
+  const [detail, setDetail] = useState<RunDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [filter, setFilter] = useState<string | null>(null);
+  const [search, setSearch] = useState("");
+  useEffect(() => {
+    const abort = new AbortController();
+    getJson(`/api/runs/${encodeURIComponent(props.runId)}`, RunDetailSchema, abort.signal)
+      .then(setDetail)
+      .catch((e: unknown) => {
+        if (!abort.signal.aborted) setError(describeError(e));
+      });
+    return () => abort.abort();
+  }, [props.runId]);
+  const rows = useMemo(() => {
+    if (!detail) return [];
+    const needle = search.trim().toLowerCase();
+    return detail.grid.filter(
+      (row) =>
+        (filter === null || row.cells.some((c) => c.failedKinds.includes(filter))) &&
+        (needle === "" || row.taskId.toLowerCase().includes(needle)),
+    );
+  }, [detail, filter, search]);
+
+  if (error)
+    return (
+      <p className="page error-text" role="alert">
+        {error}
+      </p>
+    );
+  if (!detail) return <p className="page muted">Loading…</p>;
+  const { run } = detail;
+  return (
+    <div className="page run-page">
+      <nav className="crumbs" aria-label="Breadcrumb">
+        <a href={href({ page: "runs" })}>Runs</a> / <span>{runName(run)}</span>
+      </nav>
+      <header className="page-head">
+        <h1>{runName(run)}</h1>
+        <p className="muted">
+          {run.model ?? "unknown model"} · {run.domains.join(", ")} · {run.tasks} tasks × {run.trials} trials
+          ({run.simulations} simulations) · {formatCost(run.totalCost)} · {formatDate(run.date)}
+        </p>
+      </header>
+      <div className="stats">
+        {detail.passHatK.slice(0, 4).map((p) => (
+          <div key={p.k} className="stat">
+            <span className="stat-label">pass^{p.k}</span>
+            <span className="stat-value">{formatPercent(p.value)}</span>
+            {p.low !== null && p.high !== null && (
+              <span className="muted small">
+                {formatPercent(p.low, 0)}–{formatPercent(p.high, 0)}
+              </span>
+            )}
+          </div>
+        ))}
+        <div className="stat">
+          <span className="stat-label">avg reward</span>
+          <span className="stat-value">{run.avgReward.toFixed(3)}</span>
+        </div>
+        {detail.infraErrors > 0 && (
+          <div className="stat">
+            <span className="stat-label">infrastructure errors</span>
+            <span className="stat-value">{detail.infraErrors}</span>
+            <span className="muted small">not scored</span>
+          </div>
+        )}
+      </div>
+      <div className="charts">
+        <section className="card">
+          <h2>pass^k (95% bootstrap band)</h2>
+          <PassKChart series={[{ name: runName(run), points: detail.passHatK }]} />
+        </section>
+        <section className="card">
+          <h2>Termination reasons</h2>
+          <TerminationChart reasons={detail.terminationReasons} />
+          <h2>Cost</h2>
+          <CostChart detail={detail} />
+        </section>
+      </div>
+      <section className="card">
+        <header className="card-head">
+          <h2>Tasks × trials</h2>
+          <div className="filters" role="group" aria-label="Filter by failing check">
+            <button type="button" aria-pressed={filter === null} onClick={() => setFilter(null)}>
+              All tasks
+            </button>
+            {detail.failedCheckKinds.map(({ kind, count }) => (
+              <button
+                key={kind}
+                type="button"
+                aria-pressed={filter === kind}
+                onClick={() => setFilter(filter === kind ? null : kind)}
+              >
+                {kind} failed <span className="count">{count}</span>
+              </button>
+            ))}
+            <label className="visually-hidden" htmlFor="grid-search">
+              Search tasks
+            </label>
+            <input
+              id="grid-search"
+              type="search"
+              placeholder="Search tasks…"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+            />
+          </div>
+        </header>
+        <p className="muted small" role="status">
+          {rows.length} of {detail.grid.length} tasks{filter ? ` with a ${filter} failure` : ""}. Click a cell
+          to open the simulation.
+        </p>
+        <Grid runId={run.id} rows={rows} maxTrials={detail.maxTrials} filter={filter} />
+      </section>
+    </div>
+  );
+}

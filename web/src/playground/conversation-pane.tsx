@@ -1,0 +1,89 @@
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import type { Message } from "../../../src/core/message.js";
+import { MessageList } from "../components/message-list.js";
+import type { ConversationStatus } from "./use-conversation.js";
+
+export function ConversationPane(props: {
+  messages: readonly Message[];
+  status: ConversationStatus;
+  human: boolean;
+  onSay: (text: string) => void;
+  onEnd: () => void;
+}) {
+  const [draft, setDraft] = useState("");
+  const end = useRef<HTMLDivElement>(null);
+  const input = useRef<HTMLTextAreaElement>(null);
+  const canType = props.human && props.status === "awaiting-customer";
+  useEffect(() => {
+    end.current?.scrollIntoView?.({ block: "end" });
+  }, [props.messages.length]);
+  useEffect(() => {
+    if (canType) input.current?.focus();
+  }, [canType]);
+
+  const submit = (event?: FormEvent) => {
+    event?.preventDefault();
+    const text = draft.trim();
+    if (!text || !canType) return;
+    props.onSay(text);
+    setDraft("");
+  };
+  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Enter" && !event.shiftKey) submit(event);
+  };
+  const running =
+    props.status === "running" || props.status === "awaiting-customer" || props.status === "starting";
+
+  return (
+    <div className="conversation">
+      <div className="conversation-scroll" aria-live="polite">
+        {props.messages.length === 0 && props.status === "idle" && (
+          <p className="muted empty">Pick a task or a scenario and start a conversation.</p>
+        )}
+        <MessageList messages={props.messages} />
+        {props.status === "running" && (
+          <p className="typing muted" role="status">
+            {props.human ? "The agent is answering…" : "The conversation is running…"}
+          </p>
+        )}
+        <div ref={end} />
+      </div>
+      {(props.human || running) && props.status !== "idle" && (
+        <form className="composer" onSubmit={submit} aria-label="Your message">
+          {props.human && (
+            <>
+              <label htmlFor="customer-message" className="visually-hidden">
+                Message to the agent
+              </label>
+              <textarea
+                id="customer-message"
+                ref={input}
+                rows={2}
+                value={draft}
+                maxLength={4000}
+                disabled={!canType}
+                placeholder={
+                  canType
+                    ? "Type as the customer… (Enter to send)"
+                    : props.status === "ended"
+                      ? "The conversation has ended."
+                      : "Wait for the agent…"
+                }
+                onChange={(e) => setDraft(e.target.value)}
+                onKeyDown={onKey}
+              />
+              <button type="submit" disabled={!canType || draft.trim() === ""}>
+                Send
+              </button>
+            </>
+          )}
+          {running && (
+            <button type="button" className="secondary" onClick={props.onEnd}>
+              {props.human ? "End & grade" : "Stop"}
+            </button>
+          )}
+        </form>
+      )}
+    </div>
+  );
+}

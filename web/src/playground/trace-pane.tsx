@@ -1,0 +1,152 @@
+import { useEffect, useMemo, useRef } from "react";
+import type { ToolCall, ToolMessage } from "../../../src/core/message.js";
+import type { FailedCheck, RecordChange, SequencedEvent } from "../../../src/server/api-schemas.js";
+import type { RewardInfo } from "../../../src/core/simulation.js";
+import { RewardCard } from "../components/reward-card.js";
+import { WorldChangeCard } from "../components/record-diff.js";
+import { formatCost } from "../format.js";
+
+type TraceItem =
+  | { kind: "tool"; key: string; call: ToolCall; result?: ToolMessage; latencyMs?: number }
+  | { kind: "world"; key: string; side: "agent" | "user"; records: RecordChange[] }
+  | {
+      kind: "end";
+      key: string;
+      terminationReason: string;
+      error: string | null;
+      durationSeconds: number;
+      agentCost: number | null;
+      userCost: number | null;
+    }
+  | { kind: "reward"; key: string; rewardInfo: RewardInfo; failedChecks: FailedCheck[] }
+  | { kind: "closed"; key: string; reason: string; message: string | null };
+
+/** Trace items from the event stream: one card per tool call (filled in when it returns), world diffs, the end. */
+export function traceItems(events: readonly SequencedEvent[]): TraceItem[] {
+  const items: TraceItem[] = [];
+  const open = new Map<string, number>();
+  for (const event of events) {
+    const key = String(event.seq);
+    switch (event.type) {
+      case "tool-call-start":
+        open.set(event.call.id, items.length);
+        items.push({ kind: "tool", key, call: event.call });
+        break;
+      case "tool-call-end": {
+        const index = open.get(event.call.id);
+        const item = {
+          kind: "tool" as const,
+          key,
+          call: event.call,
+          result: event.result,
+          latencyMs: event.latencyMs,
+        };
+        if (index === undefined) items.push(item);
+        else items[index] = { ...item, key: items[index]!.key };
+        open.delete(event.call.id);
+        break;
+      }
+      case "world-change":
+        if (event.records.length > 0)
+          items.push({ kind: "world", key, side: event.side, records: event.records });
+        break;
+      case "simulation-end":
+        items.push({ kind: "end", key, ...event });
+        break;
+      case "reward":
+        items.push({ kind: "reward", key, rewardInfo: event.rewardInfo, failedChecks: event.failedChecks });
+        break;
+      case "conversation-end":
+        if (event.reason !== "finished")
+          items.push({ kind: "closed", key, reason: event.reason, message: event.message });
+        break;
+    }
+  }
+  return items;
+}
+
+export function ToolCallCard(props: {
+  call: ToolCall;
+  result?: ToolMessage | undefined;
+  latencyMs?: number | undefined;
+}) {
+  const { call, result } = props;
+  const args = JSON.stringify(call.arguments, null, 2);
+  const state = !result ? "running" : result.error ? "error" : "ok";
+  return (
+    <article
+      className={`card tool-card ${state}`}
+      data-testid="tool-call-card"
+      aria-label={`Tool call ${call.name}`}
+    >
+      <header>
+        <span className="tool-name">{call.name}</span>
+        <span className="badge muted">{call.requestor === "user" ? "customer" : "agent"}</span>
+        {props.latencyMs !== undefined && <span className="latency">{props.latencyMs.toFixed(1)} ms</span>}
+        {state === "running" && <span className="badge">running…</span>}
+        {state === "error" && <span className="badge bad">error</span>}
+      </header>
+      <details open={args.length < 300}>
+        <summary>arguments</summary>
+        <pre>{args}</pre>
+      </details>
+      {result && (
+        <details
+          open={(result.content ?? "").length < 400}
+          className={result.error ? "result-error" : "result"}
+        >
+          <summary>{result.error ? "error" : "result"}</summary>
+          <pre>{result.content}</pre>
+        </details>
+      )}
+    </article>
+  );
+}
+
+export function TracePane(props: { events: readonly SequencedEvent[] }) {
+  const items = useMemo(() => traceItems(props.events), [props.events]);
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    end.current?.scrollIntoView?.({ block: "end" });
+  }, [items.length]);
+  return (
+    <div className="trace" aria-live="polite">
+      {items.length === 0 && (
+        <p className="muted empty">Tool calls and world changes appear here as they happen.</p>
+      )}
+      {items.map((item) => {
+        switch (item.kind) {
+          case "tool":
+            return (
+              <ToolCallCard key={item.key} call={item.call} result={item.result} latencyMs={item.latencyMs} />
+            );
+          case "world":
+            return <WorldChangeCard key={item.key} side={item.side} records={item.records} />;
+          case "end":
+            return (
+              <article key={item.key} className="card end-card" data-testid="end-card">
+                <h3>Conversation ended: {item.terminationReason.replace(/_/g, " ")}</h3>
+                {item.error && <p className="error-text">{item.error}</p>}
+                <p className="muted">
+                  {item.durationSeconds.toFixed(1)} s · agent {formatCost(item.agentCost)} · customer{" "}
+                  {formatCost(item.userCost)}
+                </p>
+              </article>
+            );
+          case "reward":
+            return (
+              <RewardCard key={item.key} rewardInfo={item.rewardInfo} failedChecks={item.failedChecks} />
+            );
+          case "closed":
+            return (
+              <article key={item.key} className="card end-card">
+                <h3>{item.reason === "abandoned" ? "Stopped" : "Failed"}</h3>
+                {item.message && <p>{item.message}</p>}
+              </article>
+            );
+        }
+      })}
+      <div ref={end} />
+    </div>
+  );
+}

@@ -9,6 +9,7 @@ import { createAgent } from "../../src/agents/create-agent.js";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { DomainData } from "../../src/formats/tau2/domain-data.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
+import { DomainDetailSchema } from "../../src/server/api-schemas.js";
 import { createServer } from "../../src/server/create-server.js";
 import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
 import type { RunStore } from "../../src/server/run-store.js";
@@ -210,6 +211,87 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.getByLabel("select official-results.json").check();
     await page.getByTestId("pass-k-chart").locator("canvas").waitFor();
     await shot(page, "explorer-runs");
+    await page.close();
+  });
+
+  it("starts a scenario chip's conversation in one click", async () => {
+    const detail = DomainDetailSchema.parse(await (await fetch(`${baseUrl}/api/domains/${DOMAIN}`)).json());
+    const chip = detail.scenarios[0]!;
+    script = goldScript(data.task(chip.taskId));
+    const page = await openPage();
+    await page.goto(`${baseUrl}/#/`);
+    await page.getByLabel("Domain").selectOption(DOMAIN);
+    await page.getByRole("button", { name: chip.label }).click();
+    await page.getByText(` · ${chip.taskId} · `, { exact: false }).waitFor();
+    await page.getByTestId("end-card").waitFor({ timeout: 30_000 });
+    await page.close();
+  });
+
+  it.runIf(builtinDomains.has("telecom"))(
+    "shows the customer's phone changing as their tools act (telecom)",
+    async () => {
+      const telecom = new DomainData(builtinDomains.get("telecom")!, dataDir);
+      const taskId = "[service_issue]airplane_mode_on[PERSONA:None]";
+      script = goldScript(telecom.task(taskId));
+      const page = await openPage();
+      await page.goto(`${baseUrl}/#/`);
+      await page.getByLabel("Domain").selectOption("telecom");
+      await page.getByLabel("Task", { exact: true }).fill("airplane_mode_on[PERSONA:None]");
+      await page.locator(`[data-task-id="${taskId}"]`).click();
+      await page.getByRole("button", { name: "Simulate" }).click();
+      const airplane = page.getByTestId("phone").locator("li", { hasText: "Airplane mode" });
+      await page.getByTestId("reward-card").waitFor({ timeout: 30_000 });
+      await expect.poll(() => airplane.textContent()).toBe("Airplane modeOff");
+      // The customer's toggle shows as a change on their side: airplane mode true → false.
+      const change = page
+        .getByTestId("world-change-card")
+        .filter({ hasText: "Customer's side changed" })
+        .filter({ hasText: "airplane_mode" });
+      expect(await change.first().locator("td.old").first().textContent()).toBe("true");
+      expect(await change.first().locator("td.new").first().textContent()).toBe("false");
+      expect(await page.getByTestId("phone-status").textContent()).not.toContain("Airplane");
+      expect(await page.getByTestId("reward-value").textContent()).toBe("1.00");
+      await page.getByTestId("phone").scrollIntoViewIfNeeded();
+      await shot(page, "playground-telecom-phone");
+      await page.close();
+    },
+  );
+
+  it("loads a 1,000-simulation run without stalling (virtualised grid)", async () => {
+    const base = await buildResults(data, {
+      taskIds: SEED_TASKS.slice(0, 2),
+      trials: 4,
+      fails: (_t, trial) => trial === 3,
+    });
+    const copies = Math.ceil(1000 / base.simulations.length);
+    const big = {
+      ...base,
+      tasks: Array.from({ length: copies }, (_, c) =>
+        base.tasks.map((t) => ({ ...t, id: `${t.id}-copy-${c}` })),
+      ).flat(),
+      simulations: Array.from({ length: copies }, (_, c) =>
+        base.simulations.map((s) => ({ ...s, id: `${s.id}-${c}`, task_id: `${s.task_id}-copy-${c}` })),
+      ).flat(),
+    };
+    const runId = store.importResults(parseResults(JSON.stringify(big), "big.json"), {
+      label: "big run",
+      domain: DOMAIN,
+    });
+    const page = await openPage();
+    const started = Date.now();
+    await page.goto(`${baseUrl}/#/runs/${runId}`);
+    await page.getByTestId("run-grid").locator(".grid-row").first().waitFor();
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeLessThan(5_000);
+    expect(await page.getByText(`(${big.simulations.length} simulations)`).count()).toBe(1);
+    // Only the rows in view are in the page.
+    expect(await page.locator(".grid-row").count()).toBeLessThan(60);
+    await page.getByTestId("run-grid").evaluate((grid) => grid.scrollTo(0, grid.scrollHeight));
+    await page
+      .locator(".grid-row", { hasText: `-copy-${copies - 1}` })
+      .first()
+      .waitFor();
+    await shot(page, "explorer-big-run");
     await page.close();
   });
 

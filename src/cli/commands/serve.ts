@@ -114,6 +114,8 @@ export function registerServe(program: Command, context: CliContext): void {
       trustProxy: options.trustProxy ?? false,
       log: (line) => context.stderr.write(`${line}\n`),
     });
+    // Parse every domain's data now, so that the first visitor does not wait for it.
+    await app.request("/api/info");
     await new Promise<void>((resolve) => {
       const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (address) => {
         const host = options.host.includes(":") ? `[${options.host}]` : options.host;

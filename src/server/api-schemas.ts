@@ -53,6 +53,8 @@ export const ToolSummarySchema = z.object({
   description: z.string(),
   side: z.enum(["agent", "user"]),
   kind: z.string(),
+  /** JSON Schema of the arguments, as a model sees it. */
+  parameters: z.record(z.string(), z.unknown()),
 });
 export type ToolSummary = z.infer<typeof ToolSummarySchema>;
 
@@ -133,13 +135,25 @@ export const StartConversationResponseSchema = z.object({
 });
 export type StartConversationResponse = z.infer<typeof StartConversationResponseSchema>;
 
-export const CustomerMessageRequestSchema = z.strictObject({
-  content: z
-    .string({ error: "content must be a string" })
-    .trim()
-    .min(1, "content must not be empty")
-    .max(4000, "content is longer than 4000 characters"),
-});
+/** What the person does on their turn: say something, or use one of their own tools (their phone). */
+export const CustomerMessageRequestSchema = z
+  .strictObject({
+    content: z
+      .string({ error: "content must be a string" })
+      .trim()
+      .min(1, "content must not be empty")
+      .max(4000, "content is longer than 4000 characters")
+      .optional(),
+    toolCall: z
+      .strictObject({
+        name: name("toolCall.name", 100),
+        arguments: z.record(z.string(), z.unknown()).default({}),
+      })
+      .optional(),
+  })
+  .refine((turn) => (turn.content === undefined) !== (turn.toolCall === undefined), {
+    message: "send either {content: text} or {toolCall: {name, arguments}}",
+  });
 export type CustomerMessageRequest = z.infer<typeof CustomerMessageRequestSchema>;
 
 export const OkResponseSchema = z.object({ ok: z.literal(true) });

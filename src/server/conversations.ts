@@ -9,7 +9,7 @@ import type { DomainData } from "../formats/tau2/domain-data.js";
 import { failedChecks } from "../metrics/failed-checks.js";
 import { SimulationAbortedError, simulate } from "../orchestrator/orchestrator.js";
 import type { ConversationMode, PlaygroundEvent, SequencedEvent } from "./api-schemas.js";
-import { HumanCustomer, NotAwaitingCustomerError } from "./human-customer.js";
+import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "./human-customer.js";
 import { recordChanges } from "./record-changes.js";
 import { ConversationNotFoundError, ConversationStateError, ServerBusyError } from "./server-errors.js";
 import type { SpendTracker } from "./spend-tracker.js";
@@ -155,8 +155,8 @@ export class ConversationHub {
     return conversation;
   }
 
-  /** Deliver what the person typed (human mode). */
-  say(id: string, text: string): void {
+  /** Deliver what the person typed or did (human mode). */
+  say(id: string, turn: CustomerTurn): void {
     const conversation = this.get(id);
     if (conversation.ended)
       throw new ConversationStateError("conversation_ended", "the conversation has ended; start a new one");
@@ -166,7 +166,7 @@ export class ConversationHub {
         "this conversation's customer is simulated; you cannot type in it",
       );
     try {
-      conversation.human.say(text);
+      conversation.human.say(turn);
     } catch (error) {
       if (error instanceof NotAwaitingCustomerError)
         throw new ConversationStateError(

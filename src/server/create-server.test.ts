@@ -167,6 +167,37 @@ describe("playground API", () => {
     expect(end.some((e) => e.type === "reward")).toBe(true);
   });
 
+  it("lets the person use their own tools (the telecom phone) and streams the phone's new state", async () => {
+    const app = server();
+    const id = await start(app, {
+      domain: "telecom",
+      taskId: "[service_issue]airplane_mode_on[PERSONA:None]",
+      mode: "human",
+    });
+    const opening = await readEvents(app, id, (e) => e.type === "awaiting-customer");
+    const device = (e: SequencedEvent | undefined) =>
+      e?.type === "user-state" ? (e.state as { device: { airplane_mode: boolean } }).device : undefined;
+    expect(device(opening.find((e) => e.type === "user-state"))?.airplane_mode).toBe(true);
+    const bad = await post(app, `/api/conversations/${id}/messages`, {
+      content: "x",
+      toolCall: { name: "toggle_airplane_mode" },
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { message: string }).message).toMatch(/either \{content/);
+    expect(
+      (await post(app, `/api/conversations/${id}/messages`, { toolCall: { name: "toggle_airplane_mode" } }))
+        .status,
+    ).toBe(200);
+    const after = await readEvents(app, id, (e) => e.type === "awaiting-customer", opening.at(-1)!.seq);
+    expect(after.find((e) => e.type === "tool-call-end")).toMatchObject({
+      call: { name: "toggle_airplane_mode", requestor: "user" },
+      result: { error: false },
+    });
+    expect(after.find((e) => e.type === "world-change")).toMatchObject({ side: "user" });
+    expect(device(after.filter((e) => e.type === "user-state").at(-1))?.airplane_mode).toBe(false);
+    await app.request(`/api/conversations/${id}/end`, { method: "POST" });
+  });
+
   it("streams the customer's own state when the domain has a user database", async () => {
     const app = server();
     const id = await start(app, { domain: "mock", taskId: "update_task_with_user_tools", mode: "simulate" });

@@ -344,7 +344,8 @@ export function createServer(deps: ServerDeps) {
       requireJson,
       validate("json", CustomerMessageRequestSchema),
       (c) => {
-        hub.say(c.req.valid("param").conversationId, c.req.valid("json").content);
+        const turn = c.req.valid("json");
+        hub.say(c.req.valid("param").conversationId, turn.content ?? turn.toolCall!);
         return c.json({ ok: true as const });
       },
     )

@@ -1,5 +1,6 @@
 import type { Task } from "../core/task.js";
 import type { AnyDomain } from "../env/domain.js";
+import { toolParametersJsonSchema } from "../env/tool-schema.js";
 import type { ScenarioChip, ScenarioKind, TaskSummary, ToolSummary } from "./api-schemas.js";
 
 /** Every text the simulated customer is given, joined (for search and classification). */
@@ -51,6 +52,7 @@ export function toolSummaries(domain: AnyDomain): ToolSummary[] {
     description: tool.description,
     side,
     kind: tool.kind,
+    parameters: toolParametersJsonSchema(tool),
   });
   return [...domain.agent.tools.map(summary("agent")), ...(domain.user?.tools ?? []).map(summary("user"))];
 }

@@ -5,13 +5,17 @@ import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
 /** Raised to a caller that types while the agent is still answering. */
 export class NotAwaitingCustomerError extends Error {}
 
+/** A turn of the person: text, or a call of one of their own tools. */
+export type CustomerTurn = string | { name: string; arguments: Record<string, unknown> };
+
 /**
  * The playground's person-in-the-loop customer: each turn waits for the next message the person
  * types (delivered with {@link HumanCustomer.say}). `onAwaiting` tells the page it may type.
  */
 export class HumanCustomer implements UserSimulator {
   readonly name = "human";
-  #waiting: ((text: string) => void) | undefined;
+  #waiting: ((turn: CustomerTurn) => void) | undefined;
+  #calls = 0;
   readonly #onAwaiting: () => void;
 
   constructor(onAwaiting: () => void) {
@@ -22,12 +26,12 @@ export class HumanCustomer implements UserSimulator {
     return this.#waiting !== undefined;
   }
 
-  /** Deliver what the person typed; throws when no turn is waiting for it. */
-  say(text: string): void {
+  /** Deliver what the person typed or did; throws when no turn is waiting for it. */
+  say(turn: CustomerTurn): void {
     const deliver = this.#waiting;
     if (!deliver) throw new NotAwaitingCustomerError();
     this.#waiting = undefined;
-    deliver(text);
+    deliver(turn);
   }
 
   start(init: { signal?: AbortSignal }): UserSession {
@@ -41,9 +45,16 @@ export class HumanCustomer implements UserSimulator {
             reject(new SimulationAbortedError());
           };
           signal?.addEventListener("abort", onAbort, { once: true });
-          this.#waiting = (text) => {
+          this.#waiting = (turn) => {
             signal?.removeEventListener("abort", onAbort);
-            resolve({ role: "user", content: text, cost: 0 });
+            if (typeof turn === "string") return resolve({ role: "user", content: turn, cost: 0 });
+            const call = {
+              id: `human_call_${this.#calls++}`,
+              name: turn.name,
+              arguments: turn.arguments,
+              requestor: "user" as const,
+            };
+            resolve({ role: "user", content: null, tool_calls: [call], cost: 0 });
           };
           this.#onAwaiting();
         }),

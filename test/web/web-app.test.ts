@@ -253,6 +253,17 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
       expect(await page.getByTestId("reward-value").textContent()).toBe("1.00");
       await page.getByTestId("phone").scrollIntoViewIfNeeded();
       await shot(page, "playground-telecom-phone");
+
+      // A person playing the customer uses their phone's tools themselves.
+      script = () => mockReply.text("Please turn airplane mode off.");
+      await page.getByLabel("Me (type as the customer)").check();
+      await page.getByRole("button", { name: "Start conversation" }).click();
+      await expect.poll(() => page.getByLabel("Message to the agent").isEnabled()).toBe(true);
+      await expect.poll(() => airplane.textContent()).toBe("Airplane modeOn");
+      await page.getByText(/^Your tools/).click();
+      await page.getByRole("button", { name: "toggle airplane mode" }).click();
+      await expect.poll(() => airplane.textContent()).toBe("Airplane modeOff");
+      await shot(page, "playground-telecom-human");
       await page.close();
     },
   );

@@ -1,13 +1,18 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { Message } from "../../../src/core/message.js";
+import type { ToolSummary } from "../../../src/server/api-schemas.js";
 import { MessageList } from "../components/message-list.js";
+import { CustomerTools } from "./customer-tools.js";
 import type { ConversationStatus } from "./use-conversation.js";
 
 export function ConversationPane(props: {
   messages: readonly Message[];
   status: ConversationStatus;
   human: boolean;
+  /** The customer's own tools, usable in human mode. */
+  customerTools: readonly ToolSummary[];
   onSay: (text: string) => void;
+  onUseTool: (name: string, args: Record<string, unknown>) => void;
   onEnd: () => void;
 }) {
   const [draft, setDraft] = useState("");
@@ -48,6 +53,9 @@ export function ConversationPane(props: {
         )}
         <div ref={end} />
       </div>
+      {props.human && props.status !== "ended" && props.status !== "idle" && (
+        <CustomerTools tools={props.customerTools} enabled={canType} onUse={props.onUseTool} />
+      )}
       {(props.human || running) && props.status !== "idle" && (
         <form className="composer" onSubmit={submit} aria-label="Your message">
           {props.human && (

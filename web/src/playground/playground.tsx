@@ -253,7 +253,9 @@ export function Playground(props: { info: ServerInfo; onConversationEnd: () => v
             messages={messages}
             status={state.status}
             human={started?.mode === "human"}
-            onSay={(text) => void conversation.say(text)}
+            customerTools={domain?.tools.filter((t) => t.side === "user") ?? []}
+            onSay={(text) => void conversation.say({ content: text })}
+            onUseTool={(name, args) => void conversation.say({ toolCall: { name, arguments: args } })}
             onEnd={() => void conversation.end()}
           />
         </section>

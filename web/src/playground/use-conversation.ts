@@ -97,10 +97,12 @@ export function useConversation() {
   }, []);
 
   const say = useCallback(
-    async (content: string) => {
+    async (
+      turn: { content: string } | { toolCall: { name: string; arguments: Record<string, unknown> } },
+    ) => {
       if (!state.conversationId) return;
       try {
-        await postJson(`/api/conversations/${state.conversationId}/messages`, { content }, OkResponseSchema);
+        await postJson(`/api/conversations/${state.conversationId}/messages`, turn, OkResponseSchema);
         dispatch({ type: "sent" });
       } catch (error) {
         dispatch({ type: "error", message: describeError(error) });

@@ -326,6 +326,49 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.close();
   });
 
+  it("shows the budget banner and refuses new conversations once the daily cap is spent", async () => {
+    const capped = createServer({
+      domains: builtinDomains,
+      dataDir,
+      loadDomainData: (domain) => (domain.name === DOMAIN ? data : new DomainData(domain, dataDir)),
+      participants: {
+        agents: [AGENT_SPEC],
+        users: [USER_SPEC],
+        createAgent: () => {
+          throw new Error("no conversation may start");
+        },
+        createUserSimulator: () => {
+          throw new Error("no conversation may start");
+        },
+      },
+      webRoot: WEB_DIST,
+      limits: { dailySpendCapUsd: 0 },
+    });
+    const other = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: capped.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    });
+    try {
+      const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const page = await openPage();
+      await page.goto(`${otherUrl}/#/`);
+      await page.getByTestId("budget-banner").filter({ hasText: "Today's budget is used up" }).waitFor();
+      await page.getByLabel("Task", { exact: true }).fill(SIMULATED_TASK);
+      await page.locator(`[data-task-id="${SIMULATED_TASK}"]`).click();
+      expect(await page.getByRole("button", { name: "Simulate" }).isDisabled()).toBe(true);
+      await shot(page, "playground-budget-exhausted");
+      await page.close();
+      const refused = await fetch(`${otherUrl}/api/conversations`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ domain: DOMAIN, mode: "human" }),
+      });
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { code: string }).code).toBe("spend_cap_reached");
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it("keeps API keys on the server: not in the bundle, not in any answer", async () => {
     // The key did reach the model provider (the mock), so it was in use.
     expect(mock.requests.some((r) => r.headers["authorization"] === `Bearer ${API_KEY}`)).toBe(true);

@@ -24,6 +24,7 @@ import type { MockLlmReply } from "../../src/testing/mock-llm-reply.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { createUserSimulator, readUserGuidelines } from "../../src/users/create-user.js";
 import { ARTIFACTS, WEB_DIST, ensureWebBuilt, launchChromium } from "./helpers/browser.js";
+import { buildOfficialResults } from "../helpers/official-results.js";
 import { buildResults } from "./helpers/seed-results.js";
 
 // The airline domain when it is registered (the issue's scenario), else the mock domain.
@@ -187,12 +188,21 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
   });
 
   it("imports an official results file by upload", async () => {
-    const results = await buildResults(data, {
-      taskIds: SEED_TASKS.slice(0, 3),
-      trials: 2,
-      fails: () => false,
-      model: "openai:uploaded-model",
-    });
+    // An official-shape results file (as `tau2 run --save-to` writes), with failures of several kinds.
+    const variants = [
+      "gold",
+      "missing_action",
+      "wrong_final_message",
+      "max_steps",
+      "infrastructure_error",
+      "gold",
+    ] as const;
+    const results = buildOfficialResults(
+      data,
+      SEED_TASKS.slice(0, 3).flatMap((task, t) =>
+        [0, 1].map((trial) => ({ task, trial, variant: variants[(2 * t + trial) % variants.length]! })),
+      ),
+    );
     const file = path.join(folder, "official-results.json");
     writeFileSync(file, JSON.stringify(results));
     const page = await openPage();

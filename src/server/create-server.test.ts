@@ -3,6 +3,8 @@ import type { Agent, UserSimulator } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
 import { goldAgent } from "../agents/gold-agent.js";
 import { builtinDomains } from "../domains/registry.js";
+import type { AnyDomain } from "../env/domain.js";
+import { DomainData } from "../formats/tau2/domain-data.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { SequencedEventSchema, type SequencedEvent } from "./api-schemas.js";
@@ -20,10 +22,19 @@ function participants(overrides: Partial<Participants> = {}): Participants {
   };
 }
 
+// Parsed domain data is shared by the servers of this file (each test builds its own server).
+const parsed = new Map<string, DomainData>();
+const loadDomainData = (domain: AnyDomain, dataDir: string) => {
+  let data = parsed.get(domain.name);
+  if (!data) parsed.set(domain.name, (data = new DomainData(domain, dataDir)));
+  return data;
+};
+
 function server(deps: Partial<ServerDeps> = {}) {
   return createServer({
     domains: builtinDomains,
     dataDir: tau2DataDir(),
+    loadDomainData,
     participants: participants(),
     secrets: [SECRET],
     ...deps,

@@ -221,6 +221,10 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.getByLabel("select official-results.json").check();
     await page.getByTestId("pass-k-chart").locator("canvas").waitFor();
     await shot(page, "explorer-runs");
+    await page.getByRole("link", { name: "Compare these two" }).click();
+    await page.getByTestId("compare-table").waitFor();
+    expect(await page.getByTestId("compare-table").locator("tbody tr").count()).toBe(3);
+    await shot(page, "explorer-compare");
     await page.close();
   });
 

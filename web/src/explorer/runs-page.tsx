@@ -120,16 +120,24 @@ export function RunsPage() {
                   <span className="visually-hidden">select</span>
                 </th>
                 <th scope="col">Run</th>
-                <th scope="col">Model</th>
-                <th scope="col">Domain</th>
+                <th scope="col" className="wide-only">
+                  Model
+                </th>
+                <th scope="col" className="wide-only">
+                  Domain
+                </th>
                 <th scope="col">Tasks × trials</th>
                 {ks.map((k) => (
                   <th key={k} scope="col">
                     pass^{k}
                   </th>
                 ))}
-                <th scope="col">Cost</th>
-                <th scope="col">Date</th>
+                <th scope="col" className="wide-only">
+                  Cost
+                </th>
+                <th scope="col" className="wide-only">
+                  Date
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -146,8 +154,8 @@ export function RunsPage() {
                   <td>
                     <a href={href({ page: "run", runId: run.id })}>{runName(run)}</a>
                   </td>
-                  <td>{run.model ?? "—"}</td>
-                  <td>{run.domains.join(", ")}</td>
+                  <td className="wide-only">{run.model ?? "—"}</td>
+                  <td className="wide-only">{run.domains.join(", ")}</td>
                   <td>
                     {run.tasks} × {run.trials}
                   </td>
@@ -156,8 +164,8 @@ export function RunsPage() {
                       {formatPercent(run.passHatKs[k])}
                     </td>
                   ))}
-                  <td className="num">{formatCost(run.totalCost)}</td>
-                  <td>{formatDate(run.date)}</td>
+                  <td className="num wide-only">{formatCost(run.totalCost)}</td>
+                  <td className="wide-only">{formatDate(run.date)}</td>
                 </tr>
               ))}
             </tbody>

@@ -79,6 +79,16 @@ export function useConversation() {
       dispatch({ type: "started", conversationId: started.conversationId });
       const events = new EventSource(started.eventsUrl);
       source.current = events;
+      events.onerror = () => {
+        // EventSource retries by itself; CLOSED means the server refused (e.g. it forgot the conversation).
+        if (events.readyState === EventSource.CLOSED) {
+          dispatch({
+            type: "error",
+            message: "lost the conversation's event stream; start a new conversation",
+          });
+          if (source.current === events) source.current = null;
+        }
+      };
       events.onmessage = (message: MessageEvent<string>) => {
         const parsed = SequencedEventSchema.safeParse(JSON.parse(message.data));
         if (!parsed.success) {

@@ -1,5 +1,6 @@
 import { pyFloatRepr } from "../../../env/py-json.js";
 import { ToolError } from "../../../env/world.js";
+import { correctlyRoundedPow } from "./correct-pow.js";
 
 // The values a `calculate` expression can produce in Python, and CPython 3.11's arithmetic on them:
 // ints are unbounded (BigInt), floats are doubles, negative numbers raised to fractional powers give
@@ -129,7 +130,7 @@ function floatPow(base: number, exponent: number): PyValue {
     negate = isOddInteger(exponent);
   }
   if (magnitude === 1) return float(negate ? -1 : 1);
-  const result = Math.pow(magnitude, exponent);
+  const result = correctlyRoundedPow(magnitude, exponent);
   if (!Number.isFinite(result)) throw overflow("(34, 'Numerical result out of range')");
   return float(negate ? -result : result);
 }

@@ -3,9 +3,14 @@
  * mock model with fixed latency in another process. Each model call is one step; the ideal step rate is
  * C ÷ latency. Reports achieved steps/s, its share of the ideal, and the harness's CPU time per step.
  *
+ * The mock's own CPU time per step is reported too: it shares the machine, so when it is slow the
+ * harness waits on it.
+ *
  * Usage: node --import tsx bench/conversation-throughput.ts [concurrency=1000] [latencyMs=500] [turns=5]
+ * MOCK_NODE_FLAGS="--cpu-prof" passes node flags to the mock's process (e.g. to profile it).
  */
 import { spawn } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { createAgent } from "../src/agents/create-agent.js";
@@ -23,6 +28,7 @@ const turns = Number(process.argv[4] ?? 5);
 const mock = spawn(
   process.execPath,
   [
+    ...(process.env.MOCK_NODE_FLAGS ?? "").split(" ").filter(Boolean),
     "--import",
     "tsx",
     path.join(import.meta.dirname, "mock-llm-process.ts"),
@@ -33,9 +39,8 @@ const mock = spawn(
     stdio: ["ignore", "pipe", "inherit"],
   },
 );
-const baseUrl = await new Promise<string>((resolve) =>
-  createInterface({ input: mock.stdout! }).once("line", resolve),
-);
+const mockLines = createInterface({ input: mock.stdout! })[Symbol.asyncIterator]();
+const baseUrl = String((await mockLines.next()).value);
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const task = data.task("create_task_1");
@@ -61,6 +66,7 @@ const runs = await Promise.all(
 const wallMs = performance.now() - start;
 const cpu = process.cpuUsage(cpuBefore);
 mock.kill();
+const mockCpu = JSON.parse(String((await mockLines.next()).value)) as { cpu_ms: number };
 
 const steps = runs.reduce(
   (sum, run) =>
@@ -83,5 +89,7 @@ console.log(
     ideal_steps_per_second: ideal,
     share_of_ideal: Number((achieved / ideal).toFixed(3)),
     harness_cpu_ms_per_step: Number(((cpu.user + cpu.system) / 1000 / steps).toFixed(3)),
+    mock_cpu_ms_per_step: Number((mockCpu.cpu_ms / steps).toFixed(3)),
+    load_average: os.loadavg().map((l) => Number(l.toFixed(2))),
   }),
 );

@@ -1,25 +1,22 @@
 /**
  * A mock OpenAI-compatible model in its own process, so the benchmark measures the harness's CPU
- * alone. Every reply waits LATENCY_MS. The customer talks for TURNS turns, then says ###STOP###; the
- * agent answers every turn (with a tool call every other turn, so tools run too).
- * Prints its base URL on stdout, then serves until killed.
+ * alone. Every reply waits LATENCY_MS; the replies follow bench-script.ts.
+ * Prints its base URL on stdout, then serves until SIGTERM, when it prints its own CPU time as JSON
+ * ({"cpu_ms": …, "requests": …}) and exits (cleanly, so `--cpu-prof` can write its profile).
  */
-import { isUserSimulatorRequest, mockReply, startMockLlmServer } from "../src/testing/index.js";
+import { startMockLlmServer } from "../src/testing/index.js";
+import { benchScript } from "./bench-script.js";
 
 const latencyMs = Number(process.argv[2] ?? 500);
 const turns = Number(process.argv[3] ?? 5);
 
-const server = await startMockLlmServer({
-  delayMs: latencyMs,
-  script: (request) => {
-    const userTurns = request.messages.filter(
-      (m) => m.role === (isUserSimulatorRequest(request) ? "assistant" : "user"),
-    ).length;
-    if (isUserSimulatorRequest(request))
-      return mockReply.text(userTurns >= turns ? "Thanks! ###STOP###" : "Can you check my tasks?");
-    const last = request.messages.at(-1);
-    if (last?.role === "user" && userTurns % 2 === 1) return mockReply.toolCall("get_users", {});
-    return mockReply.text("Here is what I found.");
-  },
-});
+const server = await startMockLlmServer({ delayMs: latencyMs, script: benchScript(turns) });
 process.stdout.write(`${server.baseUrl}\n`);
+const cpuBefore = process.cpuUsage();
+process.once("SIGTERM", () => {
+  const cpu = process.cpuUsage(cpuBefore);
+  process.stdout.write(
+    `${JSON.stringify({ cpu_ms: (cpu.user + cpu.system) / 1000, requests: server.requests.length })}\n`,
+    () => process.exit(0),
+  );
+});

@@ -1,0 +1,116 @@
+import { ConfigError, UnknownNameError } from "../core/errors.js";
+import type { Task } from "../core/task.js";
+import type { JobKey } from "../store/job-queue.js";
+import { trialSeeds } from "./python-random.js";
+
+/** Which tasks of a domain a run takes (τ² `--task-split-name`, `--task-ids`, `--num-tasks`). */
+export interface TaskSelection {
+  /** A split name; `undefined` takes every task. */
+  split?: string;
+  taskIds?: readonly string[];
+  numTasks?: number;
+}
+
+/** What task selection needs of a domain's data. */
+export interface TaskSource {
+  readonly domain: { readonly name: string };
+  readonly tasks: Task[];
+  readonly splits: Readonly<Record<string, readonly string[]>> | undefined;
+  tasksOfSplit(split: string): Task[];
+}
+
+/**
+ * The tasks of one domain a run takes, as τ² picks them: the split's tasks (all tasks when the domain
+ * has no split file and the split is the default `base`), then only `taskIds` (kept in the split's
+ * order), then the first `numTasks`.
+ */
+export function selectRunTasks(
+  source: TaskSource,
+  selection: TaskSelection,
+  options: { splitIsDefault?: boolean } = {},
+): Task[] {
+  let tasks: Task[];
+  if (selection.split === undefined || (options.splitIsDefault && source.splits === undefined)) {
+    tasks = source.tasks;
+  } else if (source.splits === undefined) {
+    throw new UnknownNameError(
+      `${source.domain.name} task split`,
+      selection.split,
+      [],
+      `The domain has no split file; leave out --task-split-name to run all its tasks.`,
+    );
+  } else {
+    tasks = source.tasksOfSplit(selection.split);
+  }
+  if (selection.taskIds !== undefined) {
+    const wanted = new Set(selection.taskIds);
+    const inSet = new Set(tasks.map((t) => t.id));
+    const missing = selection.taskIds.filter((id) => !inSet.has(id));
+    if (missing.length > 0) {
+      const inDomain = new Set(source.tasks.map((t) => t.id));
+      const where =
+        selection.split !== undefined && missing.every((id) => inDomain.has(id))
+          ? ` (they exist, but not in split "${selection.split}"; pass --task-split-name full or another split)`
+          : "";
+      throw new UnknownNameError(
+        `${source.domain.name} task`,
+        missing[0]!,
+        tasks.map((t) => t.id),
+        `${missing.length > 1 ? `Also unknown: ${missing.slice(1).join(", ")}. ` : ""}List them with \`passk tasks list --domain ${source.domain.name}\`${where}.`,
+      );
+    }
+    tasks = tasks.filter((t) => wanted.has(t.id));
+  }
+  if (selection.numTasks !== undefined) {
+    if (!Number.isInteger(selection.numTasks) || selection.numTasks < 1) {
+      throw new ConfigError(`--num-tasks ${selection.numTasks} must be a whole number ≥ 1`);
+    }
+    tasks = tasks.slice(0, selection.numTasks);
+  }
+  if (tasks.length === 0) {
+    throw new ConfigError(`no ${source.domain.name} tasks to run with this selection; check the task flags`);
+  }
+  return tasks;
+}
+
+/** One domain of a run with the tasks it takes. */
+export interface PlannedDomain {
+  domain: string;
+  tasks: readonly Task[];
+}
+
+/** A run's jobs: every (domain, task, trial), each trial with its seed. */
+export interface RunPlan {
+  numTrials: number;
+  /** The run's seed (τ² `--seed`, default 300). */
+  seed: number;
+  /** Seed of trial t is `trialSeeds[t]`, the same for every task (as τ²). */
+  trialSeeds: number[];
+  domains: readonly PlannedDomain[];
+  /** Trial-major, as τ² orders its work: trial 0 of every task, then trial 1… */
+  jobs: Array<Omit<JobKey, "runId">>;
+}
+
+/**
+ * The plan of a run: tasks × trials, with per-trial seeds derived from `seed` exactly as τ²-bench does
+ * (so a trial's agent and user get the seed they would get from `tau2 run`).
+ * @example planRun({ domains: [{ domain: "mock", tasks }], numTrials: 4, seed: 300 }).jobs.length // tasks.length * 4
+ */
+export function planRun(options: {
+  domains: readonly PlannedDomain[];
+  numTrials: number;
+  seed: number;
+}): RunPlan {
+  const { numTrials, seed, domains } = options;
+  if (!Number.isInteger(numTrials) || numTrials < 1) {
+    throw new ConfigError(`--num-trials ${numTrials} must be a whole number ≥ 1`);
+  }
+  if (!Number.isSafeInteger(seed)) throw new ConfigError(`--seed ${seed} must be a whole number`);
+  const jobs: RunPlan["jobs"] = [];
+  for (let trial = 0; trial < numTrials; trial++) {
+    for (const { domain, tasks } of domains) {
+      for (const task of tasks) jobs.push({ domain, taskId: task.id, trial });
+    }
+  }
+  return { numTrials, seed, trialSeeds: trialSeeds(seed, numTrials), domains, jobs };
+}

@@ -3,6 +3,7 @@ import { createOpenAI, type OpenAIProvider } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { UnknownNameError } from "../core/errors.js";
 import type { PriceLookup } from "./cost.js";
+import { httpFetch } from "./http-fetch.js";
 
 /** The AI SDK's language model (specification v3), named through a provider package's own types. */
 export type SdkLanguageModel = ReturnType<OpenAIProvider["chat"]>;
@@ -51,7 +52,8 @@ export function createProviderRegistry(definitions: readonly ProviderDefinition[
 /**
  * `openai` (Chat Completions — the API τ²-bench calls through litellm), `anthropic` (Messages) and
  * `openai-compatible` (any Chat Completions server: Ollama, vLLM, LM Studio, OpenRouter, LiteLLM).
- * Keys and base URLs are always passed explicitly so the SDK never reads `process.env` itself.
+ * Keys and base URLs are always passed explicitly so the SDK never reads `process.env` itself; plain-http
+ * base URLs (local servers) are called through `httpFetch`, which is cheaper per call than fetch.
  */
 export function defaultProviderDefinitions(): ProviderDefinition[] {
   return [
@@ -64,7 +66,8 @@ export function defaultProviderDefinitions(): ProviderDefinition[] {
       protocol: "openai",
       reasoningEffortKey: "openai",
       priceLookup: () => ({ providerId: "openai" }),
-      createModel: (model, { apiKey, baseUrl }) => createOpenAI({ apiKey, baseURL: baseUrl }).chat(model),
+      createModel: (model, { apiKey, baseUrl }) =>
+        createOpenAI({ apiKey, baseURL: baseUrl, fetch: httpFetch }).chat(model),
     },
     {
       id: "anthropic",
@@ -75,7 +78,7 @@ export function defaultProviderDefinitions(): ProviderDefinition[] {
       protocol: "anthropic",
       priceLookup: () => ({ providerId: "anthropic" }),
       createModel: (model, { apiKey, baseUrl }) =>
-        createAnthropic({ apiKey, baseURL: baseUrl }).messages(model),
+        createAnthropic({ apiKey, baseURL: baseUrl, fetch: httpFetch }).messages(model),
     },
     {
       id: "openai-compatible",
@@ -92,6 +95,7 @@ export function defaultProviderDefinitions(): ProviderDefinition[] {
           baseURL: baseUrl,
           apiKey,
           includeUsage: true,
+          fetch: httpFetch,
         }).chatModel(model),
     },
   ];

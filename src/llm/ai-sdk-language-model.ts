@@ -8,7 +8,7 @@ import {
   type LlmResponse,
   type LlmToolCall,
 } from "../core/llm.js";
-import { callCost, type PriceLookup, type PriceOverrides } from "./cost.js";
+import { callCost, isPriced, type PriceLookup, type PriceOverrides } from "./cost.js";
 import { checkLlmArgs, mergeLlmArgs, type LlmArgs } from "./llm-args.js";
 import { formatModelSpec, type ModelSpec } from "./model-spec.js";
 import type { ProviderDefinition, SdkLanguageModel } from "./provider-registry.js";
@@ -61,6 +61,8 @@ export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): La
   const { spec, provider, sdkModel, retry, timeoutMs, cache, secrets } = options;
   const label = formatModelSpec(spec);
   const redact = (text: string) => redactSecrets(text, secrets);
+  // Looked up once, on the first answer: a model the price table does not know never gets a price.
+  let priced: boolean | undefined;
 
   async function callOnce(callOptions: CallOptions, signal: AbortSignal | undefined): Promise<CallOutcome> {
     const timeout = new AbortController();
@@ -146,7 +148,13 @@ export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): La
         if (request.signal?.aborted) throw error;
         throw finalError(error);
       }
-      const response = toLlmResponse(outcome, options);
+      priced ??= isPriced({
+        provider: spec.provider,
+        model: spec.model,
+        lookup: options.priceLookup,
+        ...(options.priceOverrides ? { overrides: options.priceOverrides } : {}),
+      });
+      const response = toLlmResponse(outcome, options, priced);
       if (cache && cacheKey) cache.set(cacheKey, label, response);
       return response;
     },
@@ -357,7 +365,11 @@ async function readStream(sdkModel: SdkLanguageModel, callOptions: CallOptions):
   return outcome;
 }
 
-function toLlmResponse(outcome: CallOutcome, options: AiSdkLanguageModelOptions): LlmResponse {
+function toLlmResponse(
+  outcome: CallOutcome,
+  options: AiSdkLanguageModelOptions,
+  priced: boolean,
+): LlmResponse {
   const toolCalls: LlmToolCall[] = outcome.toolCalls.map((call) => {
     const parsed = parseJsonObject(call.input);
     return {
@@ -369,23 +381,25 @@ function toLlmResponse(outcome: CallOutcome, options: AiSdkLanguageModelOptions)
   });
   const inputTokens = outcome.usage.inputTokens.total ?? 0;
   const outputTokens = outcome.usage.outputTokens.total ?? 0;
-  const cost = callCost({
-    provider: options.spec.provider,
-    model: options.spec.model,
-    usage: {
-      inputTokens,
-      outputTokens,
-      ...(outcome.usage.inputTokens.cacheRead !== undefined
-        ? { cacheReadTokens: outcome.usage.inputTokens.cacheRead }
-        : {}),
-      ...(outcome.usage.inputTokens.cacheWrite !== undefined
-        ? { cacheWriteTokens: outcome.usage.inputTokens.cacheWrite }
-        : {}),
-    },
-    lookup: options.priceLookup,
-    ...(options.priceOverrides ? { overrides: options.priceOverrides } : {}),
-    at: options.now(),
-  });
+  const cost = !priced
+    ? null
+    : callCost({
+        provider: options.spec.provider,
+        model: options.spec.model,
+        usage: {
+          inputTokens,
+          outputTokens,
+          ...(outcome.usage.inputTokens.cacheRead !== undefined
+            ? { cacheReadTokens: outcome.usage.inputTokens.cacheRead }
+            : {}),
+          ...(outcome.usage.inputTokens.cacheWrite !== undefined
+            ? { cacheWriteTokens: outcome.usage.inputTokens.cacheWrite }
+            : {}),
+        },
+        lookup: options.priceLookup,
+        ...(options.priceOverrides ? { overrides: options.priceOverrides } : {}),
+        at: options.now(),
+      });
   const raw: Record<string, unknown> = { provider: options.spec.provider };
   if (outcome.responseId !== undefined) raw.id = outcome.responseId;
   if (outcome.responseModel !== undefined) raw.model = outcome.responseModel;

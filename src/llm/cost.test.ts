@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { InvalidInputFileError } from "../core/errors.js";
-import { callCost, loadPriceOverrides } from "./cost.js";
+import { callCost, isPriced, loadPriceOverrides } from "./cost.js";
 
 const usage = { inputTokens: 1_000, outputTokens: 100 };
 
@@ -64,6 +64,22 @@ describe("callCost", () => {
       overrides,
     });
     expect(cost).toBeCloseTo(600 * 10e-6 + 400 * 1e-6, 12);
+  });
+});
+
+describe("isPriced", () => {
+  it("is true exactly when callCost can price the model", () => {
+    const local = { providerApiUrl: "http://127.0.0.1:11434/v1" };
+    expect(isPriced({ provider: "openai", model: "gpt-4o", lookup: { providerId: "openai" } })).toBe(true);
+    expect(isPriced({ provider: "openai", model: "no-such-model", lookup: { providerId: "openai" } })).toBe(
+      false,
+    );
+    expect(isPriced({ provider: "openai-compatible", model: "gpt-4o", lookup: local })).toBe(false);
+    expect(isPriced({ provider: "openai-compatible", model: "gpt-4o", lookup: {} })).toBe(false);
+    const overrides = { models: { "llama3.1:8b": { input_mtok: 0, output_mtok: 0 } } };
+    expect(isPriced({ provider: "openai-compatible", model: "llama3.1:8b", lookup: local, overrides })).toBe(
+      true,
+    );
   });
 });
 

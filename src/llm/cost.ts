@@ -116,6 +116,20 @@ export function callCost(input: {
   }
 }
 
+/**
+ * Whether `callCost` can price this model at all: the override file or the table knows it. The answer
+ * depends on neither usage nor time, so a model asks once and, when it is no, skips the table's lookup
+ * (a regular expression per provider for base-URL lookups) on every call.
+ */
+export function isPriced(input: {
+  provider: string;
+  model: string;
+  lookup: PriceLookup;
+  overrides?: PriceOverrides;
+}): boolean {
+  return callCost({ ...input, usage: { inputTokens: 0, outputTokens: 0 } }) !== null;
+}
+
 /** A one-model provider in genai-prices' format, so overrides follow the table's cache arithmetic. */
 function overrideProvider(model: string, price: ModelPrice): PriceProvider {
   return {

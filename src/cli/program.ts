@@ -7,6 +7,7 @@ import { registerImport } from "./commands/import.js";
 import { registerReplay } from "./commands/replay.js";
 import { registerSimulate } from "./commands/simulate.js";
 import { registerReport } from "./commands/report.js";
+import { registerRun } from "./commands/run.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerScore } from "./commands/score.js";
 import { registerServe } from "./commands/serve.js";
@@ -34,6 +35,7 @@ export function buildProgram(context: CliContext): Command {
   registerReport(program, context);
   registerImport(program, context);
   registerExport(program, context);
+  registerRun(program, context);
   registerRuns(program, context);
   registerCompare(program, context);
   registerServe(program, context);

@@ -134,11 +134,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   };
 
   const onAbort = () => {
+    onEvent?.({ type: "stop-requested", inFlight: inFlight.size, abort: true });
     for (const entry of inFlight.values()) entry.controller.abort();
     notify();
   };
+  const onStop = () => {
+    onEvent?.({ type: "stop-requested", inFlight: inFlight.size, abort: false });
+    notify();
+  };
   abortSignal.addEventListener("abort", onAbort);
-  stopSignal.addEventListener("abort", notify);
+  stopSignal.addEventListener("abort", onStop);
   // Long conversations keep their claim; a worker on another machine could otherwise take them over.
   const heartbeat = setInterval(
     () => {
@@ -249,7 +254,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   } finally {
     clearInterval(heartbeat);
     abortSignal.removeEventListener("abort", onAbort);
-    stopSignal.removeEventListener("abort", notify);
+    stopSignal.removeEventListener("abort", onStop);
   }
   const finalCounts = await queue.counts(runId);
   const unfinished = finalCounts.queued + finalCounts.claimed;

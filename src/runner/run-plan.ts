@@ -20,8 +20,8 @@ export interface TaskSource {
 }
 
 /**
- * The tasks of one domain a run takes, as τ² picks them: the split's tasks (all tasks when the domain
- * has no split file and the split is the default `base`), then only `taskIds` (kept in the split's
+ * The tasks of one domain a run takes, as τ² picks them: the split's tasks (all tasks when the split
+ * is the default `base` and the domain has no such split), then only `taskIds` (kept in the split's
  * order), then the first `numTasks`.
  */
 export function selectRunTasks(
@@ -30,7 +30,9 @@ export function selectRunTasks(
   options: { splitIsDefault?: boolean } = {},
 ): Task[] {
   let tasks: Task[];
-  if (selection.split === undefined || (options.splitIsDefault && source.splits === undefined)) {
+  const defaultMissing =
+    options.splitIsDefault && (source.splits === undefined || !(selection.split! in source.splits));
+  if (selection.split === undefined || defaultMissing) {
     tasks = source.tasks;
   } else if (source.splits === undefined) {
     throw new UnknownNameError(

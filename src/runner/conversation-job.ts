@@ -1,0 +1,69 @@
+import type { Agent, UserSimulator } from "../core/agent.js";
+import type { Judge } from "../core/judge.js";
+import type { Task } from "../core/task.js";
+import type { ToolOverrides } from "../env/tool-schema.js";
+import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
+import { runSimulation } from "../orchestrator/orchestrator.js";
+import type { RunJob } from "./execute-run.js";
+import { conversationSetup } from "./simulation-setup.js";
+
+export interface ConversationJobOptions {
+  /** Each domain of the run with its data, and the run's tasks of it by id. */
+  domains: ReadonlyMap<string, { data: DomainData; tasks: ReadonlyMap<string, Task> }>;
+  agent: Agent;
+  user: UserSimulator;
+  /** Judges NL assertions; without it that component is reported as not evaluated. */
+  judge?: Judge;
+  solo?: boolean;
+  toolOverrides?: ToolOverrides;
+  maxSteps?: number;
+  maxErrors?: number;
+}
+
+/**
+ * The job of a τ² run: one conversation of the job's (task, trial) with the trial's seed, graded as
+ * τ² grades it (`evaluate_simulation`, type ALL). The running cost is reported after each priced
+ * model call.
+ */
+export function conversationJob(options: ConversationJobOptions): RunJob {
+  return async ({ job, seed, signal, reportCost }) => {
+    const domain = options.domains.get(job.domain);
+    const task = domain?.tasks.get(job.taskId);
+    if (!domain || !task) {
+      throw new Error(`job ${job.domain}/${job.taskId} is not among the run's tasks`);
+    }
+    const setup = conversationSetup({
+      data: domain.data,
+      task,
+      agent: options.agent,
+      user: options.user,
+      solo: options.solo ?? false,
+      ...(options.toolOverrides ? { toolOverrides: options.toolOverrides } : {}),
+      ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+      ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
+      seed,
+      trial: job.trial,
+      signal,
+    });
+    let cost = 0;
+    let costKnown = true;
+    const run = await runSimulation(setup, (event) => {
+      if (event.type !== "usage" || !costKnown) return;
+      if (event.cost === null) {
+        costKnown = false;
+        reportCost(null);
+        return;
+      }
+      cost += event.cost;
+      reportCost(cost);
+    });
+    run.reward_info = await evaluateSimulation(
+      run,
+      task,
+      { newWorld: (o) => domain.data.newWorld(o), solo: options.solo ?? false },
+      options.judge,
+    );
+    return run;
+  };
+}

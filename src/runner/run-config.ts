@@ -1,0 +1,108 @@
+import { z } from "zod";
+
+/** The model flags a run was started with (`--agent-llm`, `--user-llm-args`…), as given. */
+export const RunModelsSchema = z.object({
+  agentLlm: z.string(),
+  agentLlmBaseUrl: z.string().optional(),
+  agentLlmArgs: z.string().optional(),
+  userLlm: z.string(),
+  userLlmBaseUrl: z.string().optional(),
+  userLlmArgs: z.string().optional(),
+  judgeLlm: z.string().optional(),
+  judgeLlmBaseUrl: z.string().optional(),
+  judgeLlmArgs: z.string().optional(),
+  agentPromptTemplate: z.string().optional(),
+  toolSpec: z.string().optional(),
+  // Operational: they change how calls are made, not what is measured.
+  prices: z.string().optional(),
+  cache: z.union([z.string(), z.boolean()]).optional(),
+  timeout: z.string().optional(),
+  maxRetries: z.string().optional(),
+});
+export type RunModels = z.infer<typeof RunModelsSchema>;
+
+/**
+ * What `passk run` stores as a run's configuration: everything needed to resume it in another
+ * process (secrets excepted: API keys come from the environment again).
+ */
+export const RunConfigSchema = z.object({
+  kind: z.literal("passk-run"),
+  version: z.literal(1),
+  domains: z.array(z.string()).min(1),
+  /** The τ² data directory the run reads. */
+  data: z.string(),
+  selection: z.object({
+    split: z.string().nullable(),
+    task_ids: z.array(z.string()).nullable(),
+    num_tasks: z.number().int().nullable(),
+  }),
+  num_trials: z.number().int().min(1),
+  seed: z.number().int(),
+  max_steps: z.number().int().min(1),
+  max_errors: z.number().int().min(1),
+  solo: z.boolean(),
+  models: RunModelsSchema,
+  /** `--save-to` as an absolute path, or null. */
+  save_to: z.string().nullable(),
+  /** Agent and user are both scripted: the run shows a harness, not a model. */
+  scripted_demo: z.boolean(),
+  /** The process running it now (to refuse a second runner on the same machine). */
+  runner: z.object({ pid: z.number().int(), host: z.string(), started_at: z.string() }).nullable().optional(),
+});
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+
+const OPERATIONAL_MODEL_FLAGS = new Set<keyof RunModels>(["prices", "cache", "timeout", "maxRetries"]);
+
+/** The flag each setting comes from, for messages. */
+const FLAG_NAMES: Record<string, string> = {
+  domains: "--domain",
+  data: "--data",
+  "selection.split": "--task-split-name",
+  "selection.task_ids": "--task-ids",
+  "selection.num_tasks": "--num-tasks",
+  num_trials: "--num-trials",
+  seed: "--seed",
+  max_steps: "--max-steps",
+  max_errors: "--max-errors",
+  solo: "--solo",
+};
+
+const kebab = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** The settings that define what a run measures, flattened to `flag → value` for comparison. */
+export function runIdentity(config: RunConfig): Record<string, unknown> {
+  const identity: Record<string, unknown> = {
+    [FLAG_NAMES.domains!]: config.domains,
+    [FLAG_NAMES.data!]: config.data,
+    [FLAG_NAMES["selection.split"]!]: config.selection.split,
+    [FLAG_NAMES["selection.task_ids"]!]: config.selection.task_ids,
+    [FLAG_NAMES["selection.num_tasks"]!]: config.selection.num_tasks,
+    [FLAG_NAMES.num_trials!]: config.num_trials,
+    [FLAG_NAMES.seed!]: config.seed,
+    [FLAG_NAMES.max_steps!]: config.max_steps,
+    [FLAG_NAMES.max_errors!]: config.max_errors,
+    [FLAG_NAMES.solo!]: config.solo,
+  };
+  for (const [name, value] of Object.entries(config.models)) {
+    if (!OPERATIONAL_MODEL_FLAGS.has(name as keyof RunModels)) identity[kebab(name)] = value ?? null;
+  }
+  return identity;
+}
+
+/**
+ * Where two configurations measure different things: `--flag: stored → given` lines (empty when they
+ * agree). Only flags in `only` are compared when given (e.g. the flags typed on a `--resume`).
+ */
+export function identityDifferences(
+  stored: RunConfig,
+  given: RunConfig,
+  only?: ReadonlySet<string>,
+): string[] {
+  const a = runIdentity(stored);
+  const b = runIdentity(given);
+  const names = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+  return names
+    .filter((name) => !only || only.has(name))
+    .filter((name) => JSON.stringify(a[name] ?? null) !== JSON.stringify(b[name] ?? null))
+    .map((name) => `${name}: ${JSON.stringify(a[name] ?? null)} → ${JSON.stringify(b[name] ?? null)}`);
+}

@@ -20,7 +20,8 @@ export interface CraftedModelOptions {
   infraFailures?: (taskId: string, trial: number) => number;
 }
 
-const reasonOf = (task: Task) => {
+/** The customer's opening words in a task (what the crafted model says first). */
+export const reasonOf = (task: Task) => {
   const instructions = task.user_scenario.instructions;
   return typeof instructions === "string" ? instructions : instructions.reason_for_call;
 };

@@ -1,0 +1,201 @@
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Store } from "../src/store/store.js";
+import { mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { runCli } from "./helpers/run-cli.js";
+
+const dir = mkdtempSync(path.join(tmpdir(), "passk-run-errors-"));
+let server: MockLlmServer;
+beforeAll(async () => {
+  server = await startMockLlmServer({ script: () => mockReply.text("###STOP###") });
+});
+afterAll(() => server.close());
+
+const env = { PASSK_DATA_DIR: tau2DataDir(), OPENAI_COMPATIBLE_API_KEY: "sk-test-errors" };
+let storeCount = 0;
+
+/** `passk run` with the mock model and its own store; returns the outcome and how many runs got stored. */
+async function run(
+  extra: string[],
+  options: { store?: string; env?: Record<string, string | undefined> } = {},
+) {
+  const store = options.store ?? path.join(dir, `store-${storeCount++}.db`);
+  const result = await runCli(
+    [
+      "run",
+      "--agent-llm",
+      "openai-compatible:mock-agent",
+      "--agent-llm-base-url",
+      server.baseUrl,
+      "--user-llm",
+      "openai-compatible:mock-user",
+      "--user-llm-base-url",
+      server.baseUrl,
+      "--store",
+      store,
+      "--progress",
+      "none",
+      ...extra,
+    ],
+    { env: { ...env, ...options.env } },
+  );
+  let runs = 0;
+  if (existsSync(store)) {
+    try {
+      const db = new Database(store, { readonly: true });
+      runs = (db.prepare("SELECT COUNT(*) AS n FROM runs").get() as { n: number }).n;
+      db.close();
+    } catch {
+      runs = -1; // not a passk store (on purpose, in one test)
+    }
+  }
+  return { ...result, runs };
+}
+
+describe("passk run refuses bad input before any model call", () => {
+  it.each([
+    {
+      name: "an unknown domain",
+      args: ["--domain", "mocky"],
+      error:
+        'error: domain "mocky" is not known (known: airline, mock, retail, telecom); did you mean "mock"?',
+    },
+    {
+      name: "an unknown task id",
+      args: ["--domain", "mock", "--task-ids", "create_task_1", "create_task_9"],
+      error: 'error: mock task "create_task_9" is not known',
+    },
+    {
+      name: "a split that does not exist",
+      args: ["--domain", "mock", "--task-split-name", "test"],
+      error: 'error: mock task split "test" is not known (known: base)',
+    },
+    {
+      name: "a threshold the trials cannot reach",
+      args: ["--domain", "mock", "--num-trials", "2", "--fail-under", "pass^4=0.8"],
+      error: 'error: --fail-under "pass^4=0.8": k = 4 needs 1 ≤ k ≤ --num-trials (2)',
+    },
+    {
+      name: "a malformed threshold",
+      args: ["--domain", "mock", "--fail-under", "pass^2>0.8"],
+      error: 'error: --fail-under "pass^2>0.8" is not METRIC=MIN',
+    },
+    {
+      name: "a budget that is not an amount",
+      args: ["--domain", "mock", "--max-cost", "lots"],
+      error: "error: --max-cost must be an amount of USD, e.g. 5 or 2.50",
+    },
+    {
+      name: "zero trials",
+      args: ["--domain", "mock", "--num-trials", "0"],
+      error: "error: --num-trials must be a whole number ≥ 1",
+    },
+    {
+      name: "an unknown run to resume",
+      args: ["--resume", "20990101-000000-beef"],
+      error: 'error: run "20990101-000000-beef" is not known',
+    },
+  ])("$name", async ({ args, error }) => {
+    const before = server.requests.length;
+    const result = await run(args);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(error);
+    expect(result.runs).toBe(0);
+    expect(server.requests.length).toBe(before);
+  });
+
+  it("a corrupt results file at --save-to", async () => {
+    const file = path.join(dir, "corrupt.json");
+    writeFileSync(file, '{"timestamp": "2025-01-01", "info": {}, "tasks": [], "simulations": [{"id": ');
+    const result = await run(["--domain", "mock", "--save-to", file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error: ${file} is not valid (1 problem):`);
+    expect(result.stderr).toContain("Fix: the file is not valid JSON (truncated or corrupt?)");
+    expect(result.runs).toBe(0);
+  });
+
+  it("a results file at --save-to that passk run did not write", async () => {
+    const file = path.join(dir, "foreign.json");
+    writeFileSync(file, JSON.stringify({ timestamp: null, info: {}, tasks: [], simulations: [] }));
+    const result = await run(["--domain", "mock", "--save-to", file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `error: --save-to ${file} already holds results that \`passk run\` did not write`,
+    );
+  });
+
+  it("a store written by a newer passk", async () => {
+    const file = path.join(dir, "newer.db");
+    Store.open(file).close();
+    const db = new Database(file);
+    db.prepare(
+      "INSERT INTO passk_schema (version, description, migrated_at, passk_version) VALUES (99, 'future', '', '9.0.0')",
+    ).run();
+    db.close();
+    const result = await run(["--domain", "mock"], { store: file });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `error: ${file} has store schema version 99 (written by passk 9.0.0), but this passk reads schema version 1 at most.`,
+    );
+  });
+
+  it("a file that is not a passk store", async () => {
+    const file = path.join(dir, "other.db");
+    const db = new Database(file);
+    db.exec("CREATE TABLE notes (text TEXT)");
+    db.close();
+    const result = await run(["--domain", "mock"], { store: file });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `error: ${file} is not a passk store (an SQLite database without passk's schema table)`,
+    );
+  });
+
+  it("no API key for the chosen provider", async () => {
+    const result = await runCli(
+      ["run", "--domain", "mock", "--agent-llm", "openai:gpt-4.1", "--store", path.join(dir, "nokey.db")],
+      { env: { ...env, OPENAI_API_KEY: "" } },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "error: OPENAI_API_KEY is not set: export it, or use openai-compatible:<model> with --agent-llm-base-url\n",
+    );
+    const db = new Database(path.join(dir, "nokey.db"), { readonly: true });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM runs").get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it("--resume with flags that change what the run measures", async () => {
+    const store = path.join(dir, "resume-flags.db");
+    const first = await runCli(
+      [
+        "run",
+        "--domain",
+        "mock",
+        "--agent-llm",
+        "scripted:gold",
+        "--num-tasks",
+        "2",
+        "--store",
+        store,
+        "--progress",
+        "none",
+      ],
+      { env },
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const id = /run (\S+) · mock/.exec(first.stdout)![1]!;
+    const again = await runCli(
+      ["run", "--resume", id, "--num-trials", "3", "--seed", "300", "--store", store],
+      { env },
+    );
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      `error: --resume ${id} continues the run as it was configured; these flags differ from it:\n  --num-trials: 1 → 3\n`,
+    );
+  });
+});

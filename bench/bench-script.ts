@@ -1,10 +1,15 @@
-import { isUserSimulatorRequest, mockReply, type MockLlmScript } from "../src/testing/index.js";
+import {
+  isUserSimulatorRequest,
+  mockReply,
+  type MockLlmRequest,
+  type MockLlmReply,
+} from "../src/testing/index.js";
 
 /**
  * The benchmarks' scripted model. The customer talks for `turns` turns, then says ###STOP###; the agent
  * answers every turn (with a tool call every other turn, so tools run too).
  */
-export function benchScript(turns: number): MockLlmScript {
+export function benchScript(turns: number): (request: MockLlmRequest) => MockLlmReply {
   return (request) => {
     const userTurns = request.messages.filter(
       (m) => m.role === (isUserSimulatorRequest(request) ? "assistant" : "user"),

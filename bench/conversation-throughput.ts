@@ -66,7 +66,7 @@ const runs = await Promise.all(
 const wallMs = performance.now() - start;
 const cpu = process.cpuUsage(cpuBefore);
 mock.kill();
-const mockCpu = JSON.parse(String((await mockLines.next()).value)) as { cpu_ms: number };
+const mockCpu = JSON.parse(String((await mockLines.next()).value)) as { cpu_ms: number; rss_mb: number };
 
 const steps = runs.reduce(
   (sum, run) =>
@@ -90,6 +90,7 @@ console.log(
     share_of_ideal: Number((achieved / ideal).toFixed(3)),
     harness_cpu_ms_per_step: Number(((cpu.user + cpu.system) / 1000 / steps).toFixed(3)),
     mock_cpu_ms_per_step: Number((mockCpu.cpu_ms / steps).toFixed(3)),
+    mock_rss_mb: mockCpu.rss_mb,
     load_average: os.loadavg().map((l) => Number(l.toFixed(2))),
   }),
 );

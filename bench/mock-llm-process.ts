@@ -2,7 +2,7 @@
  * A mock OpenAI-compatible model in its own process, so the benchmark measures the harness's CPU
  * alone. Every reply waits LATENCY_MS; the replies follow bench-script.ts.
  * Prints its base URL on stdout, then serves until SIGTERM, when it prints its own CPU time as JSON
- * ({"cpu_ms": …, "requests": …}) and exits (cleanly, so `--cpu-prof` can write its profile).
+ * ({"cpu_ms": …, "rss_mb": …, "requests": …}) and exits (cleanly, so `--cpu-prof` can write its profile).
  */
 import { startMockLlmServer } from "../src/testing/index.js";
 import { benchScript } from "./bench-script.js";
@@ -10,13 +10,24 @@ import { benchScript } from "./bench-script.js";
 const latencyMs = Number(process.argv[2] ?? 500);
 const turns = Number(process.argv[3] ?? 5);
 
-const server = await startMockLlmServer({ delayMs: latencyMs, script: benchScript(turns) });
+const script = benchScript(turns);
+let requests = 0;
+const server = await startMockLlmServer({
+  delayMs: latencyMs,
+  recordRequests: false,
+  script: (request) => {
+    requests++;
+    return script(request);
+  },
+});
 process.stdout.write(`${server.baseUrl}\n`);
 const cpuBefore = process.cpuUsage();
 process.once("SIGTERM", () => {
   const cpu = process.cpuUsage(cpuBefore);
-  process.stdout.write(
-    `${JSON.stringify({ cpu_ms: (cpu.user + cpu.system) / 1000, requests: server.requests.length })}\n`,
-    () => process.exit(0),
-  );
+  const report = {
+    cpu_ms: (cpu.user + cpu.system) / 1000,
+    rss_mb: Math.round(process.memoryUsage.rss() / 1e6),
+    requests,
+  };
+  process.stdout.write(`${JSON.stringify(report)}\n`, () => process.exit(0));
 });

@@ -7,7 +7,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function serve(script: MockLlmScript, options: { delayMs?: number } = {}) {
+async function serve(script: MockLlmScript, options: { delayMs?: number; recordRequests?: boolean } = {}) {
   server = await startMockLlmServer({ script, streamChunkSize: 4, ...options });
   return server;
 }
@@ -139,6 +139,22 @@ describe("mock LLM server", () => {
     base.setScript([mockReply.text("from the new script")]);
     const next = (await (await chat(base, {})).json()) as { choices: { message: { content: string } }[] };
     expect(next.choices[0]!.message.content).toBe("from the new script");
+  });
+
+  it("keeps no requests when recordRequests is false, and still numbers the calls", async () => {
+    const seen: number[] = [];
+    const base = await serve(
+      (request) => {
+        seen.push(request.index);
+        return mockReply.text("ok");
+      },
+      { recordRequests: false },
+    );
+    await chat(base, {});
+    const second = (await (await chat(base, {})).json()) as { id: string };
+    expect(second.id).toBe("chatcmpl-mock-1");
+    expect(seen).toEqual([0, 1]);
+    expect(base.requests).toHaveLength(0);
   });
 
   it("adds latency, resets connections and hangs until the client gives up", async () => {

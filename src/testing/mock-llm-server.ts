@@ -30,6 +30,11 @@ export interface MockLlmServerOptions {
   streamChunkSize?: number;
   /** Latency added to every reply that sets none (for benchmarks). */
   delayMs?: number;
+  /**
+   * Keep every request in `requests` (default). Benchmarks turn it off: a thousand conversations'
+   * requests, each with its whole history, would make the server's memory and GC grow all run long.
+   */
+  recordRequests?: boolean;
 }
 
 export interface MockLlmServer {
@@ -37,7 +42,7 @@ export interface MockLlmServer {
   readonly url: string;
   /** `http://127.0.0.1:<port>/v1`: the base URL for the openai, openai-compatible and anthropic providers. */
   readonly baseUrl: string;
-  /** Every request received so far, in arrival order. */
+  /** Every request received so far, in arrival order (empty when `recordRequests` is false). */
   readonly requests: readonly MockLlmRequest[];
   /** Replaces the script; call numbers go on counting. */
   setScript(script: MockLlmScript): void;
@@ -68,6 +73,8 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
   let scriptStart = 0;
   const chunkSize = options.streamChunkSize ?? 8;
   const requests: MockLlmRequest[] = [];
+  const record = options.recordRequests ?? true;
+  let received = 0;
 
   const server = createServer((incoming, response) => {
     handle(incoming, response).catch((error: unknown) => {
@@ -101,14 +108,14 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
       return;
     }
     const request: MockLlmRequest = {
-      index: requests.length,
+      index: received++,
       protocol: codec.protocol,
       path,
       headers: headersOf(incoming),
       body,
       ...conversation,
     };
-    requests.push(request);
+    if (record) requests.push(request);
 
     const reply = await nextReply(request);
     if (reply === undefined) {
@@ -185,7 +192,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
     },
     setScript(next) {
       script = next;
-      scriptStart = requests.length;
+      scriptStart = received;
     },
     close() {
       return new Promise<void>((resolve) => {

@@ -174,6 +174,51 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     ).toEqual([{ n: 12, keys: 12 }]);
   });
 
+  it("Ctrl-C twice: conversations in flight are abandoned unstored (never graded as failures)", async () => {
+    const slow = await startMockLlmServer({
+      delayMs: 3000,
+      script: craftedModel({ tasks: TASKS.map((id) => data.task(id)), trialSeeds: trialSeeds(300, 4) }),
+    });
+    try {
+      const store = path.join(dir, "abort.db");
+      const flags = modelFlags().map((f) => (f === server.baseUrl ? slow.baseUrl : f));
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(REPO_ROOT, "bin", "passk.js"),
+          "run",
+          "--domain",
+          "mock",
+          ...flags,
+          "--max-concurrency",
+          "3",
+          "--store",
+          store,
+        ],
+        { cwd: REPO_ROOT, env: { ...process.env, ...env } },
+      );
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+      while (slow.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+      const started = Date.now();
+      child.kill("SIGINT");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      child.kill("SIGINT");
+      expect(await exited).toBe(130);
+      expect(Date.now() - started).toBeLessThan(2500); // did not wait for the 3 s replies
+      expect(stderr).toContain(
+        "stopping now: conversations in flight are abandoned and will run again on resume",
+      );
+      expect(query(store, "SELECT COUNT(*) AS n FROM simulations")).toEqual([{ n: 0 }]);
+      expect(query(store, "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state")).toEqual([
+        { state: "queued", n: 12 },
+      ]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("several domains in one run, keyless: every output says it is a scripted demo", async () => {
     const store = path.join(dir, "demo.db");
     const saveTo = path.join(dir, "demo.json");

@@ -4,7 +4,7 @@ import type { Task } from "../core/task.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
 import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
-import { runSimulation } from "../orchestrator/orchestrator.js";
+import { runSimulation, SimulationAbortedError } from "../orchestrator/orchestrator.js";
 import type { RunJob } from "./execute-run.js";
 import { conversationSetup } from "./simulation-setup.js";
 
@@ -58,6 +58,9 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
       cost += event.cost;
       reportCost(cost);
     });
+    // A hard stop can surface as a participant's failed call (an aborted request) rather than as an
+    // abort of the conversation: either way the conversation is incomplete and must not be stored.
+    if (signal.aborted) throw new SimulationAbortedError();
     run.reward_info = await evaluateSimulation(
       run,
       task,

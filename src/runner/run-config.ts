@@ -44,6 +44,9 @@ export const RunConfigSchema = z.object({
   models: RunModelsSchema,
   /** `--save-to` as an absolute path, or null. */
   save_to: z.string().nullable(),
+  /** Operational settings, remembered for a resume that does not repeat them. */
+  max_concurrency: z.number().int().min(1).optional(),
+  max_cost: z.number().positive().nullable().optional(),
   /** Agent and user are both scripted: the run shows a harness, not a model. */
   scripted_demo: z.boolean(),
   /** The process running it now (to refuse a second runner on the same machine). */

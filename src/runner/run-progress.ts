@@ -156,7 +156,11 @@ export function describeProgress(snapshot: ProgressSnapshot): string {
     `${snapshot.done}/${snapshot.total} done`,
     `${snapshot.successes} passed`,
     `${snapshot.running} running`,
-    `$${snapshot.cost.toFixed(4)}${snapshot.costKnown ? "" : " (some prices unknown)"}`,
+    snapshot.costKnown
+      ? `$${snapshot.cost.toFixed(4)}`
+      : snapshot.cost > 0
+        ? `$${snapshot.cost.toFixed(4)} (some prices unknown)`
+        : "cost unknown",
     `ETA ${snapshot.etaMs === null ? "?" : formatDuration(snapshot.etaMs)}`,
     `errors: ${errors || "none"}${snapshot.retried > 0 ? ` (${snapshot.retried} retried)` : ""}`,
   ];

@@ -86,7 +86,10 @@ export function progressDisplay(options: {
       bar.setTotal(snapshot.total);
       bar.update(snapshot.done);
     },
-    note: (text) => bars.log(`${prefix}${text}\n`),
+    note: (text) => {
+      bars.log(`${prefix}${text}\n`);
+      bars.update(); // draw now: the bar may stop before its next frame
+    },
     stop: () => {
       bar.update(progress.snapshot().done);
       bars.stop();

@@ -332,6 +332,9 @@ function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
 }
 
 function costLine(metrics: RunMetrics, spent: number): string {
+  if (metrics.avg_total_cost === null && spent === 0) {
+    return "cost: unknown (the models' prices are not in the price table; pass --prices FILE)";
+  }
   const perConversation =
     metrics.avg_total_cost === null
       ? "unknown (some model prices are unknown; see --prices)"
@@ -435,7 +438,16 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       domains.set(name, { data, tasks });
     }
     const firstData = domains.values().next().value!.data;
-    const resolvedConfig: RunConfig = { ...config };
+    // Concurrency and budget are remembered: a resume that does not repeat them keeps the run's.
+    const storedConfig = resolved.existing
+      ? RunConfigSchema.safeParse(resolved.existing.config).data
+      : undefined;
+    const concurrency =
+      command.getOptionValueSource("maxConcurrency") === "cli"
+        ? numbers.maxConcurrency
+        : (storedConfig?.max_concurrency ?? numbers.maxConcurrency);
+    const maxCost = numbers.maxCost ?? storedConfig?.max_cost ?? undefined;
+    const resolvedConfig: RunConfig = { ...config, max_concurrency: concurrency, max_cost: maxCost ?? null };
     const participants = participantsFromFlags(modelFlagsOf(resolvedConfig), context, firstData.dataDir);
     resolvedConfig.scripted_demo = participants.scriptedDemo;
     const thresholds: Threshold[] = parseThresholds(flags.failUnder ?? [], {
@@ -538,7 +550,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     context.stderr.write(
       `${prefix}${resolved.existing || resolved.adopt ? "resuming" : "starting"} run ${run.id}: ${plan.jobs.length} conversations ` +
         `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trials), ` +
-        `concurrency ${numbers.maxConcurrency}${numbers.maxCost !== undefined ? `, budget $${numbers.maxCost}` : ""}; store ${store.file}\n`,
+        `concurrency ${concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${store.file}\n`,
     );
     const display = progressDisplay({
       stream: context.stderr,
@@ -569,9 +581,9 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       outcome = await executeRun({
         queue,
         runId: run.id,
-        concurrency: numbers.maxConcurrency,
+        concurrency,
         seedOf: (job) => plan.trialSeeds[job.trial]!,
-        ...(numbers.maxCost !== undefined ? { maxCost: numbers.maxCost } : {}),
+        ...(maxCost !== undefined ? { maxCost } : {}),
         previous: {
           cost: previous.reduce((sum, s) => sum + (simulationCost(s) ?? 0), 0),
           successes: previous.filter((s) => isSuccessful(s.reward_info?.reward)).length,
@@ -601,7 +613,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
             );
           } else if (event.type === "cost-unknown") {
             display.note(
-              `cost unknown: a model's price is not in the price table, so costs${numbers.maxCost !== undefined ? " and --max-cost" : ""} undercount; pass --prices FILE`,
+              `cost unknown: a model's price is not in the price table, so costs${maxCost !== undefined ? " and --max-cost" : ""} undercount; pass --prices FILE`,
             );
           }
         },
@@ -661,7 +673,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       outcome.reason === "completed"
         ? `completed: ${outcome.counts.total} conversations stored in ${formatDuration(wallMs)} (this session ran ${outcome.completed})`
         : outcome.reason === "budget_reached"
-          ? `stopped: budget of $${numbers.maxCost} reached ($${outcome.spent.toFixed(4)} spent); ${unfinished} conversations not run. ` +
+          ? `stopped: budget of $${maxCost} reached ($${outcome.spent.toFixed(4)} spent); ${unfinished} conversations not run. ` +
             `Continue with \`passk run --resume ${run.id} --max-cost <more>\``
           : `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${run.id}\``;
     println(context, `${prefix}${stopLine}`);

@@ -21,3 +21,5 @@ run("live-worlds.ts", ["10000"], ["--expose-gc"]);
 // Conversations over HTTP: these measure the event loop, so they are not pinned with the others.
 run("conversation-throughput.ts", ["100", "500"]);
 run("conversation-throughput.ts", ["1000", "500"]);
+// `passk run` at scale: 1,000 conversations at concurrency 200 through the store and job queue.
+run("run-scale.ts", ["1000", "200", "500", "3"]);

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { builtinDomains } from "../domains/registry.js";
+import { DomainData } from "../formats/tau2/domain-data.js";
+import { tau2DataDir } from "../testing/tau2-fixtures.js";
+import { planRun, selectRunTasks } from "./run-plan.js";
+
+const mock = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
+const telecom = builtinDomains.has("telecom")
+  ? new DomainData(builtinDomains.get("telecom")!, tau2DataDir())
+  : undefined;
+const ids = (tasks: { id: string }[]) => tasks.map((t) => t.id);
+
+describe("selectRunTasks", () => {
+  it("takes the split, then the ids in split order, then the first N", () => {
+    expect(ids(selectRunTasks(mock, { split: "base" }))).toEqual(mock.splits!.base);
+    expect(
+      ids(selectRunTasks(mock, { split: "base", taskIds: ["impossible_task_1", "create_task_1"] })),
+    ).toEqual(["create_task_1", "impossible_task_1"]);
+    expect(ids(selectRunTasks(mock, { split: "base", numTasks: 2 }))).toEqual(mock.splits!.base!.slice(0, 2));
+  });
+
+  it.runIf(telecom)("telecom's default split is base (114 tasks), not the 2285 of tasks.json", () => {
+    expect(selectRunTasks(telecom!, { split: "base" })).toHaveLength(114);
+    expect(selectRunTasks(telecom!, { split: "small" })).toHaveLength(20);
+  });
+
+  it("names unknown splits and ids, with the fix", () => {
+    expect(() => selectRunTasks(mock, { split: "test" })).toThrow(
+      'mock task split "test" is not known (known: base)',
+    );
+    expect(() => selectRunTasks(mock, { split: "base", taskIds: ["create_task_2", "nope"] })).toThrow(
+      /mock task "create_task_2" is not known .*did you mean "create_task_1"\?.*Also unknown: nope/,
+    );
+    // The default split falls back to all tasks where a domain has no such split.
+    expect(selectRunTasks(mock, { split: "train" }, { splitIsDefault: true })).toHaveLength(
+      mock.tasks.length,
+    );
+  });
+});
+
+describe("planRun", () => {
+  it("orders jobs trial-major, as τ² does, with CPython-exact trial seeds", () => {
+    const tasks = selectRunTasks(mock, { split: "base", numTasks: 2 });
+    const plan = planRun({ domains: [{ domain: "mock", tasks }], numTrials: 3, seed: 300 });
+    expect(plan.jobs.map((j) => `${j.taskId}/${j.trial}`)).toEqual([
+      "create_task_1/0",
+      "create_task_1_with_env_assertions/0",
+      "create_task_1/1",
+      "create_task_1_with_env_assertions/1",
+      "create_task_1/2",
+      "create_task_1_with_env_assertions/2",
+    ]);
+    expect(plan.trialSeeds).toEqual([626729, 373753, 361454]);
+    expect(() => planRun({ domains: [], numTrials: 0, seed: 1 })).toThrow(
+      "--num-trials 0 must be a whole number ≥ 1",
+    );
+  });
+});

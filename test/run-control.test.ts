@@ -274,4 +274,34 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     expect(stored!.label).toBe("scripted demo");
     expect(JSON.parse(stored!.config)).toMatchObject({ scripted_demo: true, domains: ["mock", "airline"] });
   });
+
+  it("the same command with the same --save-to continues from the file when the store does not have the run", async () => {
+    const saveTo = path.join(dir, "adopt.json");
+    const command = (store: string) => [
+      "run",
+      "--domain",
+      "mock",
+      "--agent-llm",
+      "scripted:gold",
+      "--num-tasks",
+      "3",
+      "--num-trials",
+      "2",
+      "--save-to",
+      saveTo,
+      "--store",
+      store,
+      "--progress",
+      "none",
+    ];
+    const first = await runCli(command(path.join(dir, "adopt-a.db")), { env });
+    expect(first.code, first.stderr).toBe(0);
+    const written = readFileSync(saveTo, "utf8");
+    const again = await runCli(command(path.join(dir, "adopt-b.db")), { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`resuming run ${runIdOf(first)}: 6 conversations`);
+    expect(again.stdout).toContain("completed: 6 conversations stored in");
+    expect(again.stdout).toContain("(this session ran 0)");
+    expect(readFileSync(saveTo, "utf8")).toBe(written);
+  });
 });

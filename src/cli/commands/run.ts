@@ -524,7 +524,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         label: flags.label ?? (participants.scriptedDemo ? "scripted demo" : null),
         numTrials: resolvedConfig.num_trials,
         config: { ...resolvedConfig, runner },
-        timestamp: new Date().toISOString().replace("Z", ""),
+        timestamp: resolved.adopt?.results.timestamp ?? new Date().toISOString().replace("Z", ""),
       });
       store.updateRun(created.id, {
         info: infoOf(created.id, resolvedConfig.domains[0]!) as Record<string, unknown>,

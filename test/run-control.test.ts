@@ -304,4 +304,45 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     expect(again.stdout).toContain("(this session ran 0)");
     expect(readFileSync(saveTo, "utf8")).toBe(written);
   });
+
+  it("infrastructure errors that outlast the attempts are stored, excluded and counted, and re-run on resume", async () => {
+    const flaky = await startMockLlmServer({
+      script: craftedModel({
+        tasks: TASKS.map((id) => data.task(id)),
+        trialSeeds: trialSeeds(300, 2),
+        infraFailures: (task, trial) => (task === "update_task_1" && trial === 1 ? 2 : 0),
+      }),
+    });
+    try {
+      const store = path.join(dir, "infra.db");
+      const flags = modelFlags().map((f) => (f === server.baseUrl ? flaky.baseUrl : f === "4" ? "2" : f));
+      const first = await runCli(
+        ["run", "--domain", "mock", ...flags, "--max-retries", "1", "--max-attempts", "2", "--store", store],
+        { env },
+      );
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toMatch(/^mock\s+3\s+5\s+1\s+1\.000/m);
+      expect(first.stdout).toContain("termination reasons: user_stop 5, infrastructure_error 1");
+      expect(first.stdout).toContain("1 infrastructure error(s) excluded from the scores above");
+      expect(
+        query(store, "SELECT state, attempts FROM jobs WHERE task_id = 'update_task_1' AND trial = 1"),
+      ).toEqual([{ state: "failed", attempts: 2 }]);
+
+      const resumed = await runCli(
+        ["run", "--resume", runIdOf(first), "--store", store, "--progress", "none"],
+        { env },
+      );
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout).toContain("(this session ran 1)");
+      expect(resumed.stdout).toMatch(/^mock\s+3\s+6\s+0\s+1\.000/m);
+      expect(
+        query(
+          store,
+          "SELECT termination_reason FROM simulations WHERE task_id = 'update_task_1' AND trial = 1",
+        ),
+      ).toEqual([{ termination_reason: "user_stop" }]);
+    } finally {
+      await flaky.close();
+    }
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { builtinDomains } from "../domains/registry.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
-import { planRun, selectRunTasks } from "./run-plan.js";
+import { planRun, selectRunTasks, selectTasksOfDomains, type TaskSource } from "./run-plan.js";
 
 const mock = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const telecom = builtinDomains.has("telecom")
@@ -34,6 +34,38 @@ describe("selectRunTasks", () => {
     // The default split falls back to all tasks where a domain has no such split.
     expect(selectRunTasks(mock, { split: "train" }, { splitIsDefault: true })).toHaveLength(
       mock.tasks.length,
+    );
+  });
+});
+
+describe("selectTasksOfDomains", () => {
+  const source = (name: string, ids: string[]): TaskSource => ({
+    domain: { name },
+    tasks: ids.map((id) => ({ id }) as never),
+    splits: undefined,
+    tasksOfSplit: () => [],
+  });
+  const airline = source("airline", ["0", "1", "2"]);
+  const retail = source("retail", ["0", "5", "6"]);
+
+  it("applies each task id to the domains that have it", () => {
+    const [a, r] = selectTasksOfDomains(
+      [airline, retail],
+      { split: "base", taskIds: ["5", "0", "1"] },
+      { splitIsDefault: true },
+    );
+    expect([ids(a!), ids(r!)]).toEqual([
+      ["0", "1"],
+      ["0", "5"],
+    ]);
+  });
+
+  it("refuses an id no domain has, and a domain no id names", () => {
+    expect(() => selectTasksOfDomains([airline, retail], { taskIds: ["0", "9"] })).toThrow(
+      /^task "9" is not known \(known: 0, 1, 2, 5, 6\).* No domain of the run \(airline, retail\) has it\.$/,
+    );
+    expect(() => selectTasksOfDomains([airline, retail], { taskIds: ["1"] })).toThrow(
+      "--task-ids names no retail task; add some of its ids or drop retail from --domain",
     );
   });
 });

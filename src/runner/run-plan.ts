@@ -75,6 +75,41 @@ export function selectRunTasks(
   return tasks;
 }
 
+/**
+ * The tasks of each domain of a run. With several domains a task id applies to the domains that have
+ * it; an id no domain has, or a domain none of the ids names, is an error.
+ */
+export function selectTasksOfDomains(
+  sources: readonly TaskSource[],
+  selection: TaskSelection,
+  options: { splitIsDefault?: boolean } = {},
+): Task[][] {
+  if (sources.length === 1 || selection.taskIds === undefined) {
+    return sources.map((source) => selectRunTasks(source, selection, options));
+  }
+  const { taskIds, ...rest } = selection;
+  const pools = sources.map((source) => selectRunTasks(source, { ...rest, numTasks: undefined }, options));
+  const known = pools.map((tasks) => new Set(tasks.map((t) => t.id)));
+  const nowhere = taskIds.filter((id) => !known.some((ids) => ids.has(id)));
+  if (nowhere.length > 0) {
+    throw new UnknownNameError(
+      "task",
+      nowhere[0]!,
+      [...new Set(pools.flatMap((tasks) => tasks.map((t) => t.id)))],
+      `No domain of the run (${sources.map((s) => s.domain.name).join(", ")}) has it.`,
+    );
+  }
+  return sources.map((source, i) => {
+    const ids = taskIds.filter((id) => known[i]!.has(id));
+    if (ids.length === 0) {
+      throw new ConfigError(
+        `--task-ids names no ${source.domain.name} task; add some of its ids or drop ${source.domain.name} from --domain`,
+      );
+    }
+    return selectRunTasks(source, { ...selection, taskIds: ids }, options);
+  });
+}
+
 /** One domain of a run with the tasks it takes. */
 export interface PlannedDomain {
   domain: string;

@@ -1,13 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
-import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { TaskSchema, type Task } from "../../core/task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
-import { resolveDataDir } from "../../formats/tau2/data-dir.js";
-import { readResultsFile, type ResultsInput } from "../../formats/tau2/results.js";
 import { computeRunMetrics, type RunMetrics } from "../../metrics/run-metrics.js";
 import { isSuccessful } from "../../metrics/pass-hat-k.js";
 import { conversationJob } from "../../runner/conversation-job.js";
@@ -15,279 +12,30 @@ import { executeRun, simulationCost, type RunOutcome } from "../../runner/execut
 import { checkThresholds, parseThresholds, type Threshold } from "../../runner/fail-under.js";
 import { junitReport } from "../../runner/junit-report.js";
 import { resultsFiles, writeResults } from "../../runner/results-writer.js";
-import {
-  identityDifferences,
-  RunConfigSchema,
-  type RunConfig,
-  type RunModels,
-} from "../../runner/run-config.js";
+import { RunConfigSchema, type RunConfig } from "../../runner/run-config.js";
 import { runInfo } from "../../runner/run-info.js";
-import { planRun, selectRunTasks } from "../../runner/run-plan.js";
+import { planRun, selectTasksOfDomains } from "../../runner/run-plan.js";
 import { formatDuration } from "../../runner/run-progress.js";
 import { writeFileAtomic } from "../../runner/write-file-atomic.js";
 import { readUserGuidelines } from "../../users/create-user.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
 import { runResults } from "../../store/run-results.js";
-import type { RunRecord, Store } from "../../store/store.js";
+import type { RunRecord } from "../../store/store.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
-import {
-  participantsFromFlags,
-  SCRIPTED_DEMO_BANNER,
-  withModelFlags,
-  type ModelFlags,
-} from "../model-flags.js";
+import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { openStore, withStoreOption } from "./run-source.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
-
-interface RunFlags extends Partial<ModelFlags> {
-  domain?: string[];
-  data?: string;
-  numTrials: string;
-  numTasks?: string;
-  taskIds?: string[];
-  taskSplitName: string;
-  maxConcurrency: string;
-  seed: string;
-  maxSteps: string;
-  maxErrors: string;
-  maxAttempts: string;
-  solo?: boolean;
-  maxCost?: string;
-  saveTo?: string;
-  store?: string;
-  resume?: string;
-  label?: string;
-  failUnder?: string[];
-  junit?: string;
-  progress: string;
-  progressInterval: string;
-}
+import {
+  checkNotRunningElsewhere,
+  modelFlagsOf,
+  parseFlagNumbers,
+  resolveRun,
+  type RunFlags,
+} from "./run-resolve.js";
 
 /** Exit codes a CI script can branch on. */
 export const RUN_EXIT = { ok: 0, belowThreshold: 1, interrupted: 130 } as const;
-
-const int = (flag: string, min: number) =>
-  z.coerce
-    .number({ error: () => `${flag} must be a whole number ≥ ${min}` })
-    .int({ error: `${flag} must be a whole number ≥ ${min}` })
-    .min(min, { error: `${flag} must be a whole number ≥ ${min}` });
-
-const FlagNumbersSchema = z.object({
-  numTrials: int("--num-trials", 1),
-  numTasks: int("--num-tasks", 1).optional(),
-  maxConcurrency: int("--max-concurrency", 1),
-  seed: z.coerce.number().int({ error: "--seed must be a whole number" }),
-  maxSteps: int("--max-steps", 1),
-  maxErrors: int("--max-errors", 1),
-  maxAttempts: int("--max-attempts", 1),
-  maxCost: z.coerce
-    .number({ error: () => "--max-cost must be an amount of USD, e.g. 5 or 2.50" })
-    .positive({ error: "--max-cost must be more than 0 USD" })
-    .optional(),
-  progressInterval: z.coerce.number().positive({ error: "--progress-interval must be seconds > 0" }),
-  progress: z.enum(["auto", "bar", "lines", "none"], {
-    error: () => "--progress must be one of auto, bar, lines, none",
-  }),
-});
-
-function parseFlagNumbers(flags: RunFlags): z.infer<typeof FlagNumbersSchema> {
-  const parsed = FlagNumbersSchema.safeParse(flags);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.message).join("; "));
-  return parsed.data;
-}
-
-const MODEL_KEYS = [
-  "agentLlm",
-  "agentLlmBaseUrl",
-  "agentLlmArgs",
-  "userLlm",
-  "userLlmBaseUrl",
-  "userLlmArgs",
-  "judgeLlm",
-  "judgeLlmBaseUrl",
-  "judgeLlmArgs",
-  "agentPromptTemplate",
-  "toolSpec",
-  "prices",
-  "cache",
-  "timeout",
-  "maxRetries",
-] as const satisfies ReadonlyArray<keyof RunModels>;
-const FILE_KEYS = new Set(["agentPromptTemplate", "toolSpec", "prices"]);
-
-/** The run configuration the flags describe (a new run, or one to compare with a stored run). */
-function configFromFlags(
-  flags: RunFlags,
-  numbers: z.infer<typeof FlagNumbersSchema>,
-  dataDir: string,
-): RunConfig {
-  if (!flags.domain || flags.domain.length === 0) {
-    throw new ConfigError("--domain is required (or --resume RUN_ID to continue a stored run)");
-  }
-  if (!flags.agentLlm) {
-    throw new ConfigError(
-      "--agent-llm is required (e.g. openai:gpt-4.1, or scripted:gold for a keyless demo), or --resume RUN_ID",
-    );
-  }
-  const models: Record<string, string | boolean> = {};
-  for (const key of MODEL_KEYS) {
-    const value = flags[key];
-    if (value === undefined) continue;
-    // Files are recorded by absolute path so that a resume from another directory finds them.
-    models[key] = FILE_KEYS.has(key) && typeof value === "string" ? path.resolve(value) : value;
-  }
-  const config: RunConfig = {
-    kind: "passk-run",
-    version: 1,
-    domains: [...new Set(flags.domain)],
-    data: dataDir,
-    selection: {
-      split: flags.taskSplitName,
-      task_ids: flags.taskIds ?? null,
-      num_tasks: numbers.numTasks ?? null,
-    },
-    num_trials: numbers.numTrials,
-    seed: numbers.seed,
-    max_steps: numbers.maxSteps,
-    max_errors: numbers.maxErrors,
-    solo: flags.solo ?? false,
-    models: { ...(models as RunModels), userLlm: flags.userLlm ?? "scripted:gold" },
-    save_to: flags.saveTo ? path.resolve(flags.saveTo) : null,
-    scripted_demo: false,
-  };
-  return config;
-}
-
-function modelFlagsOf(config: RunConfig): ModelFlags {
-  const flags: Record<string, string | boolean> = {};
-  for (const [key, value] of Object.entries(config.models)) if (value !== undefined) flags[key] = value;
-  return flags as unknown as ModelFlags;
-}
-
-/** Flags that set what a run measures; on `--resume` they may only repeat the stored values. */
-const IDENTITY_FLAG_OF_OPTION: Record<string, string> = {
-  domain: "--domain",
-  data: "--data",
-  taskSplitName: "--task-split-name",
-  taskIds: "--task-ids",
-  numTasks: "--num-tasks",
-  numTrials: "--num-trials",
-  seed: "--seed",
-  maxSteps: "--max-steps",
-  maxErrors: "--max-errors",
-  solo: "--solo",
-  agentLlm: "--agent-llm",
-  agentLlmBaseUrl: "--agent-llm-base-url",
-  agentLlmArgs: "--agent-llm-args",
-  userLlm: "--user-llm",
-  userLlmBaseUrl: "--user-llm-base-url",
-  userLlmArgs: "--user-llm-args",
-  judgeLlm: "--judge-llm",
-  judgeLlmBaseUrl: "--judge-llm-base-url",
-  judgeLlmArgs: "--judge-llm-args",
-  agentPromptTemplate: "--agent-prompt-template",
-  toolSpec: "--tool-spec",
-};
-
-interface ResolvedRun {
-  config: RunConfig;
-  /** The stored run to continue, if any. */
-  existing?: RunRecord;
-  /** A results file (from an earlier `--save-to`) whose simulations seed a new run. */
-  adopt?: { file: string; results: ResultsInput; runId?: string };
-}
-
-/** Which run this command continues or starts, checked against what is stored. */
-function resolveRun(
-  store: Store,
-  flags: RunFlags,
-  command: Command,
-  numbers: z.infer<typeof FlagNumbersSchema>,
-  context: CliContext,
-): ResolvedRun {
-  const given = new Set(
-    Object.keys(IDENTITY_FLAG_OF_OPTION)
-      .filter((option) => command.getOptionValueSource(option) === "cli")
-      .map((option) => IDENTITY_FLAG_OF_OPTION[option]!),
-  );
-  if (flags.resume) {
-    const run = store.getRun(flags.resume);
-    const parsed = RunConfigSchema.safeParse(run.config);
-    if (!parsed.success) {
-      throw new ConfigError(
-        `run ${run.id} was not started by \`passk run\` (status ${run.status}${run.config.imported_from ? `, imported from ${String(run.config.imported_from)}` : ""}); only such runs can be resumed.`,
-      );
-    }
-    const stored = parsed.data;
-    if (given.size > 0) {
-      const asGiven = configFromFlags(
-        {
-          ...flags,
-          domain: flags.domain ?? stored.domains,
-          agentLlm: flags.agentLlm ?? stored.models.agentLlm,
-        },
-        numbers,
-        given.has("--data") ? path.resolve(flags.data!) : stored.data,
-      );
-      const differences = identityDifferences(stored, asGiven, given);
-      if (differences.length > 0) {
-        throw new ConfigError(
-          `--resume ${run.id} continues the run as it was configured; these flags differ from it:\n  ${differences.join("\n  ")}\n` +
-            "Drop them (the stored configuration is used), or start a new run without --resume.",
-        );
-      }
-    }
-    const saveTo = flags.saveTo ? path.resolve(flags.saveTo) : stored.save_to;
-    return { config: { ...stored, save_to: saveTo }, existing: run };
-  }
-
-  const config = configFromFlags(flags, numbers, resolveDataDir(flags.data, context.env));
-  if (!config.save_to) return { config };
-  const sameFile = store.listRuns().filter((run) => {
-    const parsed = RunConfigSchema.safeParse(run.config);
-    return parsed.success && parsed.data.save_to === config.save_to;
-  });
-  const existing = sameFile[0];
-  if (existing) {
-    const stored = RunConfigSchema.parse(existing.config);
-    const differences = identityDifferences(stored, config);
-    if (differences.length > 0) {
-      throw new ConfigError(
-        `--save-to ${config.save_to} belongs to run ${existing.id}, which was configured differently:\n  ${differences.join("\n  ")}\n` +
-          `Pass another --save-to to start a new run, or \`passk run --resume ${existing.id}\` to continue that one.`,
-      );
-    }
-    return { config, existing };
-  }
-  if (!existsSync(config.save_to)) return { config };
-  // The file exists but the store has no run for it (another store, or a deleted one): continue
-  // from the simulations the file holds, as τ² resumes from its --save-to file.
-  const file = readResultsFile(config.save_to);
-  const section = (file.raw.info as { passk?: { config?: unknown; run_id?: unknown } }).passk;
-  const fromFile = RunConfigSchema.safeParse(section?.config);
-  if (!fromFile.success) {
-    throw new ConfigError(
-      `--save-to ${config.save_to} already holds results that \`passk run\` did not write (no passk run configuration in its info); ` +
-        "pass another --save-to, or move the file away.",
-    );
-  }
-  const differences = identityDifferences(fromFile.data, config);
-  if (differences.length > 0) {
-    throw new ConfigError(
-      `--save-to ${config.save_to} holds a run configured differently:\n  ${differences.join("\n  ")}\n` +
-        "Pass another --save-to to start a new run, or repeat the flags of that run to continue it.",
-    );
-  }
-  return {
-    config,
-    adopt: {
-      file: config.save_to,
-      results: file.raw,
-      ...(typeof section?.run_id === "string" ? { runId: section.run_id } : {}),
-    },
-  };
-}
 
 /** passk's version, recorded in results as τ² records its git commit. */
 function passkVersion(): string {
@@ -307,21 +55,6 @@ function parseArgs(json: string | undefined): Record<string, unknown> {
   } catch {
     return {};
   }
-}
-
-/** Refuse to run a run that another live process on this machine is running. */
-function checkNotRunningElsewhere(run: RunRecord): void {
-  const runner = RunConfigSchema.safeParse(run.config).data?.runner;
-  if (run.status !== "running" || !runner || runner.host !== hostname() || runner.pid === process.pid) return;
-  try {
-    process.kill(runner.pid, 0);
-  } catch {
-    return; // that process is gone (killed, crashed): safe to take over
-  }
-  throw new ConfigError(
-    `run ${run.id} is being run by process ${runner.pid} on this machine (since ${runner.started_at}); ` +
-      "wait for it, or stop it (Ctrl-C) before resuming.",
-  );
 }
 
 function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
@@ -418,15 +151,13 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     const resolved = resolveRun(store, flags, command, numbers, context);
     const { config } = resolved;
     if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
-    const domains = new Map<string, { data: DomainData; tasks: Task[] }>();
-    for (const name of config.domains) {
-      const data = loadDomain(context, name, { data: config.data });
-      let tasks: Task[];
-      if (resolved.existing) {
-        tasks = store.getTasks(resolved.existing.id, name).map((t) => TaskSchema.parse(t.task));
-      } else {
-        tasks = selectRunTasks(
-          data,
+    const datas = config.domains.map((name) => loadDomain(context, name, { data: config.data }));
+    const selected = resolved.existing
+      ? config.domains.map((name) =>
+          store.getTasks(resolved.existing!.id, name).map((t) => TaskSchema.parse(t.task)),
+        )
+      : selectTasksOfDomains(
+          datas,
           {
             split: config.selection.split ?? undefined,
             ...(config.selection.task_ids ? { taskIds: config.selection.task_ids } : {}),
@@ -434,9 +165,9 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
           },
           { splitIsDefault: command.getOptionValueSource("taskSplitName") !== "cli" && !resolved.adopt },
         );
-      }
-      domains.set(name, { data, tasks });
-    }
+    const domains = new Map<string, { data: DomainData; tasks: Task[] }>(
+      config.domains.map((name, i) => [name, { data: datas[i]!, tasks: selected[i]! }]),
+    );
     const firstData = domains.values().next().value!.data;
     // Concurrency and budget are remembered: a resume that does not repeat them keeps the run's.
     const storedConfig = resolved.existing

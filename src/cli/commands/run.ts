@@ -186,14 +186,21 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       domains: resolvedConfig.domains,
     });
     if (resolvedConfig.solo) {
-      for (const [name, { data, tasks }] of domains) {
-        if (data.soloPolicy === undefined)
+      for (const [name, entry] of domains) {
+        if (entry.data.soloPolicy === undefined)
           throw new ConfigError(`domain ${name} has no solo policy, so it cannot run in --solo mode`);
-        const noTicket = tasks.filter((t) => !t.ticket).map((t) => t.id);
-        if (noTicket.length > 0)
+        // As τ²: a solo agent works from the ticket, so tasks without one are left out, and said so.
+        const withTicket = entry.tasks.filter((t) => t.ticket);
+        if (withTicket.length === 0)
           throw new ConfigError(
-            `--solo needs tasks with a ticket; ${name} tasks without one: ${noTicket.slice(0, 5).join(", ")}`,
+            `--solo needs tasks with a ticket, and none of the selected ${name} tasks has one`,
           );
+        if (withTicket.length < entry.tasks.length) {
+          context.stderr.write(
+            `--solo: running ${withTicket.length} of ${entry.tasks.length} ${name} tasks (the others have no ticket)\n`,
+          );
+          entry.tasks = withTicket;
+        }
       }
     }
     const plan = planRun({
@@ -280,7 +287,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
     context.stderr.write(
       `${prefix}${resolved.existing || resolved.adopt ? "resuming" : "starting"} run ${run.id}: ${plan.jobs.length} conversations ` +
-        `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trials), ` +
+        `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trial${resolvedConfig.num_trials === 1 ? "" : "s"}), ` +
         `concurrency ${concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${store.file}\n`,
     );
     const display = progressDisplay({

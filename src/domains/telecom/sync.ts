@@ -1,4 +1,4 @@
-import { current, isDraft } from "immer";
+import { snapshotOf } from "../../env/draft-snapshot.js";
 import { billById, billsAwaitingPayment, customerByPhone, lineByPhone, planById } from "./carrier.js";
 import type { TelecomDb } from "./db-schema.js";
 import type { TelecomUserDb } from "./user-db-schema.js";
@@ -25,8 +25,9 @@ export function syncTelecom(state: { agent: TelecomDb; user: TelecomUserDb | und
   }
 
   // Look things up in a plain snapshot: searching the draft would make a proxy of every record it
-  // passes, and this runs after every call. Writes go to the draft.
-  const carrier = isDraft(agent) ? current(agent) : agent;
+  // passes, and this runs after every call. Writes go to the draft. (snapshotOf = immer's current(),
+  // without its slow copies through proxies.)
+  const carrier = snapshotOf(agent);
   const line = lineByPhone(carrier, phoneNumber);
   // Assigning an unchanged value leaves an immer draft unmodified, so a no-op sync copies nothing.
   surroundings.line_active = line.status === "Active";

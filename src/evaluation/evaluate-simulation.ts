@@ -14,6 +14,13 @@ export interface SimulationToEvaluate {
 
 const ENV_BASES: RewardType[] = ["DB", "ENV_ASSERTION"];
 
+/** τ² scores NL_ASSERTION 1.0 when the basis names it but the task lists no assertions. */
+const NO_NL_ASSERTIONS: RewardInfo = {
+  reward: 1.0,
+  reward_breakdown: { NL_ASSERTION: 1.0 },
+  info: { note: "No nl_assertions to evaluate" },
+};
+
 /**
  * Grade a conversation exactly as τ²-bench does (`evaluate_simulation`, evaluation type ALL): reward 0
  * unless the user or the agent ended it, otherwise the product of the components in the task's
@@ -74,7 +81,10 @@ export function evaluateSimulationSync(
   const communicateInfo = evaluateCommunicate(task, simulation.messages);
   const basis = new Set(criteria.reward_basis);
   const nlInfo = basis.has("NL_ASSERTION")
-    ? (nl ?? nlAssertionsNotJudged(criteria.nl_assertions?.length ?? 0))
+    ? (nl ??
+      ((criteria.nl_assertions?.length ?? 0) > 0
+        ? nlAssertionsNotJudged(criteria.nl_assertions!.length)
+        : NO_NL_ASSERTIONS))
     : undefined;
 
   let reward = 1.0;

@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { computeRunMetrics, failingTasks } from "../../metrics/run-metrics.js";
 import { println, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
-import { loadRunSource, withStoreOption } from "./run-source.js";
+import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
+import { isScriptedDemo, loadRunSource, withStoreOption } from "./run-source.js";
 
 interface ReportOptions {
   json?: boolean;
@@ -34,9 +35,14 @@ export function registerReport(program: Command, context: CliContext): void {
     });
     const failing = failingTasks(source.simulations);
     if (options.json) {
-      println(context, JSON.stringify({ source: source.label, metrics, failing_tasks: failing }, null, 2));
+      const demo = isScriptedDemo(source) ? { scripted_demo: true } : {};
+      println(
+        context,
+        JSON.stringify({ source: source.label, ...demo, metrics, failing_tasks: failing }, null, 2),
+      );
       return;
     }
+    if (isScriptedDemo(source)) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
     println(context, `${source.label}: ${source.simulations.length} simulations`);
     println(context);
     println(context, formatMetrics(metrics));

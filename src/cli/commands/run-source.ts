@@ -102,3 +102,12 @@ export function loadRunSource(
     return { label: `run ${run.id}`, numTrials: run.numTrials, simulations, run };
   });
 }
+
+/** Whether a run was played by scripted participants (`scripted:gold`): a demo, not a model's score. */
+export function isScriptedDemo(source: RunSource): boolean {
+  const info = (source.file?.results.info ?? source.run?.info ?? null) as {
+    agent_info?: { llm?: unknown; implementation?: unknown } | null;
+  } | null;
+  const agent = info?.agent_info;
+  return [agent?.llm, agent?.implementation].some((v) => typeof v === "string" && v.startsWith("scripted:"));
+}

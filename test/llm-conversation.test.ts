@@ -124,6 +124,8 @@ describe("LLM agent and user over HTTP (mock model playing the gold actions)", (
     const before = server.requests.length;
     await converse("mock", task);
     const userRequests = server.requests.slice(before).filter(isUserSimulatorRequest);
+    // The customer's first call sees the greeting exactly once.
+    expect(userRequests[0]!.messages).toEqual([{ role: "user", content: "Hi! How can I help you today?" }]);
     const last = userRequests.at(-1)!;
     expect(last.system).toContain("# User Simulation Guidelines");
     expect(last.system).toContain("Create a new task called 'Important Meeting'");

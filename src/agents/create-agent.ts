@@ -17,8 +17,18 @@ export const SCRIPTED_AGENTS: Readonly<Record<string, Agent>> = { "scripted:gold
  */
 export function createAgent(
   spec: string,
-  options: ModelOptions & { templates?: AgentPromptTemplates } = {},
+  options: ModelOptions & {
+    templates?: AgentPromptTemplates;
+    /** Agents loaded from modules (`module:<path>` specs), by spec. */
+    modules?: ReadonlyMap<string, Agent>;
+  } = {},
 ): Agent {
+  if (spec.startsWith("module:")) {
+    const agent = options.modules?.get(spec);
+    if (!agent)
+      throw new ConfigError(`--agent-llm "${spec}": the module was not loaded (give its path after module:)`);
+    return agent;
+  }
   if (spec.startsWith("scripted:")) {
     const agent = SCRIPTED_AGENTS[spec];
     if (!agent)
@@ -27,7 +37,7 @@ export function createAgent(
       );
     return agent;
   }
-  const { templates, ...modelOptions } = options;
+  const { templates, modules: _modules, ...modelOptions } = options;
   return llmAgent(
     createLanguageModel(spec, { ...modelOptions, role: "agent" }),
     templates ? { templates } : {},

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { Agent } from "../core/agent.js";
 import { PasskError } from "../core/errors.js";
 import type { AnyDomain } from "../env/domain.js";
 import { builtinDomains, getDomain } from "../domains/registry.js";
@@ -11,6 +12,8 @@ export interface CliContext {
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
   domains: ReadonlyMap<string, AnyDomain>;
+  /** Agents loaded from modules for `--agent-llm module:<path>`, by spec. */
+  agentModules?: ReadonlyMap<string, Agent>;
 }
 
 export function defaultContext(): CliContext {

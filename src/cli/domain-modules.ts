@@ -1,6 +1,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ConfigError } from "../core/errors.js";
+import type { Agent } from "../core/agent.js";
 import type { AnyDomain } from "../env/domain.js";
 
 /** A `--domain` value that names a module file (a team's own domain) rather than a built-in name. */
@@ -19,24 +20,59 @@ function isDomain(value: unknown): value is AnyDomain {
   );
 }
 
+async function importModule(file: string, what: string): Promise<Record<string, unknown>> {
+  const full = path.resolve(file);
+  if (/\.[cm]?ts$/.test(full)) {
+    const { register } = await import("tsx/esm/api");
+    register();
+  }
+  try {
+    return (await import(pathToFileURL(full).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError(`could not load the ${what} module ${full}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function isAgent(value: unknown): value is Agent {
+  const v = value as Partial<Agent> | null;
+  return typeof v === "object" && v !== null && typeof v.name === "string" && typeof v.start === "function";
+}
+
+/**
+ * Load a team's own agent (`--agent-llm module:./my-agent.ts`): the module's default export, or its one
+ * exported value implementing the Agent interface.
+ */
+export async function importAgentModule(file: string): Promise<Agent> {
+  const module = await importModule(file, "agent");
+  const candidates = isAgent(module.default) ? [module.default] : Object.values(module).filter(isAgent);
+  if (candidates.length !== 1) {
+    throw new ConfigError(
+      `${path.resolve(file)} must export one Agent ({ name, start(init) }) as default export or its only agent export; found ${candidates.length}`,
+    );
+  }
+  return candidates[0]!;
+}
+
+/** The values of `--flag X` / `--flag=X` in an argument list (each value of a variadic flag too). */
+export function flagValues(argv: readonly string[], flag: string): string[] {
+  const found: string[] = [];
+  argv.forEach((arg, i) => {
+    if (arg === flag) {
+      for (let j = i + 1; j < argv.length && !argv[j]!.startsWith("--"); j++) found.push(argv[j]!);
+    } else if (arg.startsWith(`${flag}=`)) found.push(arg.slice(flag.length + 1));
+  });
+  return found;
+}
+
 /**
  * Load a team's domain from a module (`--domain ./my-domain/index.ts`): its default export, or the one
  * exported value that is a domain. TypeScript modules are loaded through tsx.
  */
 export async function importDomainModule(file: string): Promise<AnyDomain> {
   const full = path.resolve(file);
-  if (/\.[cm]?ts$/.test(full)) {
-    const { register } = await import("tsx/esm/api");
-    register();
-  }
-  let module: Record<string, unknown>;
-  try {
-    module = (await import(pathToFileURL(full).href)) as Record<string, unknown>;
-  } catch (error) {
-    throw new ConfigError(`could not load the domain module ${full}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  const module = await importModule(file, "domain");
   const candidates = isDomain(module.default) ? [module.default] : Object.values(module).filter(isDomain);
   if (candidates.length !== 1) {
     throw new ConfigError(
@@ -48,15 +84,12 @@ export async function importDomainModule(file: string): Promise<AnyDomain> {
 
 /** The `--domain` values of an argument list that are module paths. */
 export function domainModuleArguments(argv: readonly string[]): string[] {
-  const found: string[] = [];
-  argv.forEach((arg, i) => {
-    const value =
-      arg === "--domain"
-        ? argv[i + 1]
-        : arg.startsWith("--domain=")
-          ? arg.slice("--domain=".length)
-          : undefined;
-    if (value !== undefined && isDomainModulePath(value)) found.push(value);
-  });
-  return found;
+  return flagValues(argv, "--domain")
+    .flatMap((v) => v.split(","))
+    .filter(isDomainModulePath);
+}
+
+/** The `module:<path>` specs given to `--agent-llm`. */
+export function agentModuleArguments(argv: readonly string[]): string[] {
+  return flagValues(argv, "--agent-llm").filter((v) => v.startsWith("module:"));
 }

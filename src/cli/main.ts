@@ -1,7 +1,13 @@
 import type { AnyDomain } from "../env/domain.js";
 import { buildProgram } from "./program.js";
 import { defaultContext, describeError } from "./context.js";
-import { domainModuleArguments, importDomainModule } from "./domain-modules.js";
+import type { Agent } from "../core/agent.js";
+import {
+  agentModuleArguments,
+  domainModuleArguments,
+  importAgentModule,
+  importDomainModule,
+} from "./domain-modules.js";
 
 // `passk … | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -17,6 +23,13 @@ try {
     const domains = new Map<string, AnyDomain>(context.domains);
     for (const file of modules) domains.set(file, await importDomainModule(file));
     context.domains = domains;
+  }
+  // Teams' own agents: `--agent-llm module:./my-agent.ts`.
+  const agentSpecs = agentModuleArguments(process.argv.slice(2));
+  if (agentSpecs.length > 0) {
+    const agents = new Map<string, Agent>();
+    for (const spec of agentSpecs) agents.set(spec, await importAgentModule(spec.slice("module:".length)));
+    context.agentModules = agents;
   }
   await buildProgram(context).parseAsync(process.argv);
 } catch (error) {

@@ -34,7 +34,7 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
   command
     .requiredOption(
       "--agent-llm <model>",
-      "agent model, <provider>:<model> (openai, anthropic, openai-compatible) or scripted:gold",
+      "agent: <provider>:<model> (openai, anthropic, openai-compatible), scripted:gold, or module:<path> (your own Agent)",
     )
     .option("--agent-llm-base-url <url>", "base URL for openai-compatible agent models")
     .option("--agent-llm-args <json>", "agent call settings as JSON, e.g. '{\"temperature\":0}'")
@@ -98,6 +98,7 @@ export function participantsFromFlags(flags: ModelFlags, context: CliContext, da
     ...(flags.agentLlmBaseUrl ? { baseUrl: flags.agentLlmBaseUrl } : {}),
     ...(flags.agentLlmArgs ? { args: flags.agentLlmArgs } : {}),
     ...(flags.agentPromptTemplate ? { templates: readAgentPromptTemplates(flags.agentPromptTemplate) } : {}),
+    ...(context.agentModules ? { modules: context.agentModules } : {}),
   });
   const userSpec = flags.userLlm ?? "scripted:gold";
   const user = createUserSimulator(userSpec, {

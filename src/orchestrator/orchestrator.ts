@@ -145,8 +145,8 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
       });
       trajectory.push(greeting);
       yield { type: "message", message: greeting };
+      // The greeting is the agent's own first message; the customer receives it as its first input.
       agentHistory.push(greeting);
-      userHistory.push(greeting);
     }
     agent = await setup.agent.start({
       policy: setup.policy,

@@ -1,0 +1,88 @@
+/**
+ * passk's public API. Everything a team needs to define its own domains and agents, run conversations,
+ * grade them and compute reliability metrics. Test helpers (mock LLM server) live in `passk/testing`.
+ */
+
+// Core data model (τ²-bench JSON shapes) and interfaces
+export {
+  TaskSchema,
+  TaskListSchema,
+  ActionSchema,
+  EnvAssertionSchema,
+  EvaluationCriteriaSchema,
+} from "./core/task.js";
+export type {
+  Task,
+  Action,
+  EnvAssertion,
+  EnvFunctionCall,
+  EvaluationCriteria,
+  RewardType,
+  UserScenario,
+} from "./core/task.js";
+export { MessageSchema, ToolCallSchema } from "./core/message.js";
+export type { Message, AssistantMessage, UserMessage, ToolMessage, ToolCall } from "./core/message.js";
+export {
+  SimulationRunSchema,
+  RewardInfoSchema,
+  ResultsSchema,
+  TerminationReasonSchema,
+} from "./core/simulation.js";
+export type { SimulationRun, RewardInfo, Results, TerminationReason } from "./core/simulation.js";
+export type { Agent, AgentSession, AgentStart, UserSimulator, UserSession, UserStart } from "./core/agent.js";
+export { DEFAULT_FIRST_AGENT_MESSAGE, USER_STOP_TOKENS, AGENT_STOP_TOKEN } from "./core/agent.js";
+export type { Judge, NlAssertionVerdict } from "./core/judge.js";
+export type { LanguageModel, LlmRequest, LlmResponse, LlmMessage, LlmToolSpec } from "./core/llm.js";
+export { InfrastructureError } from "./core/llm.js";
+export { PasskError, ConfigError, InvalidInputFileError, UnknownNameError } from "./core/errors.js";
+
+// Worlds, tools and domains
+export { defineTool } from "./env/tool.js";
+export type { Tool, ToolKind, ToolSpec, Toolkit, EnvFunction } from "./env/tool.js";
+export { defineDomain } from "./env/domain.js";
+export type { Domain, AnyDomain, DomainDataFiles } from "./env/domain.js";
+export { pyDict } from "./env/schema-helpers.js";
+export { World, ToolError } from "./env/world.js";
+export type { WorldOptions, ArgumentValidation, ToolCallResult } from "./env/world.js";
+export { pyFloatRepr } from "./env/py-json.js";
+export { toolSpecs } from "./env/tool-schema.js";
+export { builtinDomains, getDomain } from "./domains/registry.js";
+export { mockDomain } from "./domains/mock/index.js";
+export { airlineDomain } from "./domains/airline/index.js";
+export { retailDomain } from "./domains/retail/index.js";
+export { telecomDomain, telecomWorkflowDomain } from "./domains/telecom/index.js";
+
+// Data and results files
+export { DomainData } from "./formats/tau2/domain-data.js";
+export { parseTasks, readTasksFile } from "./formats/tau2/tasks-file.js";
+export { readResultsFile, writeResultsFile } from "./formats/tau2/results.js";
+export { generateTasks } from "./generator/generate-tasks.js";
+
+// Conversations
+export { simulate, runSimulation } from "./orchestrator/orchestrator.js";
+export type { SimulationSetup } from "./orchestrator/orchestrator.js";
+export type { SimulationEvent } from "./orchestrator/events.js";
+export { conversationSetup } from "./runner/simulation-setup.js";
+export { llmAgent } from "./agents/llm-agent.js";
+export { createAgent } from "./agents/create-agent.js";
+export { goldAgent } from "./agents/gold-agent.js";
+export { replayAgent } from "./agents/replay-agent.js";
+export { llmUser } from "./users/llm-user.js";
+export { createUserSimulator, readUserGuidelines } from "./users/create-user.js";
+export { goldUser } from "./users/gold-user.js";
+export { scriptedUser } from "./users/scripted-user.js";
+export { llmJudge } from "./judge/llm-judge.js";
+export { createJudge } from "./judge/create-judge.js";
+export { createLanguageModel } from "./llm/index.js";
+
+// Grading and metrics
+export { evaluateSimulation } from "./evaluation/evaluate-simulation.js";
+export { replayGoldActions } from "./evaluation/gold-replay.js";
+export { validateTask } from "./evaluation/validate-task.js";
+export { passHatK, passAtK } from "./metrics/pass-hat-k.js";
+export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
+
+// Runs
+export { Store } from "./store/store.js";
+export type { JobQueue } from "./store/job-queue.js";
+export { SqliteJobQueue } from "./store/sqlite-job-queue.js";

@@ -7,6 +7,8 @@ import {
   type ToolMessage,
 } from "../core/message.js";
 import type { InitialState } from "../core/task.js";
+import { isPyFloat } from "./py-float.js";
+import type { WorldState } from "./domain.js";
 import type { World } from "./world.js";
 
 export interface InitStep {
@@ -23,11 +25,28 @@ export interface InitStep {
  * history, then sync. Returns the initialization steps with their results.
  */
 export function applyInitialState(world: World, initialState: InitialState | null | undefined): InitStep[] {
-  const steps: InitStep[] = [];
   if (!initialState) {
     world.sync();
-    return steps;
+    return [];
   }
+  const start = { state: world.state, userIsAgent: world.userIsAgent };
+  const key = initKey(initialState);
+  const done = cachedInit(world, start, key);
+  if (done) {
+    world.replaceState(done.state, { userIsAgent: done.userIsAgent });
+    return done.steps.map((step) => ({ ...step }));
+  }
+  const steps = initialize(world, initialState);
+  rememberInit(world, start, key, {
+    state: world.state,
+    userIsAgent: world.userIsAgent,
+    steps: steps.map((step) => ({ ...step })),
+  });
+  return steps;
+}
+
+function initialize(world: World, initialState: InitialState): InitStep[] {
+  const steps: InitStep[] = [];
   const data = initialState.initialization_data;
   if (data && (data.agent_data || data.user_data)) {
     const domain = world.domain;
@@ -61,6 +80,78 @@ export function applyInitialState(world: World, initialState: InitialState | nul
   replayToolCalls(world, initialState.message_history ?? [], { strict: true });
   world.sync();
   return steps;
+}
+
+/**
+ * Initialization is a pure function of the world it starts from (domain, state, options) and of the
+ * task's initial state, and evaluating one conversation runs it up to four times from the same pristine
+ * DB (the live world, the gold world, the evaluator's predicted and gold worlds). States are immutable,
+ * so the result is kept and shared: keyed by the starting agent DB object (entries go with it), then by
+ * the initial state's content (a task object may be copied, as the evaluator does to drop its history).
+ */
+interface InitResult {
+  state: WorldState<unknown, unknown>;
+  userIsAgent: boolean;
+  steps: InitStep[];
+}
+interface InitEntry extends InitResult {
+  world: Pick<World, "domain" | "validation" | "solo">;
+  start: { state: WorldState<unknown, unknown>; userIsAgent: boolean };
+}
+const initCache = new WeakMap<object, Map<string, InitEntry[]>>();
+/** Distinct initial states kept per pristine DB; the oldest goes first (a run holds a few thousand tasks). */
+const INIT_CACHE_SIZE = 10_000;
+
+function cachedInit(world: World, start: InitEntry["start"], key: string): InitResult | undefined {
+  const entries = initCache.get(start.state.agent as object)?.get(key);
+  return entries?.find(
+    (entry) =>
+      entry.world.domain === world.domain &&
+      entry.world.validation === world.validation &&
+      entry.world.solo === world.solo &&
+      entry.start.state.user === start.state.user &&
+      entry.start.userIsAgent === start.userIsAgent,
+  );
+}
+
+function rememberInit(world: World, start: InitEntry["start"], key: string, result: InitResult): void {
+  const base = start.state.agent as object;
+  let byKey = initCache.get(base);
+  if (!byKey) initCache.set(base, (byKey = new Map()));
+  if (!byKey.has(key) && byKey.size >= INIT_CACHE_SIZE) byKey.delete(byKey.keys().next().value!);
+  const entries = byKey.get(key) ?? [];
+  entries.push({
+    ...result,
+    world: { domain: world.domain, validation: world.validation, solo: world.solo },
+    start,
+  });
+  byKey.set(key, entries);
+}
+
+/** The parts of an initial state that initialization reads, as text: floats written `2.0` kept apart from `2`. */
+function initKey(initialState: InitialState): string {
+  const data = initialState.initialization_data;
+  return JSON.stringify(
+    [
+      data?.agent_data ?? null,
+      data?.user_data ?? null,
+      initialState.initialization_actions ?? [],
+      initialState.message_history ?? [],
+    ],
+    keyValue,
+  );
+}
+
+function keyValue(this: unknown, key: string, value: unknown): unknown {
+  // Only integral floats need telling apart (`2.0` vs `2`); a NUL-prefixed string stands for them.
+  if (typeof value === "number" && Number.isInteger(value) && isFloatIn(this, key))
+    return `\u0000py-float:${value}`;
+  if (value instanceof Map) return { "\u0000map": [...value] };
+  return value;
+}
+
+function isFloatIn(holder: unknown, key: string): boolean {
+  return typeof holder === "object" && holder !== null && isPyFloat(holder, key);
 }
 
 /** A replayed tool call whose output differs from the one recorded. */

@@ -101,6 +101,11 @@ export class World<ADB = unknown, UDB = unknown> {
     return this.#userIsAgent ? (this.#state.agent as unknown as UDB) : this.#state.user;
   }
 
+  /** Whether the user DB is the agent DB (the reference's aliasing after initialization data). */
+  get userIsAgent(): boolean {
+    return this.#userIsAgent;
+  }
+
   /** A new world starting from this one's current state (O(1)). */
   fork(options: WorldOptions = {}): World<ADB, UDB> {
     const world = new World(this.domain, this.#state, {

@@ -201,9 +201,16 @@ export function emitCanonical(value: unknown, rawShape: PyShape, emit: (piece: s
   emit("}");
 }
 
+const sortedEntriesCache = new WeakMap<object, Array<[string, unknown]>>();
+/** A dict's entries sorted by key; kept for frozen dicts (a world's unchanged tables), never changed. */
 function sortedEntries(dict: object): Array<[string, unknown]> {
+  const frozen = Object.isFrozen(dict);
+  const known = frozen ? sortedEntriesCache.get(dict) : undefined;
+  if (known) return known;
   const entries = dict instanceof Map ? [...(dict as Map<string, unknown>)] : Object.entries(dict);
-  return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (frozen) sortedEntriesCache.set(dict, entries);
+  return entries;
 }
 
 /**
@@ -234,8 +241,8 @@ export function sameCanonical(a: unknown, b: unknown, rawShape: PyShape): boolea
       if (text(fa, resolved) !== text(fb, resolved)) return false;
       continue;
     }
-    const ea = new Map(fa instanceof Map ? (fa as Map<string, unknown>) : Object.entries(fa));
-    const eb = new Map(fb instanceof Map ? (fb as Map<string, unknown>) : Object.entries(fb));
+    const ea = fa instanceof Map ? (fa as Map<string, unknown>) : new Map(Object.entries(fa));
+    const eb = fb instanceof Map ? (fb as Map<string, unknown>) : new Map(Object.entries(fb));
     if (ea.size !== eb.size) return false;
     for (const [key, item] of ea) {
       if (!eb.has(key)) return false;

@@ -35,6 +35,34 @@ describe("dbHash", () => {
     expect(dbHash(changed, shape)).not.toBe(dbHash(first, shape));
   });
 
+  it("resumes from the first database's text up to the first change, wherever the change is", () => {
+    const bigShape = pyShapeOf(
+      z.object({ users: pyDict(z.object({ name: z.string(), balance: z.number() })) }),
+    );
+    const users = Array.from(
+      { length: 3000 },
+      (_, i) => [`u${String(i).padStart(4, "0")}`, { name: `User ${i}`, balance: i / 4 }] as const,
+    );
+    const big = (edit: (entries: Array<readonly [string, { name: string; balance: number }]>) => void) => {
+      const entries = [...users];
+      edit(entries);
+      return freeze({ users: new Map(entries) }, true);
+    };
+    const oracle = (value: object) =>
+      createHash("sha256").update(canonicalDbText(value, bigShape)).digest("hex");
+    const pristine = big(() => {});
+    expect(dbHash(pristine, bigShape)).toBe(oracle(pristine));
+    const variants = [
+      big((e) => (e[0] = ["u0000", { name: "First", balance: 1 }])),
+      big((e) => (e[1500] = ["u1500", { name: "Middle", balance: 2.5 }])),
+      big((e) => (e[2999] = ["u2999", { name: "Last", balance: 3 }])),
+      big((e) => e.push(["u9999", { name: "New", balance: 0 }])),
+      big((e) => e.splice(2000, 1)),
+      big(() => {}),
+    ];
+    for (const variant of variants) expect(dbHash(variant, bigShape)).toBe(oracle(variant));
+  });
+
   it("hashes an unfrozen database afresh every time", () => {
     const open = { version: 1, users: new Map([["u1", { name: "Al", balance: 1 }]]) };
     const before = dbHash(open, shape);

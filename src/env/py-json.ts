@@ -189,16 +189,32 @@ export function emitCanonical(value: unknown, rawShape: PyShape, emit: (piece: s
       emit(toPyJson(field, resolved, { mode: "dump", sortKeys: true }));
       return;
     }
-    const entries = sortedEntries(field);
     emit("{");
-    entries.forEach(([key, item], i) => {
-      emit(
-        `${i > 0 ? ", " : ""}${pyJsonString(key)}: ${toPyJson(item, resolved.value, { mode: "dump", sortKeys: true })}`,
-      );
-    });
+    for (const piece of dictPieces(field, resolved.value)) emit(piece);
     emit("}");
   });
   emit("}");
+}
+
+const dictPiecesCache = new WeakMap<PyShape, WeakMap<object, string[]>>();
+/**
+ * The canonical pieces of a table, one per entry (`"key": {...}` with its separator); kept for frozen
+ * tables, so an unchanged table costs nothing to emit and gives the same strings every time.
+ */
+function dictPieces(dict: object, valueShape: PyShape): string[] {
+  const frozen = Object.isFrozen(dict);
+  let byDict = dictPiecesCache.get(valueShape);
+  const known = frozen ? byDict?.get(dict) : undefined;
+  if (known) return known;
+  const pieces = sortedEntries(dict).map(
+    ([key, item], i) =>
+      `${i > 0 ? ", " : ""}${pyJsonString(key)}: ${toPyJson(item, valueShape, { mode: "dump", sortKeys: true })}`,
+  );
+  if (frozen) {
+    if (!byDict) dictPiecesCache.set(valueShape, (byDict = new WeakMap()));
+    byDict.set(dict, pieces);
+  }
+  return pieces;
 }
 
 const sortedEntriesCache = new WeakMap<object, Array<[string, unknown]>>();

@@ -29,6 +29,22 @@ describe("passk core commands", () => {
     expect(run.code).toBe(1);
   });
 
+  it.each([
+    ["airline", "50 passed, 0 failed"],
+    ["retail", "114 passed, 0 failed"],
+    ["telecom", "2285 passed, 0 failed"],
+    ["telecom-workflow", "2285 passed, 0 failed"],
+  ])("tasks validate --domain %s: %s", async (domain, tally) => {
+    const run = await runCli(["tasks", "validate", "--domain", domain], { env });
+    const lines = run.stdout.trim().split("\n");
+    expect(lines.at(-1)).toBe(tally);
+    expect(run.code).toBe(0);
+    if (domain === "retail") {
+      expect(lines).toContain("40 task(s) have NL assertions that only an LLM judge can score");
+      expect(lines.filter((l) => l.includes("NL_ASSERTION=needs-judge"))).toHaveLength(40);
+    }
+  });
+
   it("call and call --batch run each call in a fresh world", async () => {
     const one = await runCli(
       [

@@ -1,5 +1,5 @@
 import { ToolError } from "../../env/world.js";
-import { isPyDict, pyRepr, pyTypeName } from "./py-values.js";
+import { isPyDict, pyRepr, pyTypeName } from "../shared/py-values.js";
 
 // In lenient mode the tools build the reference's pydantic models from the model's raw arguments, and
 // an invalid value fails there with pydantic's ValidationError text. This reproduces pydantic 2.13's

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";
-import { calculate as evaluateExpression } from "./calculate.js";
+import { calculateTool } from "../shared/calculator/calculate-tool.js";
 import {
   AirportCodeSchema,
   DirectFlightSchema,
@@ -13,7 +13,7 @@ import {
 } from "./db-schema.js";
 import { airportParameter, dateParameter, reservationIdParameter, userIdParameter } from "./parameters.js";
 import { buildPyModel } from "./py-model.js";
-import { pyIterate, pyDictGet, pyStr, pyTypeName } from "./py-values.js";
+import { pyDictGet, pyStr } from "../shared/py-values.js";
 import { getFlightInstance, getReservation, getUser, NEW_CERTIFICATE_IDS, readOnly } from "./records.js";
 import { CERTIFICATE } from "./reference-models.js";
 
@@ -25,55 +25,7 @@ export {
   updateReservationPassengers,
 } from "./reservation-tools.js";
 
-export const calculate = defineTool({
-  name: "calculate",
-  description:
-    "Evaluate an arithmetic expression and return the result rounded to two decimals. Only numbers, + - * /, parentheses and spaces are allowed, e.g. '(120 + 30) * 2'.",
-  kind: "generic",
-  parameters: z.object({
-    expression: z
-      .string()
-      .min(1)
-      .superRefine(rejectUnevaluable)
-      .describe(
-        "The expression, such as '2 * (350 - 122)'; digits, + - * /, parentheses, '.' and spaces only.",
-      ),
-  }),
-  run(_db: FlightDb, { expression }) {
-    return evaluateExpression(pythonStringOrCheck(expression));
-  },
-});
-
-/** Strict mode reports an expression that cannot be computed as an argument error, before the call. */
-function rejectUnevaluable(expression: string, context: z.RefinementCtx): void {
-  try {
-    evaluateExpression(expression);
-  } catch (error) {
-    const reason =
-      error instanceof ToolError && error.pyType === "ValueError"
-        ? "it may only contain digits, + - * /, parentheses, '.' and spaces"
-        : `it cannot be evaluated (${(error as Error).message})`;
-    context.addIssue({ code: "custom", message: `invalid expression: ${reason}` });
-  }
-}
-
-/**
- * The reference checks the expression character by character before `eval`; a non-string argument
- * (lenient mode only) fails the way that check or `eval` fails in Python.
- */
-function pythonStringOrCheck(expression: unknown): string {
-  if (typeof expression === "string") return expression;
-  const allowed = "0123456789+-*/(). ";
-  for (const item of pyIterate(expression)) {
-    if (typeof item !== "string")
-      throw new ToolError(
-        `'in <string>' requires string as left operand, not ${pyTypeName(item)}`,
-        "TypeError",
-      );
-    if (!allowed.includes(item)) throw new ToolError("Invalid characters in expression");
-  }
-  throw new ToolError("eval() arg 1 must be a string, bytes or code object", "TypeError");
-}
+export const calculate = calculateTool<FlightDb>("evaluable");
 
 export const getReservationDetails = defineTool({
   name: "get_reservation_details",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";
-import { pyRound2 } from "./calculator/py-arithmetic.js";
+import { pyRound2 } from "../shared/calculator/py-arithmetic.js";
 import { addressParameters, buildAddress } from "./address.js";
 import {
   CANCEL_REASONS,
@@ -13,7 +13,7 @@ import {
   type Variant,
 } from "./db-schema.js";
 import { getOrder, getPaymentMethod, getUser, getVariant, isGiftCard } from "./lookups.js";
-import { pyCount, pyEquals, pyIterate, pyLen, pySortedStrings, pyStr } from "./py-values.js";
+import { pyCount, pyEquals, pyIterate, pyLen, pySortedStrings, pyStr } from "../shared/py-values.js";
 import { orderIdParameter, userIdParameter } from "./tools.js";
 
 // The retail tools that change orders and users. Arguments are raw JSON values in lenient mode, so

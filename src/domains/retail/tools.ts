@@ -3,7 +3,7 @@ import { toPyJson } from "../../env/py-json.js";
 import { ANY_SHAPE } from "../../env/py-shape.js";
 import { defineTool } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";
-import { calculate as evaluateExpression, CALCULATE_CHARACTERS } from "./calculator/calculate.js";
+import { calculateTool } from "../shared/calculator/calculate-tool.js";
 import { OrderSchema, ProductSchema, UserSchema, VariantSchema, type RetailDb } from "./db-schema.js";
 import { getItem, getOrder, getProduct, getUser } from "./lookups.js";
 
@@ -16,25 +16,7 @@ export const orderIdParameter = z
 
 export const userIdParameter = z.string().describe("Id of the customer, e.g. 'sara_doe_496'.");
 
-export const calculate = defineTool({
-  name: "calculate",
-  description:
-    "Evaluate an arithmetic expression and get the result rounded to two decimals, e.g. to add up prices.",
-  kind: "generic",
-  parameters: z.object({
-    expression: z
-      .string()
-      .regex(CALCULATE_CHARACTERS, {
-        error: "may only contain digits, spaces, parentheses, '.' and the operators + - * /",
-      })
-      .describe(
-        "The expression, e.g. '2 + 2'. Only digits, spaces, parentheses, '.' and the operators + - * / are allowed.",
-      ),
-  }),
-  run(_db: RetailDb, { expression }) {
-    return evaluateExpression(expression);
-  },
-});
+export const calculate = calculateTool<RetailDb>("characters");
 
 export const findUserIdByNameZip = defineTool({
   name: "find_user_id_by_name_zip",

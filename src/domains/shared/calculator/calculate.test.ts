@@ -164,6 +164,40 @@ const PYTHON_3_11: Array<[string, string]> = [
   ["2(*())", "ERR TypeError: 'int' object is not callable"],
   ["2(**())", "ERR TypeError: 2 argument after ** must be a mapping, not tuple"],
   ["...(1)", "ERR TypeError: 'ellipsis' object is not callable"],
+  // Expressions the τ² fixtures use (the first two), exact ties, V8's `**` being an ulp off, overflow
+  // and complex results on the way to `float()`, and the order of syntax errors.
+  ["(100 + 30) * 3 / 2", "OK 195.0"],
+  ["2 * ((350 - 122) + (499 - 127))", "OK 1200.0"],
+  ["762017627833080.1", "OK 762017627833080.1"], // a tie too large for x * 100 to be exact
+  ["10 / 3", "OK 3.33"],
+  ["-7 // 2", "OK -4.0"],
+  ["-2 ** 2", "OK -4.0"],
+  ["2 ** -1", "OK 0.5"],
+  ["2 ** 3 ** 2", "OK 512.0"],
+  ["0.1 + 0.2", "OK 0.3"],
+  ["0 / -28", "OK -0.0"],
+  ["123456789 * 1000000000", "OK 1.23456789e+17"],
+  ["9007199254740993 + 0", "OK 9007199254740992.0"], // exact ints, then one rounding
+  ["10 ** 400 / 10 ** 399", "OK 10.0"],
+  ["1.1 ** 3", "OK 1.33"],
+  ["990.78 ** 13", "OK 8.865515770406334e+38"],
+  ["536 ** 7.84", "OK 2.4925963296740983e+21"],
+  ["1.0 // 0", "ERR ZeroDivisionError: float floor division by zero"],
+  ["0 ** -1", "ERR ZeroDivisionError: 0.0 cannot be raised to a negative power"],
+  ["2 ** 1024", "ERR OverflowError: int too large to convert to float"],
+  ["10.0 ** 400", "ERR OverflowError: (34, 'Numerical result out of range')"],
+  ["(-8) ** 0.5", "ERR TypeError: float() argument must be a string or a real number, not 'complex'"],
+  ["(645.459 * -841) ** 502.604", "ERR OverflowError: complex exponentiation"],
+  ["0 ** (-8) ** 0.5", "ERR ZeroDivisionError: 0.0 to a negative or complex power"],
+  ["() + ()", "ERR TypeError: float() argument must be a string or a real number, not 'tuple'"],
+  ["2 + x", "ERR ValueError: Invalid characters in expression"],
+  ["(1 2)", "ERR SyntaxError: invalid syntax. Perhaps you forgot a comma? (<string>, line 1)"],
+  ["(1 2", "ERR SyntaxError: '(' was never closed (<string>, line 1)"],
+  ["1/0 +", "ERR SyntaxError: invalid syntax (<string>, line 1)"], // compiled before it runs
+  [
+    "07",
+    "ERR SyntaxError: leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)",
+  ],
 ];
 
 describe("calculate evaluates like CPython 3.11", () => {
@@ -200,6 +234,11 @@ describe("pyRound2 is Python's round(x, 2)", () => {
     [1.005, 1], // 1.00499999…
     [0.005, 0.01], // 0.005000000000000000104…
     [-0.001, -0],
+    [0.625, 0.62],
+    [0.875, 0.88],
+    [-0.625, -0.62],
+    [2 ** 60, 2 ** 60], // already whole
+    [Infinity, Infinity],
   ])("round(%d, 2) = %d", (value, expected) => {
     expect(Object.is(pyRound2(value), expected)).toBe(true);
   });

@@ -1,9 +1,10 @@
 import { pyFloatRepr } from "../../env/py-json.js";
 import { ToolError } from "../../env/world.js";
 
-// In lenient mode the retail tools receive the model's raw arguments, as the reference does, and must
-// fail (or, rarely, succeed) the way Python code does on them. These helpers give Python's view of a
-// JSON value: its type name, its `str()`, lookups, iteration, `len()` and `list.count()`.
+// In lenient mode a domain's tools receive the model's raw arguments, as the reference does, and must
+// fail (or, rarely, succeed) the way Python code does on them; the reference's error texts quote them
+// with `str()`, `repr()` and `type().__name__`. These helpers give Python's view of a JSON value: its
+// type name, its `str()` and `repr()`, lookups, iteration, `len()`, `list.count()` and `==`.
 
 /** `type(value).__name__` of a JSON value. */
 export function pyTypeName(value: unknown): string {
@@ -15,24 +16,29 @@ export function pyTypeName(value: unknown): string {
   return "dict";
 }
 
-/** `repr(value)` of a JSON value. */
+/** `repr(value)` of a JSON value: `'text'`, `True`, `None`, `[1, 'a']`, `{'k': 2}`. */
 export function pyRepr(value: unknown): string {
   if (value === null || value === undefined) return "None";
   if (typeof value === "string") return stringRepr(value);
   if (typeof value === "boolean") return value ? "True" : "False";
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
-    return Number.isInteger(value) ? BigInt(value).toString() : pyFloatRepr(value);
-  }
+  if (typeof value === "number") return pyNumber(value);
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
-  return `{${Object.entries(value)
-    .map(([k, v]) => `${stringRepr(k)}: ${pyRepr(v)}`)
-    .join(", ")}}`;
+  const entries = value instanceof Map ? [...(value as Map<unknown, unknown>)] : Object.entries(value);
+  return `{${entries.map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(", ")}}`;
 }
 
 /** `str(value)`: strings as they are, other values as `repr`. */
 export function pyStr(value: unknown): string {
   return typeof value === "string" ? value : pyRepr(value);
+}
+
+/**
+ * A JSON number as Python prints it: integral values as ints (as `pyTypeName` calls them), others
+ * through float `repr`.
+ */
+export function pyNumber(value: number): string {
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
+  return Number.isInteger(value) ? BigInt(value).toString() : pyFloatRepr(value);
 }
 
 function stringRepr(text: string): string {
@@ -46,14 +52,15 @@ function stringRepr(text: string): string {
     else if (char === "\t") out += "\\t";
     else if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad)
       out += `\\x${code.toString(16).padStart(2, "0")}`;
+    else if (code >= 0xd800 && code <= 0xdfff) out += `\\u${code.toString(16)}`;
     else out += char;
   }
   return out + quote;
 }
 
 /**
- * `dict.get(key)` with a raw key: strings are looked up, other scalars are absent, and lists or dicts
- * raise Python's "unhashable type" TypeError.
+ * `key in dict` / `dict.get(key)` with a raw key: strings are looked up, other scalars are absent,
+ * and lists or dicts raise Python's "unhashable type" TypeError.
  */
 export function pyDictGet<V>(map: ReadonlyMap<string, V>, key: unknown): V | undefined {
   if (typeof key === "string") return map.get(key);
@@ -63,12 +70,31 @@ export function pyDictGet<V>(map: ReadonlyMap<string, V>, key: unknown): V | und
   return undefined;
 }
 
-/** What `for x in value` yields: a list's items, a string's characters, a dict's keys. */
+/**
+ * What `for x in value` yields: a list's items, a string's characters, a dict's keys; other values
+ * raise "'int' object is not iterable".
+ */
 export function pyIterate(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
   if (typeof value === "string") return [...value];
+  if (value instanceof Map) return [...(value as Map<unknown, unknown>).keys()];
   if (value !== null && typeof value === "object") return Object.keys(value);
   throw new ToolError(`'${pyTypeName(value)}' object is not iterable`, "TypeError");
+}
+
+/** Python's `isinstance(value, dict)` for a value parsed from JSON. */
+export function isPyDict(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * A raw argument taking part in Python arithmetic (`50 * nonfree_baggages`): numbers and booleans do;
+ * anything else raises the TypeError `describe(type name)` words, as Python would for that expression.
+ */
+export function pyOperand(value: unknown, describe: (typeName: string) => string): number {
+  if (typeof value === "number") return value;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  throw new ToolError(describe(pyTypeName(value)), "TypeError");
 }
 
 /** `len(value)`. */

@@ -1,7 +1,5 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { InvalidInputFileError } from "../core/errors.js";
-import { zodProblems } from "../formats/tau2/zod-problems.js";
+import { readJsonFile } from "../formats/json-file.js";
 
 /**
  * Agent prompt templates in the format of τ²'s `prompt_templates.json` (`agent` section). Passing the
@@ -43,25 +41,12 @@ export const DEFAULT_AGENT_TEMPLATES: AgentPromptTemplates = {
 };
 
 export function readAgentPromptTemplates(file: string): AgentPromptTemplates {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new InvalidInputFileError(
-      file,
-      [{ path: "$", message: (error as Error).message }],
-      "give a JSON file in the format of τ²'s prompt_templates.json.",
-    );
-  }
-  const parsed = AgentPromptTemplatesSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new InvalidInputFileError(
-      file,
-      zodProblems(parsed.error),
+  const { agent } = readJsonFile(file, AgentPromptTemplatesSchema, {
+    syntax: "give a JSON file in the format of τ²'s prompt_templates.json.",
+    schema:
       'expected {"agent": {"AGENT_INSTRUCTION": …, "SYSTEM_PROMPT": "…{agent_instruction}…{domain_policy}…"}}.',
-    );
-  }
-  return { ...DEFAULT_AGENT_TEMPLATES, ...parsed.data.agent };
+  });
+  return { ...DEFAULT_AGENT_TEMPLATES, ...agent };
 }
 
 /** Python `str.format` for the named fields these templates use. */

@@ -1,7 +1,5 @@
 import { readFileSync } from "node:fs";
-import { InvalidInputFileError } from "../core/errors.js";
-import { JsonSyntaxError, lineColumn } from "../formats/ordered-json.js";
-import { zodProblems } from "../formats/tau2/zod-problems.js";
+import { parseJsonFile, validateInputFile } from "../formats/json-file.js";
 import { TaskComponentsSchema, type TaskComponents } from "./components-schema.js";
 import { parseJsonWithFloats } from "./parse-json-with-floats.js";
 
@@ -10,21 +8,13 @@ const HINT =
 
 /** Parse and check a task components file; whole floats (`2.0`) are kept as `PyFloat`. */
 export function parseTaskComponents(text: string, file: string): TaskComponents {
-  let raw: unknown;
-  try {
-    raw = parseJsonWithFloats(text);
-  } catch (error) {
-    if (!(error instanceof JsonSyntaxError)) throw error;
-    const { line, column } = lineColumn(text, error.offset);
-    throw new InvalidInputFileError(
-      file,
-      [{ path: `line ${line}, column ${column}`, message: error.message }],
-      "the file is not valid JSON; fix the syntax at the position shown.",
-    );
-  }
-  const parsed = TaskComponentsSchema.safeParse(raw);
-  if (!parsed.success) throw new InvalidInputFileError(file, zodProblems(parsed.error), HINT);
-  return parsed.data;
+  const raw = parseJsonFile(
+    text,
+    file,
+    "the file is not valid JSON; fix the syntax at the position shown.",
+    parseJsonWithFloats,
+  );
+  return validateInputFile(TaskComponentsSchema, raw, file, HINT);
 }
 
 export function readTaskComponents(file: string): TaskComponents {

@@ -1,6 +1,4 @@
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { InvalidInputFileError } from "../../core/errors.js";
 import {
   overridesFromSpecFile,
   toOpenAiTools,
@@ -8,32 +6,18 @@ import {
   ToolSpecFileSchema,
   type ToolOverrides,
 } from "../../env/tool-schema.js";
-import { zodProblems } from "../../formats/tau2/zod-problems.js";
+import { readJsonFile } from "../../formats/json-file.js";
 import { getDomain } from "../../domains/registry.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 
 /** Read a `--tool-spec FILE` (τ² tools JSON) into description/parameter overrides. */
 export function readToolSpecFile(file: string): ToolOverrides {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new InvalidInputFileError(
-      file,
-      [{ path: "$", message: (error as Error).message }],
-      "give a JSON file in the format of tau2 fixtures/tools/<domain>.json.",
-    );
-  }
-  const parsed = ToolSpecFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new InvalidInputFileError(
-      file,
-      zodProblems(parsed.error),
-      "expected {agent_tools: [{type, function: {name, description, parameters}}], user_tools: […]}.",
-    );
-  }
-  return overridesFromSpecFile(parsed.data);
+  const specFile = readJsonFile(file, ToolSpecFileSchema, {
+    syntax: "give a JSON file in the format of tau2 fixtures/tools/<domain>.json.",
+    schema: "expected {agent_tools: [{type, function: {name, description, parameters}}], user_tools: […]}.",
+  });
+  return overridesFromSpecFile(specFile);
 }
 
 export function registerTools(program: Command, context: CliContext): void {

@@ -6,9 +6,9 @@ import { InvalidInputFileError, UnknownNameError } from "../../core/errors.js";
 import type { Task, TaskSplits } from "../../core/task.js";
 import type { Domain } from "../../env/domain.js";
 import { World, type WorldOptions } from "../../env/world.js";
-import { JsonSyntaxError, lineColumn, parseOrderedJson } from "../ordered-json.js";
+import { parseJsonFile, validateInputFile } from "../json-file.js";
+import { parseOrderedJson } from "../ordered-json.js";
 import { readSplitsFile, readTasksFile } from "./tasks-file.js";
-import { zodProblems } from "./zod-problems.js";
 
 /**
  * A domain together with its data from one data directory: the parsed, frozen databases, the policy
@@ -119,25 +119,27 @@ function readText(file: string): string {
 /** Read and validate a database file (`.json` keeping key order, or `.toml`). */
 export function readDb<T>(file: string, schema: z.ZodType<T>): T {
   const text = readText(file);
-  let raw: unknown;
+  const syntaxHint = "fix the syntax of the database file.";
+  const raw = file.endsWith(".toml")
+    ? parseTomlFile(text, file, syntaxHint)
+    : parseJsonFile(text, file, syntaxHint, parseOrderedJson);
+  return validateInputFile(
+    schema,
+    raw,
+    file,
+    "the database does not match the domain's schema; restore the official file with `passk data pull`.",
+  );
+}
+
+/** A TOML database; smol-toml's message carries the position, so the problem is given at the start. */
+function parseTomlFile(text: string, file: string, hint: string): unknown {
   try {
-    raw = file.endsWith(".toml") ? parseToml(text) : parseOrderedJson(text);
+    return parseToml(text);
   } catch (error) {
-    const offset = error instanceof JsonSyntaxError ? error.offset : 0;
-    const { line, column } = lineColumn(text, offset);
     throw new InvalidInputFileError(
       file,
-      [{ path: `line ${line}, column ${column}`, message: (error as Error).message }],
-      "fix the syntax of the database file.",
+      [{ path: "line 1, column 1", message: (error as Error).message }],
+      hint,
     );
   }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new InvalidInputFileError(
-      file,
-      zodProblems(parsed.error),
-      "the database does not match the domain's schema; restore the official file with `passk data pull`.",
-    );
-  }
-  return parsed.data;
 }

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { InvalidInputFileError, type InputProblem } from "../../core/errors.js";
 import { ResultsSchema, type Results } from "../../core/simulation.js";
 import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../env/py-float.js";
-import { jsonErrorOffset, lineColumn } from "../ordered-json.js";
+import { parseJsonFile } from "../json-file.js";
 import { zodProblems } from "./zod-problems.js";
 
 /** A results file as written (no defaults filled in): what import stores and export writes back. */
@@ -28,18 +28,13 @@ const RESULTS_HINT =
  * problem named by its JSON path (`$.simulations[3].termination_reason`) and simulation.
  */
 export function parseResults(text: string, file: string): ResultsFile {
-  let raw: unknown;
-  try {
+  const raw = parseJsonFile(
+    text,
+    file,
+    "the file is not valid JSON (truncated or corrupt?); re-export it from its source.",
     // Keep `2.0` distinct from `2` in recorded tool arguments, so replays print them as τ² did.
-    raw = parseJsonKeepingPyFloats(text);
-  } catch (error) {
-    const { line, column } = lineColumn(text, jsonErrorOffset(text));
-    throw new InvalidInputFileError(
-      file,
-      [{ path: `line ${line}, column ${column}`, message: (error as Error).message }],
-      "the file is not valid JSON (truncated or corrupt?); re-export it from its source.",
-    );
-  }
+    parseJsonKeepingPyFloats,
+  );
   return validateResults(raw, file);
 }
 
@@ -134,16 +129,7 @@ function readResultsDirectory(folder: string): ResultsFile {
       "pass a results JSON file, or a τ² run directory holding results.json and simulations/.",
     );
   }
-  let meta: unknown;
-  try {
-    meta = JSON.parse(readFileSync(metaFile, "utf8"));
-  } catch (error) {
-    throw new InvalidInputFileError(
-      metaFile,
-      [{ path: "$", message: (error as Error).message }],
-      RESULTS_HINT,
-    );
-  }
+  const meta = parseJsonFile(readFileSync(metaFile, "utf8"), metaFile, RESULTS_HINT);
   const simulationsDir = path.join(folder, "simulations");
   const simulations = existsSync(simulationsDir)
     ? readdirSync(simulationsDir)
@@ -151,15 +137,11 @@ function readResultsDirectory(folder: string): ResultsFile {
         .sort()
         .map((name) => {
           const simFile = path.join(simulationsDir, name);
-          try {
-            return JSON.parse(readFileSync(simFile, "utf8")) as unknown;
-          } catch (error) {
-            throw new InvalidInputFileError(
-              simFile,
-              [{ path: "$", message: (error as Error).message }],
-              "the simulation file is not valid JSON; re-export the run.",
-            );
-          }
+          return parseJsonFile(
+            readFileSync(simFile, "utf8"),
+            simFile,
+            "the simulation file is not valid JSON; re-export the run.",
+          );
         })
     : [];
   const record = { ...(meta as Record<string, unknown>) };

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
-import { withTrials, type RunStore, type StoredRun } from "./run-store.js";
+import { withTrials } from "../store/import-results.js";
+import type { RunStore, StoredRun } from "./run-store.js";
 
 interface MemoryRun {
   run: StoredRun;

@@ -43,32 +43,6 @@ export interface RunStore {
   importResults(file: ResultsFile, options: { label?: string; domain: string }): string;
 }
 
-/**
- * Number the trials a results file leaves out, per task in order of appearance, so that every
- * simulation has its (task, trial) key. Files written by τ² always have them.
- */
-export function withTrials<S extends { task_id: string; trial?: number | null }>(
-  simulations: readonly S[],
-): Array<S & { trial: number }> {
-  const used = new Map<string, Set<number>>();
-  for (const s of simulations) {
-    if (typeof s.trial === "number") {
-      const set = used.get(s.task_id) ?? new Set<number>();
-      set.add(s.trial);
-      used.set(s.task_id, set);
-    }
-  }
-  return simulations.map((s) => {
-    if (typeof s.trial === "number") return s as S & { trial: number };
-    const set = used.get(s.task_id) ?? new Set<number>();
-    let trial = 0;
-    while (set.has(trial)) trial++;
-    set.add(trial);
-    used.set(s.task_id, set);
-    return { ...s, trial };
-  });
-}
-
 /** The domain a results file was run on (τ² `info.environment_info.domain_name`), if it says. */
 export function resultsDomainName(file: ResultsFile): string | undefined {
   const name = file.results.info.environment_info?.["domain_name"];

@@ -1,8 +1,9 @@
 import { UnknownNameError } from "../core/errors.js";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
+import { importResults, withTrials } from "../store/import-results.js";
 import type { Store } from "../store/store.js";
-import { withTrials, type RunStore, type StoredRun } from "./run-store.js";
+import type { RunStore, StoredRun } from "./run-store.js";
 
 /**
  * The explorer's view of the SQLite store. Simulations come back as written (τ² shape, defaults not
@@ -32,23 +33,7 @@ export function sqliteRunStore(store: Store): RunStore {
     runTasks: (runId) => store.getTasks(runId).map(({ domain, task }) => ({ domain, task: task as Task })),
     getSimulation: (runId, key) =>
       store.getSimulation(runId, key.domain, key.taskId, key.trial)?.simulation as SimulationRun | undefined,
-    importResults: (file, { label, domain }) => {
-      const { info, tasks, simulations, timestamp, ...extra } = file.raw;
-      return store.transaction(() => {
-        const created = store.createRun({
-          status: "imported",
-          label: label ?? null,
-          numTrials: file.results.info.num_trials ?? null,
-          config: { imported_from: "web upload" },
-          info: info as Record<string, unknown>,
-          timestamp: timestamp ?? null,
-          extra: Object.keys(extra).length > 0 ? extra : null,
-        });
-        store.putTasks(created.id, domain, tasks);
-        for (const simulation of withTrials(simulations ?? []))
-          store.putSimulation(created.id, domain, simulation);
-        return created.id;
-      });
-    },
+    importResults: (file, { label, domain }) =>
+      importResults(store, file, { domain, label: label ?? null, importedFrom: "web upload" }),
   };
 }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { readResultsFile, type SimulationRunInput } from "../../formats/tau2/results.js";
+import { readResultsFile } from "../../formats/tau2/results.js";
+import { importResults } from "../../store/import-results.js";
 import { println, type CliContext } from "../context.js";
 import { resultsDomain, withStore, withStoreOption } from "./run-source.js";
 
@@ -9,30 +10,6 @@ interface ImportOptions {
   id?: string;
   label?: string;
   domain?: string;
-}
-
-/**
- * Number trials that a results file leaves out, per task in order of appearance, so that every
- * simulation gets its (task, trial) key. Files written by τ² always have them.
- */
-function withTrials(simulations: readonly SimulationRunInput[]): SimulationRunInput[] {
-  const used = new Map<string, Set<number>>();
-  for (const s of simulations) {
-    if (typeof s.trial === "number") {
-      const set = used.get(s.task_id) ?? new Set<number>();
-      set.add(s.trial);
-      used.set(s.task_id, set);
-    }
-  }
-  return simulations.map((s) => {
-    if (typeof s.trial === "number") return s;
-    const set = used.get(s.task_id) ?? new Set<number>();
-    let trial = 0;
-    while (set.has(trial)) trial++;
-    set.add(trial);
-    used.set(s.task_id, set);
-    return { ...s, trial };
-  });
 }
 
 /** `passk import FILE`: load an official τ² results file into the store as a run. */
@@ -50,29 +27,18 @@ export function registerImport(program: Command, context: CliContext): void {
   ).action((file: string, options: ImportOptions) => {
     const results = readResultsFile(file);
     const domain = resultsDomain(results, options.domain, file);
-    const { raw } = results;
-    const { info, tasks, simulations, timestamp, ...extra } = raw;
-    const run = withStore(context, options.store, { create: true }, (store) =>
-      store.transaction(() => {
-        const created = store.createRun({
-          ...(options.id ? { id: options.id } : {}),
-          status: "imported",
-          label: options.label ?? path.basename(file),
-          numTrials: results.results.info.num_trials ?? null,
-          config: { imported_from: path.resolve(file) },
-          info: info as Record<string, unknown>,
-          timestamp: timestamp ?? null,
-          extra: Object.keys(extra).length > 0 ? extra : null,
-        });
-        store.putTasks(created.id, domain, tasks);
-        for (const simulation of withTrials(simulations ?? []))
-          store.putSimulation(created.id, domain, simulation);
-        return store.getRun(created.id);
-      }),
-    );
+    const run = withStore(context, options.store, { create: true }, (store) => {
+      const id = importResults(store, results, {
+        domain,
+        ...(options.id ? { id: options.id } : {}),
+        label: options.label ?? path.basename(file),
+        importedFrom: path.resolve(file),
+      });
+      return store.getRun(id);
+    });
     println(
       context,
-      `imported ${file} as run ${run.id}: ${run.simulationCount} simulations, ${tasks.length} tasks (${domain})`,
+      `imported ${file} as run ${run.id}: ${run.simulationCount} simulations, ${results.raw.tasks.length} tasks (${domain})`,
     );
   });
 }

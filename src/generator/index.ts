@@ -12,5 +12,5 @@ export { generateTasks, type GenerateTasksOptions } from "./generate-tasks.js";
 export { parseJsonWithFloats } from "./parse-json-with-floats.js";
 export { PyFloat, withoutPyFloats } from "./py-float.js";
 export { parseTaskComponents, readTaskComponents } from "./read-task-components.js";
-export { mulberry32, sampleTasks } from "./sample-tasks.js";
+export { sampleTasks } from "./sample-tasks.js";
 export { selectTaskSet } from "./select-task-set.js";

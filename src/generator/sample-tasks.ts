@@ -1,23 +1,9 @@
 import { ConfigError } from "../core/errors.js";
-
-/**
- * mulberry32: a small, fast 32-bit PRNG. The same seed gives the same sequence of numbers in [0, 1)
- * on every platform, which is all a reproducible sample needs (it is not cryptographic).
- */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../core/seeded-random.js";
 
 /**
  * A deterministic sample of `size` items without replacement: a partial Fisher–Yates shuffle of the
- * indices driven by `mulberry32(seed)`, then the chosen items in their original order.
+ * indices driven by `seededRandom(seed)` (mulberry32), then the chosen items in their original order.
  *
  * @example
  * sampleTasks(["a", "b", "c", "d"], 2, 7) // the same two items, in list order, on every run
@@ -31,7 +17,7 @@ export function sampleTasks<T>(items: readonly T[], size: number, seed: number):
     throw new ConfigError(
       `--sample ${size} asks for more tasks than the set has (${items.length}); pass --sample ${items.length} or less`,
     );
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const indices = items.map((_, i) => i);
   for (let i = 0; i < size; i++) {
     const j = i + Math.floor(random() * (indices.length - i));

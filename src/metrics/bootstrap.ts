@@ -1,19 +1,7 @@
-/**
- * Percentile-bootstrap confidence intervals over tasks, with a seeded generator so that a report
- * prints the same interval every time.
- */
+import { seededRandom } from "../core/seeded-random.js";
 
-/** A small deterministic PRNG (mulberry32) returning floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Percentile-bootstrap confidence intervals over tasks, with a seeded generator so that a report
+// prints the same interval every time.
 
 /** numpy's default (linear) percentile of sorted values, q in [0, 100]. */
 export function percentile(sorted: readonly number[], q: number): number {

@@ -1,0 +1,15 @@
+/**
+ * A seeded PRNG (mulberry32): small and fast, 32-bit state, floats in [0, 1). The same seed gives the
+ * same sequence on every platform, which is all reproducible samples and bootstrap intervals need (it
+ * is not cryptographic).
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -72,21 +72,35 @@ export function parseOrderedJson(text: string): unknown {
   return root;
 }
 
-/** Offset of the first JSON syntax error in `text` (Node 20's JSON.parse messages carry no position). */
-export function jsonErrorOffset(text: string): number {
-  let offset = 0;
-  let found = false;
+/** The first syntax error in `text`, as jsonc-parser finds it (code and character offset). */
+function firstSyntaxError(text: string): { code: number; offset: number } | undefined {
+  let found: { code: number; offset: number } | undefined;
   visit(
     text,
     {
-      onError: (_code, at) => {
-        if (!found) offset = at;
-        found = true;
+      onError: (code, offset) => {
+        found ??= { code, offset };
       },
     },
     { disallowComments: true, allowTrailingComma: false },
   );
-  return offset;
+  return found;
+}
+
+/** Offset of the first JSON syntax error in `text` (Node 20's JSON.parse messages carry no position). */
+export function jsonErrorOffset(text: string): number {
+  return firstSyntaxError(text)?.offset ?? 0;
+}
+
+/**
+ * `JSON.parse` failed on `text` with `error`: the same failure as a JsonSyntaxError with jsonc-parser's
+ * name for the problem and its position (`JSON syntax error: CommaExpected` at offset 8).
+ */
+export function jsonSyntaxError(text: string, error: unknown): JsonSyntaxError {
+  const found = firstSyntaxError(text);
+  return found
+    ? new JsonSyntaxError(`JSON syntax error: ${printParseErrorCode(found.code)}`, found.offset)
+    : new JsonSyntaxError(String((error as Error).message), 0);
 }
 
 /** Line and column (1-based) of a character offset, for error messages. */

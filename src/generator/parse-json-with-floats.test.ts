@@ -18,6 +18,11 @@ describe("parseJsonWithFloats", () => {
     expect(withoutPyFloats(value)).toEqual({ a: 2, b: 2, c: 1000, d: 15.1, e: [0, "2.0", true, null] });
   });
 
+  it("keeps a whole float at the top level too", () => {
+    expect(parseJsonWithFloats("2.0")).toEqual(new PyFloat(2));
+    expect(parseJsonWithFloats("2")).toBe(2);
+  });
+
   it("keeps the file's key order", () => {
     expect(Object.keys(parseJsonWithFloats('{"z": 1, "a": 2, "m": 3}') as object)).toEqual(["z", "a", "m"]);
   });

@@ -3,6 +3,7 @@
  * alone. Every reply waits LATENCY_MS; the replies follow bench-script.ts.
  * Prints its base URL on stdout, then serves until SIGTERM, when it prints its own CPU time as JSON
  * ({"cpu_ms": …, "rss_mb": …, "requests": …}) and exits (cleanly, so `--cpu-prof` can write its profile).
+ * SIGUSR2 starts the counts again (after a warm-up) and prints `reset`.
  */
 import { startMockLlmServer } from "../src/testing/index.js";
 import { benchScript } from "./bench-script.js";
@@ -21,7 +22,12 @@ const server = await startMockLlmServer({
   },
 });
 process.stdout.write(`${server.baseUrl}\n`);
-const cpuBefore = process.cpuUsage();
+let cpuBefore = process.cpuUsage();
+process.on("SIGUSR2", () => {
+  cpuBefore = process.cpuUsage();
+  requests = 0;
+  process.stdout.write("reset\n");
+});
 process.once("SIGTERM", () => {
   const cpu = process.cpuUsage(cpuBefore);
   const report = {

@@ -16,6 +16,7 @@ function run(script: string, args: string[] = [], nodeFlags: string[] = []): voi
 
 console.log(`# passk benchmarks — node ${process.version}, ${hasTaskset ? "pinned to core 0" : "unpinned"}`);
 run("replay-throughput.ts");
+run("llm-call-cpu.ts");
 run("live-worlds.ts", ["1000"], ["--expose-gc"]);
 run("live-worlds.ts", ["10000"], ["--expose-gc"]);
 // Conversations over HTTP: these measure the event loop, so they are not pinned with the others.

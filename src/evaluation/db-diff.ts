@@ -37,10 +37,18 @@ export interface NewField {
 
 export type DbChanges = Record<string, CollectionChanges | FieldChanges | NewField>;
 
-/** Records of a top-level DB value keyed by id: dicts by key, lists of records by their `*_id` field. */
+/**
+ * Records of a top-level DB value keyed by id: dicts by key (held as Maps, or as plain objects whose
+ * values are all records, e.g. after `toPlainJson`), lists of records by their `*_id` field. A record
+ * such as telecom's `device`, whose values are mostly scalars, is no collection.
+ */
 function asKeyedRecords(value: unknown): Map<string, unknown> | undefined {
   if (value instanceof Map) return value as Map<string, unknown>;
-  if (Array.isArray(value) && value.every((v) => v !== null && typeof v === "object" && !Array.isArray(v))) {
+  if (isPlainRecord(value)) {
+    const entries = Object.entries(value);
+    return entries.every(([, v]) => isRecord(v)) ? new Map(entries) : undefined;
+  }
+  if (Array.isArray(value) && value.every(isRecord)) {
     const first = value[0] as Record<string, unknown> | undefined;
     const idKey = first ? Object.keys(first).find((k) => k.endsWith("_id")) : undefined;
     if (!first || !idKey) return value.length === 0 ? new Map() : undefined;
@@ -90,7 +98,12 @@ export function diffDb(before: unknown, after: unknown): DbChanges {
 }
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Map);
+  return isRecord(value) && !(value instanceof Map);
+}
+
+/** A record: an object that is not a list (a plain object or a Map). */
+function isRecord(value: unknown): value is object {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** One field that differs between the predicted and the gold world. */

@@ -186,7 +186,7 @@ export class RunViews {
       { agent?: RecordDiff[]; user?: RecordDiff[] } | undefined;
     if (recorded && Array.isArray(recorded.agent)) {
       return {
-        dbDiff: { agent: keyedRecordDiffs(recorded.agent), user: keyedRecordDiffs(recorded.user ?? []) },
+        dbDiff: { agent: recorded.agent, user: recorded.user ?? [] },
         dbDiffSource: "recorded",
       };
     }
@@ -207,11 +207,7 @@ export class RunViews {
         validation: "lenient",
         strictReplay: false,
       });
-      const diff = evaluation.dbDiff ?? { agent: [], user: [] };
-      return {
-        dbDiff: { agent: keyedRecordDiffs(diff.agent), user: keyedRecordDiffs(diff.user) },
-        dbDiffSource: "recomputed",
-      };
+      return { dbDiff: evaluation.dbDiff ?? { agent: [], user: [] }, dbDiffSource: "recomputed" };
     } catch {
       return { dbDiff: null, dbDiffSource: "unavailable" };
     }
@@ -254,42 +250,4 @@ export class RunViews {
       passHatKsB: comparison.pass_hat_ks_b,
     };
   }
-}
-
-/**
- * Record-level form of a diff whose collection was compared as one value (id "", paths
- * `record_id.field…`), as happens for collections held as plain objects: one entry per record.
- */
-export function keyedRecordDiffs(diffs: readonly RecordDiff[]): RecordDiff[] {
-  const out: RecordDiff[] = [];
-  for (const diff of diffs) {
-    if (diff.id !== "" || diff.fields.some((f) => f.path === "(value)")) {
-      out.push(diff);
-      continue;
-    }
-    const byRecord = new Map<string, RecordDiff>();
-    for (const field of diff.fields) {
-      const [id, ...rest] = field.path.split(".");
-      const key = id!;
-      if (rest.length === 0 && (field.predicted === undefined || field.gold === undefined)) {
-        byRecord.set(key, {
-          collection: diff.collection,
-          id: key,
-          kind: field.predicted === undefined ? "only_gold" : "only_predicted",
-          fields: [],
-        });
-        continue;
-      }
-      const entry = byRecord.get(key) ?? {
-        collection: diff.collection,
-        id: key,
-        kind: "changed",
-        fields: [],
-      };
-      entry.fields.push({ ...field, path: rest.join(".") || "(value)" });
-      byRecord.set(key, entry);
-    }
-    out.push(...byRecord.values());
-  }
-  return out;
 }

@@ -80,3 +80,15 @@ export class InfrastructureError extends PasskError {
     this.name = "InfrastructureError";
   }
 }
+
+/** A tool call's argument text parsed as passk reads it: a JSON object, or undefined (bad JSON, an array, a string). */
+export function parseToolCallArguments(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -7,6 +7,7 @@ import {
   type LlmRequest,
   type LlmResponse,
   type LlmToolCall,
+  parseToolCallArguments,
 } from "../core/llm.js";
 import { callCost, isPriced, type PriceLookup, type PriceOverrides } from "./cost.js";
 import { checkLlmArgs, mergeLlmArgs, type LlmArgs } from "./llm-args.js";
@@ -371,7 +372,7 @@ function toLlmResponse(
   priced: boolean,
 ): LlmResponse {
   const toolCalls: LlmToolCall[] = outcome.toolCalls.map((call) => {
-    const parsed = parseJsonObject(call.input);
+    const parsed = parseToolCallArguments(call.input);
     return {
       id: call.toolCallId,
       name: call.toolName,
@@ -411,16 +412,4 @@ function toLlmResponse(
     cost,
     raw,
   };
-}
-
-/** The arguments when the text is a JSON object; anything else (bad JSON, an array, a string) is undefined. */
-function parseJsonObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

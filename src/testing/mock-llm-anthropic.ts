@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { LlmMessage, LlmToolCall } from "../core/llm.js";
-import { parseArguments, type MockLlmCodec, type SseEvent } from "./mock-llm-codec.js";
+import { parseToolCallArguments } from "../core/llm.js";
+import type { MockLlmCodec, SseEvent } from "./mock-llm-codec.js";
 import { argumentsText, chunks } from "./mock-llm-reply.js";
 
 const TextBlocksSchema = z.array(z.looseObject({ type: z.string(), text: z.string().optional() }));
@@ -68,7 +69,7 @@ export const anthropicCodec: MockLlmCodec = {
           if (block.type === "tool_use") {
             toolNames.set(block.id, block.name);
             const text = typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {});
-            const parsed = parseArguments(text);
+            const parsed = parseToolCallArguments(text);
             toolCalls.push({
               id: block.id,
               name: block.name,
@@ -122,7 +123,7 @@ export const anthropicCodec: MockLlmCodec = {
         type: "tool_use",
         id: call.id ?? `toolu_mock_${index}_${position}`,
         name: call.name,
-        input: parseArguments(text) ?? text,
+        input: parseToolCallArguments(text) ?? text,
       });
     });
     return {

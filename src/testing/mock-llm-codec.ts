@@ -34,15 +34,3 @@ export interface MockLlmCodec {
   renderStream(reply: MockMessageReply, context: RenderContext): SseEvent[];
   renderError(status: number, message: string): unknown;
 }
-
-/** Parsed tool-call arguments when the text is a JSON object, as passk's LLM layer does. */
-export function parseArguments(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { LlmMessage, LlmToolCall } from "../core/llm.js";
-import { parseArguments, type MockLlmCodec, type SseEvent } from "./mock-llm-codec.js";
+import { parseToolCallArguments } from "../core/llm.js";
+import type { MockLlmCodec, SseEvent } from "./mock-llm-codec.js";
 import { argumentsText, chunks } from "./mock-llm-reply.js";
 
 const TextContentSchema = z.union([
@@ -71,7 +72,7 @@ export const openAiCodec: MockLlmCodec = {
         case "assistant": {
           const toolCalls: LlmToolCall[] = (message.tool_calls ?? []).map((call) => {
             toolNames.set(call.id, call.function.name);
-            const parsed = parseArguments(call.function.arguments);
+            const parsed = parseToolCallArguments(call.function.arguments);
             return {
               id: call.id,
               name: call.function.name,

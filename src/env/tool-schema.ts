@@ -34,33 +34,20 @@ function stripIntegerBounds(value: unknown): unknown {
   return out;
 }
 
+/** One tool in OpenAI's function format, as τ²'s `fixtures/tools` files list them. */
+const ToolSpecEntrySchema = z.looseObject({
+  type: z.literal("function").optional(),
+  function: z.looseObject({
+    name: z.string(),
+    description: z.string(),
+    parameters: z.record(z.string(), z.unknown()),
+  }),
+});
+
 /** A tool list in τ²'s `fixtures/tools` / OpenAI format, which `--tool-spec FILE` may supply. */
 export const ToolSpecFileSchema = z.looseObject({
-  agent_tools: z
-    .array(
-      z.looseObject({
-        type: z.literal("function").optional(),
-        function: z.looseObject({
-          name: z.string(),
-          description: z.string(),
-          parameters: z.record(z.string(), z.unknown()),
-        }),
-      }),
-    )
-    .nullable()
-    .optional(),
-  user_tools: z
-    .array(
-      z.looseObject({
-        function: z.looseObject({
-          name: z.string(),
-          description: z.string(),
-          parameters: z.record(z.string(), z.unknown()),
-        }),
-      }),
-    )
-    .nullable()
-    .optional(),
+  agent_tools: z.array(ToolSpecEntrySchema).nullable().optional(),
+  user_tools: z.array(ToolSpecEntrySchema).nullable().optional(),
 });
 export type ToolSpecFile = z.infer<typeof ToolSpecFileSchema>;
 

@@ -26,7 +26,8 @@ export interface ToolSpec<DB, P extends ToolParameters> {
   returns?: z.ZodType;
   /**
    * Runs the tool. `db` is a copy-on-write draft of this toolkit's database: mutate it freely; if the
-   * tool throws, nothing it changed is kept and the caller gets `Error: <message>`.
+   * tool throws, nothing it changed is kept and the caller gets `Error: <message>`. A `read` tool that
+   * does not mutate state gets the frozen database itself (cheaper); a write to it throws.
    */
   run: (db: DB, args: z.output<P>) => unknown;
 }

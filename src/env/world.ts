@@ -168,6 +168,14 @@ export class World<ADB = unknown, UDB = unknown> {
     // Numbers written as floats (`2.0`) stay floats for tools that print their arguments.
     copyPyFloatMarks(request.arguments, args);
     try {
+      // A read-only tool runs on the frozen state itself: a draft would copy every collection it looks
+      // into (immer copies a Map or object on the first read of a record through it).
+      if (tool.kind === "read" && !tool.mutatesState) {
+        const db = side === "agent" ? this.agentDb : this.userDb;
+        const content = toolOutputText(tool.run(db, args), tool.returnShape);
+        if (options.sync !== false) this.sync();
+        return { content, error: false, tool };
+      }
       const content = this.#mutate((draft) => {
         const result = tool.run(side === "agent" ? draft.agent : draft.user, args);
         if (options.sync !== false) this.domain.sync?.(draft);

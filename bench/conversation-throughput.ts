@@ -10,12 +10,8 @@
  * processes' CPU counts start again.
  *
  * Usage: node --import tsx bench/conversation-throughput.ts [concurrency=1000] [latencyMs=500] [turns=5]
- * MOCK_NODE_FLAGS="--cpu-prof" passes node flags to the mock's process (e.g. to profile it).
  */
-import { spawn } from "node:child_process";
 import os from "node:os";
-import path from "node:path";
-import { createInterface } from "node:readline";
 import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
@@ -23,27 +19,14 @@ import { runSimulation } from "../src/orchestrator/orchestrator.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
+import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const concurrency = Number(process.argv[2] ?? 1000);
 const latencyMs = Number(process.argv[3] ?? 500);
 const turns = Number(process.argv[4] ?? 5);
 
-const mock = spawn(
-  process.execPath,
-  [
-    ...(process.env.MOCK_NODE_FLAGS ?? "").split(" ").filter(Boolean),
-    "--import",
-    "tsx",
-    path.join(import.meta.dirname, "mock-llm-process.ts"),
-    String(latencyMs),
-    String(turns),
-  ],
-  {
-    stdio: ["ignore", "pipe", "inherit"],
-  },
-);
-const mockLines = createInterface({ input: mock.stdout! })[Symbol.asyncIterator]();
-const baseUrl = String((await mockLines.next()).value);
+const mock = await spawnMockLlm(latencyMs, turns);
+const baseUrl = mock.baseUrl;
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const task = data.task("create_task_1");
@@ -64,8 +47,7 @@ await Promise.all(
     runSimulation(conversationSetup({ data, task, agent: warmAgent, user: warmUser, seed: i, trial: i })),
   ),
 );
-mock.kill("SIGUSR2");
-await mockLines.next(); // "reset"
+await mock.reset();
 
 const cpuBefore = process.cpuUsage();
 const start = performance.now();
@@ -76,8 +58,7 @@ const runs = await Promise.all(
 );
 const wallMs = performance.now() - start;
 const cpu = process.cpuUsage(cpuBefore);
-mock.kill();
-const mockCpu = JSON.parse(String((await mockLines.next()).value)) as { cpu_ms: number; rss_mb: number };
+const mockCpu = await mock.stop();
 
 const steps = runs.reduce(
   (sum, run) =>

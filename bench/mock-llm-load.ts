@@ -5,11 +5,8 @@
  *
  * Usage: node --import tsx bench/mock-llm-load.ts [concurrency=1000] [latencyMs=500] [requestsPerClient=14]
  */
-import { spawn } from "node:child_process";
 import http from "node:http";
 import os from "node:os";
-import path from "node:path";
-import { createInterface } from "node:readline";
 import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
@@ -19,6 +16,7 @@ import { startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 import { benchScript } from "./bench-script.js";
+import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const concurrency = Number(process.argv[2] ?? 1000);
 const latencyMs = Number(process.argv[3] ?? 500);
@@ -40,19 +38,8 @@ async function captureBodies(): Promise<string[]> {
 }
 
 const bodies = await captureBodies();
-const mock = spawn(
-  process.execPath,
-  [
-    ...(process.env.MOCK_NODE_FLAGS ?? "").split(" ").filter(Boolean),
-    "--import",
-    "tsx",
-    path.join(import.meta.dirname, "mock-llm-process.ts"),
-    String(latencyMs),
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const lines = createInterface({ input: mock.stdout! })[Symbol.asyncIterator]();
-const url = new URL(`${String((await lines.next()).value)}/chat/completions`);
+const mock = await spawnMockLlm(latencyMs);
+const url = new URL(`${mock.baseUrl}/chat/completions`);
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
 
 function post(body: string): Promise<void> {
@@ -85,8 +72,7 @@ await Promise.all(
 );
 const wallMs = performance.now() - start;
 const cpu = process.cpuUsage(cpuBefore);
-mock.kill();
-const mockCpu = JSON.parse(String((await lines.next()).value)) as { cpu_ms: number; requests: number };
+const mockCpu = await mock.stop();
 agent.destroy();
 const requests = concurrency * perClient;
 const achieved = requests / (wallMs / 1000);

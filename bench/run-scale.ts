@@ -12,11 +12,9 @@
  *
  * Usage: node --import tsx bench/run-scale.ts [conversations=1000] [concurrency=200] [latencyMs=500] [turns=3]
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
@@ -27,25 +25,15 @@ import { SqliteJobQueue } from "../src/store/sqlite-job-queue.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
+import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const conversations = Number(process.argv[2] ?? 1000);
 const concurrency = Number(process.argv[3] ?? 200);
 const latencyMs = Number(process.argv[4] ?? 500);
 const turns = Number(process.argv[5] ?? 3);
 
-const mock = spawn(
-  process.execPath,
-  [
-    "--import",
-    "tsx",
-    path.join(import.meta.dirname, "mock-llm-process.ts"),
-    String(latencyMs),
-    String(turns),
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const mockLines = createInterface({ input: mock.stdout! })[Symbol.asyncIterator]();
-const baseUrl = String((await mockLines.next()).value);
+const mock = await spawnMockLlm(latencyMs, turns);
+const baseUrl = mock.baseUrl;
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const tasks = data.tasks;
@@ -88,8 +76,7 @@ const outcome = await executeRun({
 });
 const wallMs = performance.now() - start;
 const cpu = process.cpuUsage(cpuBefore);
-mock.kill();
-const mockReport = JSON.parse(String((await mockLines.next()).value)) as { cpu_ms: number };
+const mockReport = await mock.stop();
 
 // Every model call is one message with usage; the calls of a conversation happen one after another.
 const stored = store.getSimulations(run.id).map((s) => s.simulation);

@@ -168,6 +168,52 @@ describe("passk run refuses bad input before any model call", () => {
     db.close();
   });
 
+  it("credentials the provider refuses: the run stops, nothing is graded, the key is not printed", async () => {
+    const refusing = await startMockLlmServer({
+      script: (request) =>
+        mockReply.error(401, { message: `Incorrect API key provided: ${request.headers.authorization}` }),
+    });
+    try {
+      const store = path.join(dir, "refused.db");
+      const result = await runCli(
+        [
+          "run",
+          "--domain",
+          "mock",
+          "--agent-llm",
+          "openai-compatible:mock-agent",
+          "--agent-llm-base-url",
+          refusing.baseUrl,
+          "--user-llm",
+          "openai-compatible:mock-user",
+          "--user-llm-base-url",
+          refusing.baseUrl,
+          "--num-trials",
+          "3",
+          "--max-concurrency",
+          "2",
+          "--store",
+          store,
+          "--progress",
+          "none",
+        ],
+        { env },
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("the provider refused the credentials (HTTP 401");
+      expect(result.stderr).toMatch(/Fix it, then continue with `passk run --resume \S+`/);
+      expect(result.stdout + result.stderr).not.toContain(env.OPENAI_COMPATIBLE_API_KEY);
+      // No conversation is stored as a failure of the agent or the customer, and few were tried.
+      expect(refusing.requests.length).toBeLessThanOrEqual(2);
+      const db = new Database(store, { readonly: true });
+      expect(db.prepare("SELECT COUNT(*) AS n FROM simulations").get()).toEqual({ n: 0 });
+      expect(db.prepare("SELECT status FROM runs").all()).toEqual([{ status: "interrupted" }]);
+      db.close();
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it("--resume with flags that change what the run measures", async () => {
     const store = path.join(dir, "resume-flags.db");
     const first = await runCli(

@@ -78,6 +78,14 @@ export class ConfigError extends PasskError {
     super("config", message, options);
     this.name = "ConfigError";
   }
+
+  /**
+   * Is this a set-up error (bad credentials, a wrong model name or URL, bad model arguments)? Raised
+   * mid-conversation it is no participant's failure: nothing can be graded until the set-up is fixed.
+   */
+  static override isInstance(value: unknown): value is ConfigError {
+    return PasskError.isInstance(value) && value.code === "config";
+  }
 }
 
 /** Levenshtein-closest candidate within a small distance, for "did you mean" hints. */

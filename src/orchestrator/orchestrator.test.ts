@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Agent, UserSimulator } from "../core/agent.js";
+import { ConfigError } from "../core/errors.js";
 import { InfrastructureError } from "../core/llm.js";
 import type { AssistantMessage } from "../core/message.js";
 import { goldAgent } from "../agents/gold-agent.js";
@@ -155,6 +156,21 @@ describe("orchestrator", () => {
       setup("create_task_1", failing(new TypeError("x is undefined")), scriptedUser(["hi"])),
     );
     expect(bug.termination_reason).toBe("agent_error");
+  });
+
+  it("a set-up error (refused credentials) is thrown, never graded as the agent's or the customer's failure", async () => {
+    const refused = new ConfigError("openai:gpt-x: the provider refused the credentials (HTTP 401)");
+    const failingAgent: Agent = { name: "f", start: () => ({ respond: () => Promise.reject(refused) }) };
+    await expect(runSimulation(setup("create_task_1", failingAgent, scriptedUser(["hi"])))).rejects.toBe(
+      refused,
+    );
+    const failingUser: UserSimulator = {
+      name: "u",
+      start: () => ({ respond: () => Promise.reject(refused) }),
+    };
+    await expect(
+      runSimulation(setup("create_task_1", constantAgent({ role: "assistant", content: "x" }), failingUser)),
+    ).rejects.toBe(refused);
   });
 
   it("starts from a task's message history and replays its tool calls into the world", async () => {

@@ -8,6 +8,7 @@ import {
   type UserSession,
   type UserSimulator,
 } from "../core/agent.js";
+import { ConfigError } from "../core/errors.js";
 import { InfrastructureError, type LlmToolSpec } from "../core/llm.js";
 import {
   hasToolCalls,
@@ -114,6 +115,9 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
   };
   const classify = (error: unknown, role: "agent" | "user"): TerminationReason => {
     if (error instanceof SimulationAbortedError) throw error;
+    // Refused credentials, a wrong model or URL: the set-up is wrong, not the participant — rethrown,
+    // so that the conversation is never graded as the agent's (or the customer's) failure.
+    if (ConfigError.isInstance(error)) throw error;
     if (InfrastructureError.isInstance(error) && error.code === "infrastructure_error")
       return "infrastructure_error";
     return role === "agent" ? "agent_error" : "user_error";
@@ -275,7 +279,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
       }
     }
   } catch (error) {
-    if (error instanceof SimulationAbortedError) throw error;
+    if (error instanceof SimulationAbortedError || ConfigError.isInstance(error)) throw error;
     // A failure of the harness itself (not a participant) is still reported, not thrown away.
     fail("agent_error", error);
   }

@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../core/errors.js";
 import type { SimulationRunInput } from "../formats/tau2/results.js";
 import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
 import { SqliteJobQueue } from "../store/sqlite-job-queue.js";
@@ -141,6 +142,44 @@ describe("executeRun", () => {
     expect(outcome.spent).toBeCloseTo(2.5, 10);
     expect(events.find((e) => e.type === "budget-reached")).toMatchObject({ maxCost: 2.5 });
     expect(events.at(-1)).toMatchObject({ type: "run-end", reason: "budget_reached" });
+  });
+
+  it("a set-up error (refused credentials) stops the run: nothing more starts, nothing is graded, it resumes", async () => {
+    const { store, queue, runId, plan } = setup(["a", "b", "c", "d"], 2);
+    await queue.enqueue(runId, plan.jobs);
+    let started = 0;
+    const outcome = await executeRun({
+      queue,
+      runId,
+      concurrency: 2,
+      seedOf: () => 1,
+      runJob: async (context) => {
+        started++;
+        if (context.job.taskId === "a" && context.job.trial === 0) return simulation(context);
+        await sleep(5);
+        if (context.signal.aborted) throw new SimulationAbortedError();
+        throw new ConfigError("openai: the provider refused the credentials (HTTP 401)");
+      },
+    });
+    expect(outcome.reason).toBe("interrupted");
+    expect(outcome.setupError?.message).toContain("HTTP 401");
+    expect(started).toBeLessThanOrEqual(3);
+    // Only the conversation that ended on its own is stored; none is graded as a failure.
+    expect(keys(store, runId)).toEqual(["a/0"]);
+    expect(outcome.counts.claimed).toBe(0);
+    expect(outcome.counts.queued + outcome.counts.failed).toBe(7);
+
+    await queue.recover(runId);
+    const resumed = await executeRun({
+      queue,
+      runId,
+      concurrency: 2,
+      seedOf: () => 1,
+      runJob: async (context) => simulation(context),
+    });
+    expect(resumed.reason).toBe("completed");
+    expect(resumed.setupError).toBeUndefined();
+    expect(keys(store, runId)).toHaveLength(8);
   });
 
   it("a graceful stop lets conversations in flight finish and store; a hard stop puts them back unstored", async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { ConfigError } from "../core/errors.js";
 import type { SimulationRunInput } from "../formats/tau2/results.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
 import type { Job, JobCounts, JobQueue } from "../store/job-queue.js";
@@ -49,6 +50,11 @@ export interface RunOutcome {
   completed: number;
   /** Milliseconds spent storing results (the queue's `complete`), summed over this session. */
   storeMs: number;
+  /**
+   * The set-up error that stopped the run (refused credentials, a wrong model or URL): its job and
+   * those in flight went back to the queue unstored, no conversation started after it.
+   */
+  setupError?: ConfigError;
 }
 
 /** The cost of a graded simulation: agent + user, or null when either is unknown. */
@@ -109,6 +115,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   let storeMs = 0;
   let budgetReached = false;
   let costUnknownSent = false;
+  let setupError: ConfigError | undefined;
   // Idle workers wait here until a job settles (it may have gone back to the queue) or a stop.
   let waiters: Array<() => void> = [];
   const settled = () => new Promise<void>((resolve) => waiters.push(resolve));
@@ -119,7 +126,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   };
 
   const spent = () => settledCost + [...inFlight.values()].reduce((sum, entry) => sum + entry.cost, 0);
-  const stopping = () => stopSignal.aborted || abortSignal.aborted;
+  const stopping = () => stopSignal.aborted || abortSignal.aborted || setupError !== undefined;
   const overBudget = () => {
     if (options.maxCost === undefined || budgetReached) return budgetReached;
     if (spent() < options.maxCost) return false;
@@ -175,6 +182,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
           },
         });
       } catch (error) {
+        if (ConfigError.isInstance(error) && !abortSignal.aborted) {
+          // Every conversation would fail the same way: none is graded, the run stops.
+          const state = await queue.fail(job, { message: `interrupted: ${error.message}` });
+          onEvent?.({ type: "job-error", job, message: error.message, interrupted: true, state });
+          if (setupError === undefined) {
+            setupError = error;
+            for (const other of inFlight.values()) other.controller.abort();
+          }
+          return;
+        }
         if (isAbort(error, controller.signal)) {
           const state = await queue.fail(job, { message: "interrupted" });
           onEvent?.({ type: "job-error", job, message: "interrupted", interrupted: true, state });
@@ -267,5 +284,12 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
           ? "budget_reached"
           : "completed";
   onEvent?.({ type: "run-end", reason, spent: spent() });
-  return { reason, counts: finalCounts, spent: spent(), completed, storeMs };
+  return {
+    reason,
+    counts: finalCounts,
+    spent: spent(),
+    completed,
+    storeMs,
+    ...(setupError !== undefined ? { setupError } : {}),
+  };
 }

@@ -365,6 +365,14 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     const wallMs = performance.now() - started;
     const finalStatus = outcome.reason === "completed" ? "completed" : "interrupted";
     store.updateRun(run.id, { status: finalStatus, config: { ...resolvedConfig, runner: null } });
+    if (outcome.setupError) {
+      throw new ConfigError(
+        `${outcome.setupError.message}\nthe run stopped: no conversation was graded with this set-up ` +
+          `(${outcome.counts.done + outcome.counts.failed} of ${outcome.counts.total} stored). ` +
+          `Fix it, then continue with \`passk run --resume ${run.id}\``,
+        { cause: outcome.setupError },
+      );
+    }
 
     // Results: files, table, gates.
     const written: string[] = [];

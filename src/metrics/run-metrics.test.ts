@@ -55,6 +55,8 @@ describe("computeMetrics on a hand-computed run", () => {
     expect(metrics.avg_reward).toBe(9 / 12);
     expect(metrics.avg_agent_cost).toBeCloseTo(0.1, 15);
     expect(metrics.avg_total_cost).toBeCloseTo(0.11, 15);
+    expect(metrics.unknown_agent_costs).toBe(0);
+    expect(metrics.unknown_user_costs).toBe(0);
     expect(metrics.termination_reasons).toEqual({ user_stop: 12, infrastructure_error: 1 });
     expect(metrics.termination_infrastructure_error).toBe(1);
     expect(metrics.successful_simulations).toBe(9);

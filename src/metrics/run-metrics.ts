@@ -41,6 +41,12 @@ export interface Metrics {
   avg_agent_cost: number | null;
   avg_user_cost: number | null;
   avg_total_cost: number | null;
+  /**
+   * Evaluable simulations whose agent (user) cost is unknown: a model's price is not in the table.
+   * The averages above skip them (as pandas does), so when these are not 0 the averages undercount.
+   */
+  unknown_agent_costs: number;
+  unknown_user_costs: number;
   avg_duration: number | null;
   /** Evaluable simulations and tasks (infrastructure errors excluded). */
   total_simulations: number;
@@ -150,6 +156,8 @@ export function computeMetrics(
           : null,
       ),
     ),
+    unknown_agent_costs: evaluated.filter((s) => s.agent_cost === null || s.agent_cost === undefined).length,
+    unknown_user_costs: evaluated.filter((s) => s.user_cost === null || s.user_cost === undefined).length,
     avg_duration: pandasMean(evaluated.map((s) => s.duration)),
     total_simulations: evaluated.length,
     total_tasks: outcomes.length,

@@ -11,6 +11,8 @@ function metrics(partial: Partial<Metrics>): Metrics {
     avg_agent_cost: null,
     avg_user_cost: null,
     avg_total_cost: null,
+    unknown_agent_costs: 0,
+    unknown_user_costs: 0,
     avg_duration: null,
     total_simulations: 8,
     total_tasks: 2,

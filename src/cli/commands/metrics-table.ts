@@ -24,8 +24,8 @@ function row(name: string, m: Metrics, ks: number[]): string[] {
         : `${fixed(m.pass_hat_ks[k])}${ci ? ` [${fixed(ci.low, 2)}, ${fixed(ci.high, 2)}]` : ""}`;
     }),
     ...(ks.length > 1 ? [fixed(m.pass_at_ks[ks.length])] : []),
-    fixed(m.avg_agent_cost, 4),
-    fixed(m.avg_total_cost, 4),
+    m.unknown_agent_costs > 0 ? "unknown" : fixed(m.avg_agent_cost, 4),
+    m.unknown_agent_costs + m.unknown_user_costs > 0 ? "unknown" : fixed(m.avg_total_cost, 4),
   ];
 }
 

@@ -65,14 +65,14 @@ function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
 }
 
 function costLine(metrics: RunMetrics, spent: number): string {
-  if (metrics.avg_total_cost === null && spent === 0) {
+  const unknown = metrics.unknown_agent_costs + metrics.unknown_user_costs > 0;
+  if ((metrics.avg_total_cost === null || unknown) && spent === 0) {
     return "cost: unknown (the models' prices are not in the price table; pass --prices FILE)";
   }
-  const perConversation =
-    metrics.avg_total_cost === null
-      ? "unknown (some model prices are unknown; see --prices)"
-      : `$${fixed(metrics.avg_total_cost, 4)}`;
-  return `cost: $${spent.toFixed(4)} in all, ${perConversation} per conversation`;
+  if (metrics.avg_total_cost === null || unknown) {
+    return `cost: unknown — at least $${spent.toFixed(4)} in all; some model prices are unknown (pass --prices FILE)`;
+  }
+  return `cost: $${spent.toFixed(4)} in all, $${fixed(metrics.avg_total_cost, 4)} per conversation`;
 }
 
 export function registerRun(program: Command, context: CliContext): void {

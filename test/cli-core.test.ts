@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { readFixtureJson, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
 
 const data = tau2DataDir();
@@ -88,9 +88,42 @@ describe("passk core commands", () => {
       function: { name: "create_task", parameters: { type: "object", required: ["user_id", "title"] } },
     });
   });
+
+  it.each([
+    ["retail", "agent", "agent_tools"],
+    ["telecom", "user", "user_tools"],
+  ] as const)(
+    "tools --domain %s --side %s --tool-spec gives the reference's tool list exactly",
+    async (domain, side, key) => {
+      const spec = path.join(tau2Dir(), "fixtures", "tools", `${domain}.json`);
+      const run = await runCli(
+        ["tools", "--domain", domain, "--side", side, "--format", "openai", "--tool-spec", spec],
+        { env },
+      );
+      expect(run.code).toBe(0);
+      const reference = readFixtureJson<Record<string, Array<{ type: string; function: unknown }>>>(
+        `fixtures/tools/${domain}.json`,
+      )[key]!;
+      expect(JSON.stringify(JSON.parse(run.stdout))).toBe(
+        JSON.stringify(reference.map((t) => ({ type: t.type, function: t.function }))),
+      );
+    },
+  );
 });
 
 describe("bad input: clear error, non-zero exit, nothing written", () => {
+  it.each([
+    [["replay", "--domain", "mock", "--format", "xml"], "Allowed choices are jsonl, table"],
+    [["tools", "--domain", "mock", "--format", "json"], "Allowed choices are table, openai"],
+    [["tools", "--domain", "mock", "--side", "customer"], "Allowed choices are agent, user"],
+    [["tools", "--domain", "airline", "--side", "user"], "domain airline has no user tools"],
+  ])("%j is refused", async (args, message) => {
+    const run = await runCli(args, { env });
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(message);
+  });
+
   const scratch = () => mkdtempSync(path.join(tmpdir(), "passk-bad-"));
 
   it("unknown domain lists the known ones", async () => {

@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { replayGoldActions, type GoldReplayRecord } from "../../evaluation/gold-replay.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
@@ -12,7 +12,9 @@ export function registerReplay(program: Command, context: CliContext): void {
       )
       .requiredOption("--domain <name>", "domain to replay")
       .option("--task <id...>", "only these task ids")
-      .option("--format <format>", "jsonl | table", "jsonl"),
+      .addOption(
+        new Option("--format <format>", "output format").choices(["jsonl", "table"]).default("jsonl"),
+      ),
   ).action((options: { domain: string; task?: string[]; format: string; data?: string }) => {
     const data = loadDomain(context, options.domain, options);
     const tasks = options.task ? options.task.map((id) => data.task(id)) : data.tasks;

@@ -1,4 +1,5 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
+import { ConfigError } from "../../core/errors.js";
 import {
   overridesFromSpecFile,
   toOpenAiTools,
@@ -25,8 +26,12 @@ export function registerTools(program: Command, context: CliContext): void {
     .command("tools")
     .description("The tools of a domain as sent to a model")
     .requiredOption("--domain <name>", "domain")
-    .option("--format <format>", "openai (JSON) | table", "table")
-    .option("--side <side>", "agent | user", "agent")
+    .addOption(
+      new Option("--format <format>", "table, or openai (the JSON sent to a model)")
+        .choices(["table", "openai"])
+        .default("table"),
+    )
+    .addOption(new Option("--side <side>", "whose toolkit").choices(["agent", "user"]).default("agent"))
     .option(
       "--tool-spec <file>",
       "take descriptions and parameters from this tools JSON (exact-prompt comparisons)",
@@ -34,7 +39,11 @@ export function registerTools(program: Command, context: CliContext): void {
     .action((options: { domain: string; format: string; side: string; toolSpec?: string }) => {
       const domain = getDomain(options.domain, context.domains);
       const toolkit = options.side === "user" ? domain.user : domain.agent;
-      const tools = toolkit?.tools ?? [];
+      if (!toolkit)
+        throw new ConfigError(
+          `domain ${options.domain} has no user tools (its customer only talks); drop --side user to list the agent's tools.`,
+        );
+      const tools = toolkit.tools;
       const specs = toolSpecs(tools, options.toolSpec ? readToolSpecFile(options.toolSpec) : undefined);
       if (options.format === "openai") {
         println(context, JSON.stringify(toOpenAiTools(specs), null, 2));

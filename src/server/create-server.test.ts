@@ -8,7 +8,7 @@ import { DomainData } from "../formats/tau2/domain-data.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { SequencedEventSchema, type SequencedEvent } from "./api-schemas.js";
-import { createServer, type Participants, type ServerDeps } from "./create-server.js";
+import { MAX_JSON_BODY_BYTES, createServer, type Participants, type ServerDeps } from "./create-server.js";
 
 const SECRET = "sk-test-0123456789abcdefSECRET";
 
@@ -246,6 +246,18 @@ describe("input validation", () => {
     expect(((await notJson.json()) as { message: string }).message).toMatch(
       /Content-Type: application\/json/,
     );
+    // An oversized body is refused before it is read in full.
+    const huge = await post(app, "/api/conversations", {
+      domain: "mock",
+      mode: "human",
+      padding: "x".repeat(MAX_JSON_BODY_BYTES),
+    });
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as { message: string }).message).toMatch(/request body is larger than/);
+    const longMessage = await post(app, "/api/conversations/nope/messages", {
+      content: "x".repeat(2 * MAX_JSON_BODY_BYTES),
+    });
+    expect(longMessage.status).toBe(413);
     expect((await app.request("/api/nothing-here")).status).toBe(404);
     expect((await app.request("/api/conversations/x/events?after=abc")).status).toBe(400);
     expect((await app.request("/api/info")).status).toBe(200);

@@ -121,6 +121,22 @@ function validate<T extends z.ZodType, Target extends "json" | "query" | "param"
   });
 }
 
+/** Largest JSON body the playground endpoints read: a message is at most 4,000 characters. */
+export const MAX_JSON_BODY_BYTES = 64 * 1024;
+
+/** A larger body is refused with 413 before it is read in full, so no client can fill the memory. */
+const limitJsonBody = bodyLimit({
+  maxSize: MAX_JSON_BODY_BYTES,
+  onError: (c) =>
+    c.json(
+      {
+        code: "request_too_large",
+        message: `the request body is larger than ${MAX_JSON_BODY_BYTES} bytes`,
+      },
+      413,
+    ),
+});
+
 /** JSON endpoints say so when the body is not JSON (instead of validating an empty object). */
 const requireJson: MiddlewareHandler = async (c, next) => {
   const type = c.req.header("Content-Type") ?? "";
@@ -281,6 +297,7 @@ export function createServer(deps: ServerDeps) {
     .post(
       "/api/conversations",
       limited,
+      limitJsonBody,
       requireJson,
       validate("json", StartConversationRequestSchema),
       (c) => {
@@ -341,6 +358,7 @@ export function createServer(deps: ServerDeps) {
       "/api/conversations/:conversationId/messages",
       limited,
       validate("param", ConversationParamSchema),
+      limitJsonBody,
       requireJson,
       validate("json", CustomerMessageRequestSchema),
       (c) => {

@@ -228,6 +228,23 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.close();
   });
 
+  it("lists every run's pass^1…pass^k, whatever its number of trials", async () => {
+    const six = await buildResults(data, { taskIds: SEED_TASKS.slice(0, 1), trials: 6, fails: () => false });
+    store.importResults(parseResults(JSON.stringify(six), "six.json"), {
+      label: "six trials",
+      domain: DOMAIN,
+    });
+    const page = await openPage();
+    await page.goto(`${baseUrl}/#/runs`);
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "six trials" }) });
+    await row.waitFor();
+    const headers = await page.locator(".runs-table thead th").allTextContents();
+    expect(headers.filter((h) => h.startsWith("pass^"))).toEqual([1, 2, 3, 4, 5, 6].map((k) => `pass^${k}`));
+    const cells = await row.locator("td.num").allTextContents();
+    expect(cells.slice(0, 6)).toEqual(Array.from({ length: 6 }, () => "100.0%"));
+    await page.close();
+  });
+
   it("starts a scenario chip's conversation in one click", async () => {
     const detail = DomainDetailSchema.parse(await (await fetch(`${baseUrl}/api/domains/${DOMAIN}`)).json());
     const chip = detail.scenarios[0]!;

@@ -81,7 +81,8 @@ export function RunsPage() {
   const toggle = (id: string) =>
     setSelected((current) => (current.includes(id) ? current.filter((x) => x !== id) : [...current, id]));
   const maxK = Math.max(0, ...(runs ?? []).map((r) => Object.keys(r.passHatKs).length));
-  const ks = Array.from({ length: Math.min(maxK, 4) }, (_, i) => String(i + 1));
+  // Every k up to the most trials of a run (the table scrolls sideways on narrow screens).
+  const ks = Array.from({ length: maxK }, (_, i) => String(i + 1));
 
   return (
     <div className="page runs-page">

@@ -66,7 +66,19 @@ describe("passk data pull", () => {
     writeFileSync(path.join(dest, "keep.txt"), "x");
     const run = await runCli(["data", "pull", "--dest", dest, "--base-url", "http://127.0.0.1:9/nowhere"]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/could not download .* Are you offline\?/);
+    expect(run.stderr).toMatch(/could not download .* \(bad port\)\. Are you offline\?/);
     expect(readFileSync(path.join(dest, "keep.txt"), "utf8")).toBe("x");
+  });
+
+  it("names the network error when nothing answers", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const dest = path.join(mkdtempSync(path.join(tmpdir(), "passk-data-")), "data");
+    const run = await runCli(["data", "pull", "--dest", dest, "--base-url", `http://127.0.0.1:${port}`]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("(ECONNREFUSED). Are you offline?");
+    expect(existsSync(path.join(dest, "airline"))).toBe(false);
   });
 });

@@ -58,7 +58,9 @@ export async function pullOfficialData(options: PullOptions): Promise<PullResult
     try {
       response = await doFetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      // undici says only "fetch failed"; the reason (ENOTFOUND, ECONNREFUSED, "bad port") is in its cause.
+      const inner = (error as { cause?: { code?: string; message?: string } }).cause;
+      const cause = inner?.code ?? inner?.message ?? (error as Error).message;
       throw new ConfigError(
         `could not download ${url} (${cause}). Are you offline? Check the network, or point --data / PASSK_DATA_DIR at an existing copy of the data (e.g. ../shared/tau2/data).`,
         { cause: error },

@@ -273,6 +273,26 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     const [stored] = query<{ label: string; config: string }>(store, "SELECT label, config FROM runs");
     expect(stored!.label).toBe("scripted demo");
     expect(JSON.parse(stored!.config)).toMatchObject({ scripted_demo: true, domains: ["mock", "airline"] });
+    // Reading the results back says so too.
+    const mockFile = path.join(dir, "demo.mock.json");
+    const runId = /run (\S+) · mock, airline/.exec(run.stdout)![1]!;
+    for (const args of [
+      ["report", mockFile],
+      ["score", mockFile],
+      ["runs", "show", runId, "--store", store],
+      ["compare", mockFile, path.join(dir, "demo.airline.json")],
+    ]) {
+      const shown = await runCli(args, { env });
+      expect(shown.code, `${args.join(" ")}: ${shown.stderr}`).toBe(0);
+      expect(shown.stdout, args.join(" ")).toMatch(/scripted demo/);
+    }
+    for (const args of [
+      ["report", mockFile, "--json"],
+      ["score", mockFile, "--json"],
+    ]) {
+      const shown = await runCli(args, { env });
+      expect(JSON.parse(shown.stdout), args.join(" ")).toMatchObject({ scripted_demo: true });
+    }
   });
 
   it("the same command with the same --save-to continues from the file when the store does not have the run", async () => {

@@ -3,7 +3,8 @@ import { compareRuns, type TaskComparison } from "../../metrics/compare-runs.js"
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed } from "./metrics-table.js";
-import { loadRunSource, withStoreOption } from "./run-source.js";
+import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
+import { isScriptedDemo, loadRunSource, withStoreOption } from "./run-source.js";
 
 interface CompareOptions {
   store?: string;
@@ -37,10 +38,13 @@ export function registerCompare(program: Command, context: CliContext): void {
     const a = loadRunSource(context, refA, options);
     const b = loadRunSource(context, refB, options);
     const comparison = compareRuns(a, b);
+    const demos = [a, b].filter(isScriptedDemo).map((s) => s.label);
     if (options.json) {
-      println(context, JSON.stringify({ a: a.label, b: b.label, ...comparison }, null, 2));
+      const demo = demos.length > 0 ? { scripted_demo: demos } : {};
+      println(context, JSON.stringify({ a: a.label, b: b.label, ...demo, ...comparison }, null, 2));
       return;
     }
+    if (demos.length > 0) println(context, `# ${SCRIPTED_DEMO_BANNER} (${demos.join(", ")})`);
     const k = comparison.k;
     println(context, `A = ${a.label}\nB = ${b.label}\n${comparison.tasks.length} tasks in both, K = ${k}`);
     println(

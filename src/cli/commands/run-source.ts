@@ -104,10 +104,13 @@ export function loadRunSource(
 }
 
 /** Whether a run was played by scripted participants (`scripted:gold`): a demo, not a model's score. */
-export function isScriptedDemo(source: RunSource): boolean {
-  const info = (source.file?.results.info ?? source.run?.info ?? null) as {
-    agent_info?: { llm?: unknown; implementation?: unknown } | null;
-  } | null;
+export function isScriptedDemo(source: Pick<RunSource, "file" | "run">): boolean {
+  return isScriptedDemoInfo(source.file?.results.info ?? source.run?.info ?? null);
+}
+
+/** Whether a results file's or a stored run's `info` says its agent was scripted (`scripted:gold`). */
+export function isScriptedDemoInfo(value: unknown): boolean {
+  const info = value as { agent_info?: { llm?: unknown; implementation?: unknown } | null } | null;
   const agent = info?.agent_info;
   return [agent?.llm, agent?.implementation].some((v) => typeof v === "string" && v.startsWith("scripted:"));
 }

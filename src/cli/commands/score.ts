@@ -10,7 +10,8 @@ import { computeRunMetrics, type ScoredSimulation } from "../../metrics/run-metr
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
-import { resultsDomain } from "./run-source.js";
+import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
+import { isScriptedDemoInfo, resultsDomain } from "./run-source.js";
 
 interface ScoreOptions {
   json?: boolean;
@@ -129,6 +130,7 @@ export function registerScore(program: Command, context: CliContext): void {
       bootstrap: { seed: Number(options.seed) },
     });
     if (mismatches.length > 0) process.exitCode = 1;
+    const demo = isScriptedDemoInfo(results.results.info);
 
     if (options.json) {
       println(
@@ -137,6 +139,7 @@ export function registerScore(program: Command, context: CliContext): void {
           {
             simulations: rows,
             metrics,
+            ...(demo ? { scripted_demo: true } : {}),
             summary: {
               simulations: rows.length,
               matching: rows.length - mismatches.length,
@@ -151,6 +154,7 @@ export function registerScore(program: Command, context: CliContext): void {
       );
       return;
     }
+    if (demo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
     println(
       context,
       formatTable(
@@ -173,6 +177,7 @@ export function registerScore(program: Command, context: CliContext): void {
       `${rows.length - mismatches.length} of ${rows.length} simulations reproduce their recorded reward` +
         (mismatches.length > 0 ? `; ${mismatches.length} differ` : ""),
     );
+    if (demo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
     if (reusedVerdicts > 0) {
       println(
         context,

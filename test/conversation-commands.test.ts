@@ -1,0 +1,82 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinDomains } from "../src/domains/registry.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { goldScript, mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { runCli } from "./helpers/run-cli.js";
+
+const SECRET = "sk-test-conversation-commands-0123";
+const env = { PASSK_DATA_DIR: tau2DataDir(), OPENAI_COMPATIBLE_API_KEY: SECRET };
+const task = new DomainData(builtinDomains.get("mock")!, tau2DataDir()).task("create_task_1");
+const dir = mkdtempSync(path.join(tmpdir(), "passk-conversation-"));
+
+let server: MockLlmServer;
+let refusing: MockLlmServer;
+beforeAll(async () => {
+  server = await startMockLlmServer({ script: [] });
+  refusing = await startMockLlmServer({ script: () => mockReply.error(401, { message: "invalid key" }) });
+});
+afterAll(async () => {
+  await server.close();
+  await refusing.close();
+});
+
+const models = (baseUrl: string, withUser = true) => [
+  "--agent-llm",
+  "openai-compatible:mock-agent",
+  "--agent-llm-base-url",
+  baseUrl,
+  ...(withUser ? ["--user-llm", "openai-compatible:mock-user", "--user-llm-base-url", baseUrl] : []),
+];
+
+describe("passk simulate and passk chat over HTTP", () => {
+  it("simulate prints the conversation live, tool calls and results included, then the reward breakdown", async () => {
+    server.setScript(goldScript(task));
+    const run = await runCli(["simulate", "--domain", "mock", "--task", task.id, ...models(server.baseUrl)], {
+      env,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("agent: Hi! How can I help you today?");
+    expect(run.stdout).toContain(
+      '→ agent calls create_task({"user_id":"user_1","title":"Important Meeting"})',
+    );
+    expect(run.stdout).toMatch(/← \{"task_id": "task_2"/);
+    expect(run.stdout).toContain("── ended: user_stop");
+    expect(run.stdout).toMatch(/reward: 1\.00\n\s+DB\s+1\.00/);
+    expect(run.stdout + run.stderr).not.toContain(SECRET);
+  });
+
+  it("chat lets a person play the customer from the terminal", async () => {
+    server.setScript(goldScript(task));
+    const run = await runCli(
+      ["chat", "--domain", "mock", "--task", task.id, ...models(server.baseUrl, false)],
+      {
+        env,
+        input: "Please create a task called 'Important Meeting' for user_1.\nThanks! ###STOP###\n",
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("You are the customer.");
+    expect(run.stdout).toContain("→ agent calls create_task(");
+    expect(run.stdout).toContain("── ended: user_stop");
+    expect(run.stdout).toContain("reward: 1.00");
+    // The person's messages went to the agent model; no user model was called.
+    expect(JSON.stringify(server.requests.at(-1)!.messages)).toContain("Important Meeting");
+  });
+
+  it("--cache replays identical model calls without the provider", async () => {
+    const cache = path.join(dir, "cache.db");
+    server.setScript(goldScript(task));
+    const args = ["simulate", "--domain", "mock", "--task", task.id, "--cache", cache];
+    const first = await runCli([...args, ...models(server.baseUrl)], { env });
+    expect(first.stdout).toContain("reward: 1.00");
+    // Same models, messages and parameters: every reply comes from the cache, none from the (refusing) server.
+    const again = await runCli([...args, ...models(refusing.baseUrl)], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("reward: 1.00");
+    expect(refusing.requests).toHaveLength(0);
+  });
+});

@@ -155,6 +155,33 @@ describe("bad input: clear error, non-zero exit, nothing written", () => {
     expect(result.agent_db_changed).toBe(false);
   });
 
+  it("call --batch: a line that is not a call gets an invalid_input line and a non-zero exit", async () => {
+    const run = await runCli(["call", "--domain", "mock", "--batch", "-"], {
+      env,
+      input:
+        '{"name":"get_users","arguments":{}}\nnot json\n{"arguments":{}}\n{"name":"nope","arguments":{}}\n',
+    });
+    expect(run.code).toBe(1);
+    const lines = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(4);
+    expect(lines[0].error).toBe(false);
+    expect(lines[1]).toMatchObject({ line: 2, invalid_input: expect.stringContaining("not JSON") });
+    expect(lines[2]).toMatchObject({ line: 3, invalid_input: expect.stringContaining("name") });
+    // An unknown tool is a call with an error result, not bad input.
+    expect(lines[3]).toMatchObject({ output: "Error: Tool 'nope' not found.", error: true });
+    expect(run.stderr).toContain("2 input line(s) are not calls");
+  });
+
+  it("call with both --tool and --batch is refused", async () => {
+    const run = await runCli(["call", "--domain", "mock", "--tool", "get_users", "--batch", "-"], { env });
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("not both");
+  });
+
   it("args that are not JSON", async () => {
     const run = await runCli(["call", "--domain", "mock", "--tool", "get_users", "--args", "{oops"], { env });
     expect(run.code).not.toBe(0);

@@ -57,7 +57,12 @@ export function registerCall(program: Command, context: CliContext): void {
       const data = loadDomain(context, options.domain, options);
       const validation = options.lenient ? "lenient" : "strict";
       if (options.batch) {
+        if (options.tool)
+          throw new ConfigError(
+            "give either --tool NAME or --batch FILE, not both (batch lines name their tools)",
+          );
         const text = readFileSync(options.batch === "-" ? 0 : options.batch, "utf8");
+        let invalidLines = 0;
         text.split("\n").forEach((line, index) => {
           if (line.trim() === "") return;
           let parsed;
@@ -70,6 +75,7 @@ export function registerCall(program: Command, context: CliContext): void {
               context,
               JSON.stringify({ line: index + 1, invalid_input: `not JSON: ${(error as Error).message}` }),
             );
+            invalidLines++;
             return;
           }
           if (!parsed.success) {
@@ -80,10 +86,18 @@ export function registerCall(program: Command, context: CliContext): void {
                 invalid_input: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
               }),
             );
+            invalidLines++;
             return;
           }
           println(context, JSON.stringify(runSingleCall(data.newWorld({ validation }), parsed.data)));
         });
+        // A call that returns an error is a result; a line that is not a call is bad input.
+        if (invalidLines > 0) {
+          context.stderr.write(
+            `error: ${invalidLines} input line(s) are not calls {requestor, name, arguments}; see their invalid_input lines\n`,
+          );
+          process.exitCode = 1;
+        }
         return;
       }
       if (!options.tool) throw new ConfigError("give --tool NAME (and --args JSON), or --batch FILE");

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../src/agents/create-agent.js";
+import type { UserMessage } from "../src/core/message.js";
 import type { Task } from "../src/core/task.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { toolSpecs } from "../src/env/tool-schema.js";
@@ -48,6 +49,7 @@ async function converse(
   options: {
     solo?: boolean;
     maxErrors?: number;
+    maxSteps?: number;
     onEvent?: (e: SimulationEvent) => void;
     stream?: boolean;
   } = {},
@@ -76,6 +78,7 @@ async function converse(
       userTools: toolSpecs(data.domain.user?.tools ?? []),
       solo: options.solo ?? false,
       ...(options.maxErrors ? { maxErrors: options.maxErrors } : {}),
+      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
     },
     options.onEvent,
   );
@@ -199,6 +202,51 @@ describe("malformed model output goes back to the model as a tool error", () => 
   });
 });
 
+describe("how the LLM customer ends or shapes the conversation", () => {
+  it.each(["###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"])(
+    "ends on the customer's %s",
+    async (token) => {
+      server.setScript((request) =>
+        isUserSimulatorRequest(request)
+          ? mockReply.text(request.messages.length > 1 ? `Thanks. ${token}` : "I need a task created.")
+          : mockReply.text("Which title should the task have?"),
+      );
+      const { run } = await converse("mock", domainData("mock").task("create_task_1"));
+      expect(run.termination_reason).toBe("user_stop");
+      expect(run.messages.at(-1)).toMatchObject({ role: "user", content: `Thanks. ${token}` });
+    },
+  );
+
+  it("stops at max steps", async () => {
+    server.setScript((request) =>
+      isUserSimulatorRequest(request) ? mockReply.text("Hmm, tell me more.") : mockReply.text("Sure, go on."),
+    );
+    const { run } = await converse("mock", domainData("mock").task("create_task_1"), { maxSteps: 6 });
+    expect(run.termination_reason).toBe("max_steps");
+    expect(run.messages.filter((m) => m.role !== "tool").length).toBeLessThanOrEqual(7);
+  });
+
+  it("the telecom customer may use its phone before its first words", async () => {
+    const task = domainData("telecom").tasks[0]!;
+    let userCalls = 0;
+    server.setScript((request) => {
+      if (!isUserSimulatorRequest(request)) return mockReply.text("Thanks for checking. Anything else?");
+      userCalls++;
+      if (userCalls === 1) return mockReply.toolCall("check_status_bar", {});
+      return userCalls === 2 ? mockReply.text("My phone shows no service.") : mockReply.text("###STOP###");
+    });
+    const { run } = await converse("telecom", task);
+    const roles = run.messages
+      .slice(0, 4)
+      .map((m) => `${m.role}${m.role === "tool" ? `:${m.requestor}` : ""}`);
+    expect(roles).toEqual(["assistant", "user", "tool:user", "user"]);
+    expect((run.messages[1] as UserMessage).tool_calls?.[0]?.name).toBe("check_status_bar");
+    expect(run.messages[2]!.error).toBe(false);
+    expect(run.messages[3]!.content).toBe("My phone shows no service.");
+    expect(run.termination_reason).toBe("user_stop");
+  });
+});
+
 describe("solo mode", () => {
   it("the agent works from the ticket and ends with done", async () => {
     const base = domainData("mock").task("create_task_1");
@@ -300,14 +348,32 @@ describe("secrets", () => {
     const before = server.requests.length;
     const ok = await converse("mock", task, { onEvent: (e) => events.push(e) });
     expect(server.requests[before]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    // A provider error echoing the key: retried, then an infrastructure error, stored.
+    server.setScript((request) =>
+      isUserSimulatorRequest(request)
+        ? mockReply.text("hi")
+        : mockReply.error(500, { message: `upstream saw key ${SECRET}` }),
+    );
+    const failed = await converse("mock", task, { onEvent: (e) => events.push(e) });
+    expect(failed.run.termination_reason).toBe("infrastructure_error");
+    // Refused credentials: a set-up error, thrown (never graded), its message without the key.
     server.setScript((request) =>
       isUserSimulatorRequest(request)
         ? mockReply.text("hi")
         : mockReply.error(401, { message: `bad key ${SECRET}` }),
     );
-    const failed = await converse("mock", task, { onEvent: (e) => events.push(e) });
-    expect(failed.run.termination_reason).not.toBe("user_stop");
-    const everything = JSON.stringify([ok.run, ok.reward, failed.run, failed.reward, events]);
+    const refused = await converse("mock", task, { onEvent: (e) => events.push(e) }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toContain("refused the credentials");
+    const everything = JSON.stringify([
+      ok.run,
+      ok.reward,
+      failed.run,
+      failed.reward,
+      events,
+      (refused as Error).message,
+      (refused as Error).stack,
+    ]);
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(SECRET.slice(3, 15));
   });

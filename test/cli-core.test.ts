@@ -101,6 +101,7 @@ describe("passk core commands", () => {
         { env },
       );
       expect(run.code).toBe(0);
+      expect(run.stderr).toBe("");
       const reference = readFixtureJson<Record<string, Array<{ type: string; function: unknown }>>>(
         `fixtures/tools/${domain}.json`,
       )[key]!;
@@ -109,6 +110,16 @@ describe("passk core commands", () => {
       );
     },
   );
+
+  it("tools --tool-spec of another domain warns which tools it leaves alone and which it names wrongly", async () => {
+    const spec = path.join(tau2Dir(), "fixtures", "tools", "airline.json");
+    const run = await runCli(["tools", "--domain", "retail", "--format", "openai", "--tool-spec", spec], {
+      env,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/warning: .*airline\.json has no entry for cancel_pending_order, /);
+    expect(run.stderr).toMatch(/names tools that domain retail does not have: book_reservation, /);
+  });
 });
 
 describe("bad input: clear error, non-zero exit, nothing written", () => {

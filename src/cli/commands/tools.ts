@@ -9,6 +9,7 @@ import {
 } from "../../env/tool-schema.js";
 import { readJsonFile } from "../../formats/json-file.js";
 import { getDomain } from "../../domains/registry.js";
+import type { AnyDomain } from "../../env/domain.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 
@@ -44,7 +45,9 @@ export function registerTools(program: Command, context: CliContext): void {
           `domain ${options.domain} has no user tools (its customer only talks); drop --side user to list the agent's tools.`,
         );
       const tools = toolkit.tools;
-      const specs = toolSpecs(tools, options.toolSpec ? readToolSpecFile(options.toolSpec) : undefined);
+      const overrides = options.toolSpec ? readToolSpecFile(options.toolSpec) : undefined;
+      if (overrides) warnAboutSpecCoverage(context, options.toolSpec!, tools, overrides, domain);
+      const specs = toolSpecs(tools, overrides);
       if (options.format === "openai") {
         println(context, JSON.stringify(toOpenAiTools(specs), null, 2));
         return;
@@ -62,4 +65,29 @@ export function registerTools(program: Command, context: CliContext): void {
         ),
       );
     });
+}
+
+/**
+ * A spec file meant for another domain (or another version) changes only the tools whose names match,
+ * silently mixing two sets of descriptions; say which of this side's tools keep passk's text and which
+ * names in the file match no tool of the domain.
+ */
+function warnAboutSpecCoverage(
+  context: CliContext,
+  file: string,
+  tools: readonly { name: string }[],
+  overrides: ToolOverrides,
+  domain: AnyDomain,
+): void {
+  const known = new Set([...domain.agent.tools, ...(domain.user?.tools ?? [])].map((t) => t.name));
+  const uncovered = tools.filter((t) => !overrides.has(t.name)).map((t) => t.name);
+  const foreign = [...overrides.keys()].filter((name) => !known.has(name));
+  if (uncovered.length > 0)
+    context.stderr.write(
+      `warning: ${file} has no entry for ${uncovered.join(", ")}; passk's own descriptions are used for ${uncovered.length === 1 ? "it" : "them"}\n`,
+    );
+  if (foreign.length > 0)
+    context.stderr.write(
+      `warning: ${file} names tools that domain ${domain.name} does not have: ${foreign.join(", ")} — is it the spec of another domain?\n`,
+    );
 }

@@ -294,6 +294,30 @@ describe("NL-assertion judge", () => {
     ]);
   });
 
+  it("reports the cost of its calls: priced, or unknown (null)", async () => {
+    const verdict = mockReply.text(
+      JSON.stringify({ verdicts: [{ assertion: "a", met: true, reason: "ok" }] }),
+      { usage: { promptTokens: 1000, completionTokens: 100 } },
+    );
+    const costs: Array<number | null> = [];
+    for (const priceOverrides of [
+      { models: { "openai-compatible:mock-judge": { input_mtok: 2, output_mtok: 10 } } },
+      undefined,
+    ]) {
+      server.setScript([verdict]);
+      const judge = createJudge("openai-compatible:mock-judge", {
+        baseUrl: server.baseUrl,
+        env,
+        retry: fastRetry,
+        ...(priceOverrides ? { priceOverrides } : {}),
+      });
+      await judge.judge({ assertions: ["a"], messages, onCost: (c) => costs.push(c) });
+    }
+    expect(costs).toHaveLength(2);
+    expect(costs[0]).toBeCloseTo(0.003, 12);
+    expect(costs[1]).toBeNull();
+  });
+
   it("rejects output that is not the expected JSON, clearly", async () => {
     const model = createLanguageModel("openai-compatible:mock-judge", {
       baseUrl: server.baseUrl,

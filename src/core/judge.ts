@@ -15,5 +15,7 @@ export interface Judge {
   judge(input: {
     assertions: readonly string[];
     messages: readonly Message[];
+    /** Told the cost of each model call the judge makes (USD; null when the model's price is unknown). */
+    onCost?: (cost: number | null) => void;
   }): Promise<NlAssertionVerdict[]>;
 }

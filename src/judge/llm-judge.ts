@@ -81,7 +81,7 @@ export function parseJudgeOutput(text: string, assertions: readonly string[]): N
 /** The NL-assertion judge over any model (`--judge-llm`). */
 export function llmJudge(model: LanguageModel): Judge {
   return {
-    async judge({ assertions, messages }) {
+    async judge({ assertions, messages, onCost }) {
       const prompt = `Conversation:\n${transcript(messages)}\n\nExpected outcomes:\n${assertions.map((a, i) => `${i + 1}. ${a}`).join("\n")}`;
       const response = await model.generate({
         system: SYSTEM_PROMPT,
@@ -89,6 +89,7 @@ export function llmJudge(model: LanguageModel): Judge {
         jsonSchema: JUDGE_JSON_SCHEMA,
         params: { temperature: 0 },
       });
+      onCost?.(response.cost);
       return parseJudgeOutput(response.text ?? "", assertions);
     },
   };

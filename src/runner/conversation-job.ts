@@ -61,12 +61,28 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
     // A hard stop can surface as a participant's failed call (an aborted request) rather than as an
     // abort of the conversation: either way the conversation is incomplete and must not be stored.
     if (signal.aborted) throw new SimulationAbortedError();
-    run.reward_info = await evaluateSimulation(
+    // The judge's calls cost too: recorded with the reward (reward_info.info.judge_cost), counted in the spend.
+    let judgeCost: number | null | undefined;
+    const judge = options.judge;
+    const pricedJudge: Judge | undefined = judge && {
+      judge: (input) =>
+        judge.judge({
+          ...input,
+          onCost: (callCost) => {
+            judgeCost = judgeCost === null || callCost === null ? null : (judgeCost ?? 0) + callCost;
+          },
+        }),
+    };
+    const reward = await evaluateSimulation(
       run,
       task,
       { newWorld: (o) => domain.data.newWorld(o), solo: options.solo ?? false },
-      options.judge,
+      pricedJudge,
     );
+    run.reward_info =
+      judgeCost === undefined ? reward : { ...reward, info: { ...reward.info, judge_cost: judgeCost } };
+    if (judgeCost === null) reportCost(null);
+    else if (judgeCost !== undefined && costKnown) reportCost(cost + judgeCost);
     return run;
   };
 }

@@ -7,7 +7,7 @@ import type { SimulationRunInput } from "../formats/tau2/results.js";
 import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
 import { SqliteJobQueue } from "../store/sqlite-job-queue.js";
 import { Store } from "../store/store.js";
-import { executeRun, type JobContext } from "./execute-run.js";
+import { executeRun, simulationCost, type JobContext } from "./execute-run.js";
 import type { RunEvent } from "./run-events.js";
 import { planRun } from "./run-plan.js";
 
@@ -50,6 +50,20 @@ const keys = (store: Store, runId: string) =>
     .getSimulations(runId)
     .map((s) => `${s.simulation.task_id}/${s.simulation.trial}`)
     .sort();
+
+describe("simulationCost", () => {
+  it("adds the agent's, the user's and the NL judge's cost; unknown if any is unknown", () => {
+    expect(simulationCost({ agent_cost: 0.5, user_cost: 0.25 })).toBe(0.75);
+    expect(simulationCost({ agent_cost: 0.5, user_cost: null })).toBeNull();
+    const judged = (judge_cost: number | null) => ({
+      agent_cost: 0.5,
+      user_cost: 0.25,
+      reward_info: { info: { judge_cost } },
+    });
+    expect(simulationCost(judged(0.125))).toBe(0.875);
+    expect(simulationCost(judged(null))).toBeNull();
+  });
+});
 
 describe("executeRun", () => {
   it("runs every (task, trial) once with at most `concurrency` at a time, each with its trial's seed", async () => {

@@ -57,13 +57,21 @@ export interface RunOutcome {
   setupError?: ConfigError;
 }
 
-/** The cost of a graded simulation: agent + user, or null when either is unknown. */
+/**
+ * The cost of a graded simulation: agent + user (+ the NL judge's, `reward_info.info.judge_cost`,
+ * when it judged), or null when any of them is unknown.
+ */
 export function simulationCost(
-  simulation: Pick<SimulationRunInput, "agent_cost" | "user_cost">,
+  simulation: Pick<SimulationRunInput, "agent_cost" | "user_cost"> & {
+    reward_info?: { info?: Record<string, unknown> | null } | null;
+  },
 ): number | null {
   const { agent_cost: agent, user_cost: user } = simulation;
   if (agent === null || agent === undefined || user === null || user === undefined) return null;
-  return agent + user;
+  const info = simulation.reward_info?.info;
+  if (!info || !("judge_cost" in info)) return agent + user;
+  const judge = info.judge_cost;
+  return typeof judge === "number" ? agent + user + judge : null;
 }
 
 /**

@@ -36,6 +36,13 @@ describe("compareRuns", () => {
     expect(comparison.pass_hat_ks_b[1]).toBeCloseTo((2 / 3 + 1 + 0) / 3, 15);
   });
 
+  it("gives no pass^k (not 0) when the runs have no task in common", () => {
+    const disjoint = compareRuns({ simulations: run({ X: [1, 1] }) }, { simulations: run({ Y: [1, 1] }) });
+    expect(disjoint.tasks).toEqual([]);
+    expect(disjoint.pass_hat_ks_a).toEqual({});
+    expect(disjoint.pass_hat_ks_b).toEqual({});
+  });
+
   it("uses the smaller K of the two runs", () => {
     const short = run({ T1: [1, 1], T2: [1, 1], T3: [0, 1] });
     expect(compareRuns({ simulations: a, numTrials: 3 }, { simulations: short, numTrials: 2 }).k).toBe(2);

@@ -63,7 +63,8 @@ export function compareRuns(
     rows.length === 0 ? 0 : rows.reduce((sum, r) => sum + r[k]!, 0) / rows.length;
   const passA: Record<string, number> = {};
   const passB: Record<string, number> = {};
-  for (let k = 0; k < K; k++) {
+  // Without a task in common there is nothing to compare: no pass^k rather than a made-up 0.
+  for (let k = 0; k < K && tasks.length > 0; k++) {
     passA[k + 1] = mean(
       tasks.map((t) => t.before),
       k,

@@ -21,20 +21,21 @@ let storeCount = 0;
 /** `passk run` with the mock model and its own store; returns the outcome and how many runs got stored. */
 async function run(
   extra: string[],
-  options: { store?: string; env?: Record<string, string | undefined> } = {},
+  options: { store?: string; env?: Record<string, string | undefined>; baseUrl?: string } = {},
 ) {
   const store = options.store ?? path.join(dir, `store-${storeCount++}.db`);
+  const baseUrl = options.baseUrl ?? server.baseUrl;
   const result = await runCli(
     [
       "run",
       "--agent-llm",
       "openai-compatible:mock-agent",
       "--agent-llm-base-url",
-      server.baseUrl,
+      baseUrl,
       "--user-llm",
       "openai-compatible:mock-user",
       "--user-llm-base-url",
-      server.baseUrl,
+      baseUrl,
       "--store",
       store,
       "--progress",
@@ -211,6 +212,54 @@ describe("passk run refuses bad input before any model call", () => {
       db.close();
     } finally {
       await refusing.close();
+    }
+  });
+
+  it("a run stopped by a wrong base URL resumes with the right one, which is remembered", async () => {
+    const wrong = await startMockLlmServer({
+      script: () => mockReply.error(404, { message: "The model `mock-agent` does not exist" }),
+    });
+    try {
+      const store = path.join(dir, "wrong-url.db");
+      const first = await run(["--domain", "mock", "--num-tasks", "3", "--num-trials", "2"], {
+        store,
+        baseUrl: wrong.baseUrl,
+      });
+      expect(first.code).toBe(1);
+      expect(first.stderr).toContain("answered 404");
+      const id = /continue with `passk run --resume (\S+)`/.exec(first.stderr)![1]!;
+      const resumed = await runCli(
+        [
+          "run",
+          "--resume",
+          id,
+          "--agent-llm-base-url",
+          server.baseUrl,
+          "--user-llm-base-url",
+          server.baseUrl,
+          "--store",
+          store,
+          "--progress",
+          "none",
+        ],
+        { env },
+      );
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const db = new Database(store, { readonly: true });
+      expect(
+        db.prepare("SELECT COUNT(DISTINCT task_id || '/' || trial) AS n FROM simulations").get(),
+      ).toEqual({
+        n: 6,
+      });
+      const config = JSON.parse(
+        (db.prepare("SELECT config FROM runs").get() as { config: string }).config,
+      ) as {
+        models: { agentLlmBaseUrl: string };
+      };
+      expect(config.models.agentLlmBaseUrl).toBe(server.baseUrl);
+      db.close();
+    } finally {
+      await wrong.close();
     }
   });
 

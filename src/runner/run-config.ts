@@ -3,17 +3,18 @@ import { z } from "zod";
 /** The model flags a run was started with (`--agent-llm`, `--user-llm-args`…), as given. */
 export const RunModelsSchema = z.object({
   agentLlm: z.string(),
-  agentLlmBaseUrl: z.string().optional(),
   agentLlmArgs: z.string().optional(),
   userLlm: z.string(),
-  userLlmBaseUrl: z.string().optional(),
   userLlmArgs: z.string().optional(),
   judgeLlm: z.string().optional(),
-  judgeLlmBaseUrl: z.string().optional(),
   judgeLlmArgs: z.string().optional(),
   agentPromptTemplate: z.string().optional(),
   toolSpec: z.string().optional(),
-  // Operational: they change how calls are made, not what is measured.
+  // Operational: they change how and where calls are made, not what is measured (a run stopped by a
+  // wrong base URL resumes with the right one).
+  agentLlmBaseUrl: z.string().optional(),
+  userLlmBaseUrl: z.string().optional(),
+  judgeLlmBaseUrl: z.string().optional(),
   prices: z.string().optional(),
   cache: z.union([z.string(), z.boolean()]).optional(),
   timeout: z.string().optional(),
@@ -54,7 +55,16 @@ export const RunConfigSchema = z.object({
 });
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
-const OPERATIONAL_MODEL_FLAGS = new Set<keyof RunModels>(["prices", "cache", "timeout", "maxRetries"]);
+/** Model settings that may change between a run and its resume; typed again, they replace the stored ones. */
+export const OPERATIONAL_MODEL_FLAGS = new Set<keyof RunModels>([
+  "agentLlmBaseUrl",
+  "userLlmBaseUrl",
+  "judgeLlmBaseUrl",
+  "prices",
+  "cache",
+  "timeout",
+  "maxRetries",
+]);
 
 /** The flag each setting comes from, for messages. */
 const FLAG_NAMES: Record<string, string> = {

@@ -8,6 +8,7 @@ import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { readResultsFile, type ResultsInput } from "../../formats/tau2/results.js";
 import {
   identityDifferences,
+  OPERATIONAL_MODEL_FLAGS,
   RunConfigSchema,
   type RunConfig,
   type RunModels,
@@ -152,13 +153,10 @@ const IDENTITY_FLAG_OF_OPTION: Record<string, string> = {
   maxErrors: "--max-errors",
   solo: "--solo",
   agentLlm: "--agent-llm",
-  agentLlmBaseUrl: "--agent-llm-base-url",
   agentLlmArgs: "--agent-llm-args",
   userLlm: "--user-llm",
-  userLlmBaseUrl: "--user-llm-base-url",
   userLlmArgs: "--user-llm-args",
   judgeLlm: "--judge-llm",
-  judgeLlmBaseUrl: "--judge-llm-base-url",
   judgeLlmArgs: "--judge-llm-args",
   agentPromptTemplate: "--agent-prompt-template",
   toolSpec: "--tool-spec",
@@ -213,7 +211,17 @@ export function resolveRun(
       }
     }
     const saveTo = flags.saveTo ? path.resolve(flags.saveTo) : stored.save_to;
-    return { config: { ...stored, save_to: saveTo }, existing: run };
+    // Operational settings typed again (a fixed base URL, a longer timeout) replace the stored ones.
+    const models: Record<string, string | boolean> = { ...stored.models };
+    for (const key of OPERATIONAL_MODEL_FLAGS) {
+      const value = flags[key];
+      if (value !== undefined && command.getOptionValueSource(key) === "cli")
+        models[key] = FILE_KEYS.has(key) && typeof value === "string" ? path.resolve(value) : value;
+    }
+    return {
+      config: { ...stored, models: models as RunModels, save_to: saveTo },
+      existing: run,
+    };
   }
 
   const config = configFromFlags(flags, numbers, resolveDataDir(flags.data, context.env));

@@ -45,7 +45,8 @@ async function run(
     { env: { ...env, ...options.env } },
   );
   let runs = 0;
-  if (existsSync(store)) {
+  const storeExists = existsSync(store);
+  if (storeExists) {
     try {
       const db = new Database(store, { readonly: true });
       runs = (db.prepare("SELECT COUNT(*) AS n FROM runs").get() as { n: number }).n;
@@ -54,7 +55,7 @@ async function run(
       runs = -1; // not a passk store (on purpose, in one test)
     }
   }
-  return { ...result, runs };
+  return { ...result, runs, storeExists };
 }
 
 describe("passk run refuses bad input before any model call", () => {
@@ -105,6 +106,7 @@ describe("passk run refuses bad input before any model call", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(error);
     expect(result.runs).toBe(0);
+    expect(result.storeExists, "a store created for nothing is removed").toBe(false);
     expect(server.requests.length).toBe(before);
   });
 
@@ -164,9 +166,7 @@ describe("passk run refuses bad input before any model call", () => {
     expect(result.stderr).toBe(
       "error: OPENAI_API_KEY is not set: export it, or use openai-compatible:<model> with --agent-llm-base-url\n",
     );
-    const db = new Database(path.join(dir, "nokey.db"), { readonly: true });
-    expect(db.prepare("SELECT COUNT(*) AS n FROM runs").get()).toEqual({ n: 0 });
-    db.close();
+    expect(existsSync(path.join(dir, "nokey.db"))).toBe(false);
   });
 
   it("credentials the provider refuses: the run stops, nothing is graded, the key is not printed", async () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
@@ -20,6 +20,7 @@ import { writeFileAtomic } from "../../runner/write-file-atomic.js";
 import { readUserGuidelines } from "../../users/create-user.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
 import { runResults } from "../../store/run-results.js";
+import { resolveStorePath } from "../../store/store-location.js";
 import type { RunRecord } from "../../store/store.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
@@ -146,7 +147,10 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
   const numbers = parseFlagNumbers(flags);
   // Everything that can be wrong is checked before the first model call: the store, the run, the
   // domains and tasks, the models and their keys, the thresholds.
+  const storePath = resolveStorePath(flags.store, context.env);
+  const storeIsNew = !existsSync(storePath);
   const store = openStore(context, flags.store, { create: true });
+  let runCreated = false;
   try {
     const resolved = resolveRun(store, flags, command, numbers, context);
     const { config } = resolved;
@@ -276,6 +280,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       }
       return store.getRun(created.id);
     });
+    runCreated = true;
     const queue = new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts });
     if (resolved.existing) await queue.recover(run.id);
     await queue.enqueue(run.id, plan.jobs);
@@ -444,5 +449,9 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     return code;
   } finally {
     store.close();
+    // Bad input leaves nothing behind: a store this command created for a run that never started goes.
+    if (storeIsNew && !runCreated) {
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${storePath}${suffix}`, { force: true });
+    }
   }
 }

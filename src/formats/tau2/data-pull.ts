@@ -45,7 +45,6 @@ export async function pullOfficialData(options: PullOptions): Promise<PullResult
     options.files ??
     (ref === OFFICIAL_COMMIT ? OFFICIAL_FILES : OFFICIAL_FILES.map((f) => ({ path: f.path, blob: null })));
   const result: PullResult = { downloaded: [], upToDate: [] };
-  mkdirSync(options.dest, { recursive: true });
   for (const file of files) {
     const target = path.join(options.dest, localPathOf(file.path));
     if (file.blob && existsSync(target) && gitBlobHash(readFileSync(target)) === file.blob) {

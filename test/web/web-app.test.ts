@@ -242,6 +242,11 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     expect(headers.filter((h) => h.startsWith("pass^"))).toEqual([1, 2, 3, 4, 5, 6].map((k) => `pass^${k}`));
     const cells = await row.locator("td.num").allTextContents();
     expect(cells.slice(0, 6)).toEqual(Array.from({ length: 6 }, () => "100.0%"));
+    // The run's page leads with pass^1…pass^3 and the run's own pass^k.
+    await row.getByRole("link", { name: "six trials" }).click();
+    await page.locator(".stats .stat-label").first().waitFor();
+    const labels = await page.locator(".stats .stat-label").allTextContents();
+    expect(labels.filter((l) => l.startsWith("pass^"))).toEqual(["pass^1", "pass^2", "pass^3", "pass^6"]);
     await page.close();
   });
 

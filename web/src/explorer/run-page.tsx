@@ -203,7 +203,7 @@ export function RunPage(props: { runId: string }) {
         </p>
       </header>
       <div className="stats">
-        {detail.passHatK.slice(0, 4).map((p) => (
+        {headlinePassHatK(detail.passHatK).map((p) => (
           <div key={p.k} className="stat">
             <span className="stat-label">pass^{p.k}</span>
             <span className="stat-value">{formatPercent(p.value)}</span>
@@ -275,4 +275,9 @@ export function RunPage(props: { runId: string }) {
       </section>
     </div>
   );
+}
+
+/** The pass^k figures in the page's headline: all of them up to four trials, else 1, 2, 3 and the last k. */
+function headlinePassHatK<T extends { k: number }>(points: readonly T[]): readonly T[] {
+  return points.length <= 4 ? points : [...points.slice(0, 3), points[points.length - 1]!];
 }

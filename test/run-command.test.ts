@@ -9,7 +9,7 @@ import { parseResults } from "../src/formats/tau2/results.js";
 import { trialSeeds } from "../src/runner/python-random.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { mockModelFlags, runCli } from "./helpers/run-cli.js";
 import { craftedModel } from "./helpers/run-mock-model.js";
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
@@ -52,20 +52,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const env = () => ({ PASSK_DATA_DIR: tau2DataDir(), OPENAI_COMPATIBLE_API_KEY: "sk-test-run" });
-const modelFlags = () => [
-  "--agent-llm",
-  "openai-compatible:mock-agent",
-  "--agent-llm-base-url",
-  server.baseUrl,
-  "--user-llm",
-  "openai-compatible:mock-user",
-  "--user-llm-base-url",
-  server.baseUrl,
-  "--max-retries",
-  "1",
-  "--prices",
-  prices,
-];
+const modelFlags = () => [...mockModelFlags(server.baseUrl), "--max-retries", "1", "--prices", prices];
 
 describe("passk run against the mock model (3 tasks × 4 trials, concurrency 4)", () => {
   const store = path.join(dir, "passk.db");

@@ -10,7 +10,7 @@ import { parseResults } from "../src/formats/tau2/results.js";
 import { trialSeeds } from "../src/runner/python-random.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { REPO_ROOT, runCli, type CliRun } from "./helpers/run-cli.js";
+import { mockModelFlags, REPO_ROOT, runCli, type CliRun } from "./helpers/run-cli.js";
 import { craftedModel } from "./helpers/run-mock-model.js";
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
@@ -39,14 +39,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const modelFlags = () => [
-  "--agent-llm",
-  "openai-compatible:mock-agent",
-  "--agent-llm-base-url",
-  server.baseUrl,
-  "--user-llm",
-  "openai-compatible:mock-user",
-  "--user-llm-base-url",
-  server.baseUrl,
+  ...mockModelFlags(server.baseUrl),
   "--prices",
   prices,
   "--task-ids",

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Store } from "../src/store/store.js";
 import { mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { mockModelFlags, runCli } from "./helpers/run-cli.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "passk-run-errors-"));
 let server: MockLlmServer;
@@ -26,22 +26,7 @@ async function run(
   const store = options.store ?? path.join(dir, `store-${storeCount++}.db`);
   const baseUrl = options.baseUrl ?? server.baseUrl;
   const result = await runCli(
-    [
-      "run",
-      "--agent-llm",
-      "openai-compatible:mock-agent",
-      "--agent-llm-base-url",
-      baseUrl,
-      "--user-llm",
-      "openai-compatible:mock-user",
-      "--user-llm-base-url",
-      baseUrl,
-      "--store",
-      store,
-      "--progress",
-      "none",
-      ...extra,
-    ],
+    ["run", ...mockModelFlags(baseUrl), "--store", store, "--progress", "none", ...extra],
     { env: { ...env, ...options.env } },
   );
   let runs = 0;
@@ -181,14 +166,7 @@ describe("passk run refuses bad input before any model call", () => {
           "run",
           "--domain",
           "mock",
-          "--agent-llm",
-          "openai-compatible:mock-agent",
-          "--agent-llm-base-url",
-          refusing.baseUrl,
-          "--user-llm",
-          "openai-compatible:mock-user",
-          "--user-llm-base-url",
-          refusing.baseUrl,
+          ...mockModelFlags(refusing.baseUrl),
           "--num-trials",
           "3",
           "--max-concurrency",

@@ -9,7 +9,7 @@ import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { trialSeeds } from "../src/runner/python-random.js";
 import { isUserSimulatorRequest, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
+import { mockModelFlags, REPO_ROOT, runCli } from "./helpers/run-cli.js";
 import { craftedModel, reasonOf } from "./helpers/run-mock-model.js";
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
@@ -40,14 +40,7 @@ const args = () => [
   "run",
   "--domain",
   "mock",
-  "--agent-llm",
-  "openai-compatible:mock-agent",
-  "--agent-llm-base-url",
-  server.baseUrl,
-  "--user-llm",
-  "openai-compatible:mock-user",
-  "--user-llm-base-url",
-  server.baseUrl,
+  ...mockModelFlags(server.baseUrl),
   "--task-ids",
   ...TASKS,
   "--num-trials",

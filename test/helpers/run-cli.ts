@@ -28,3 +28,17 @@ export function runCli(
     child.stdin.end(options.input ?? "");
   });
 }
+
+/** The CLI flags that point the agent and the customer at a mock OpenAI-compatible server. */
+export function mockModelFlags(baseUrl: string): string[] {
+  return [
+    "--agent-llm",
+    "openai-compatible:mock-agent",
+    "--agent-llm-base-url",
+    baseUrl,
+    "--user-llm",
+    "openai-compatible:mock-user",
+    "--user-llm-base-url",
+    baseUrl,
+  ];
+}

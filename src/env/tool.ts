@@ -27,7 +27,8 @@ export interface ToolSpec<DB, P extends ToolParameters> {
   /**
    * Runs the tool. `db` is a copy-on-write draft of this toolkit's database: mutate it freely; if the
    * tool throws, nothing it changed is kept and the caller gets `Error: <message>`. A `read` tool that
-   * does not mutate state gets the frozen database itself (cheaper); a write to it throws.
+   * does not mutate state, called as a tool, gets the frozen database itself (cheaper); a write to it
+   * throws. Called from a task's initialization actions or assertions, it gets a draft like the rest.
    */
   run: (db: DB, args: z.output<P>) => unknown;
 }

@@ -1,18 +1,9 @@
-import { isDraft, original } from "immer";
 import { ToolError } from "../../env/world.js";
 import type { Flight, FlightDateStatus, FlightDb, Reservation, User } from "./db-schema.js";
 import { pyDictGet, pyStr } from "../shared/py-values.js";
 
 // Lookups shared by the airline tools, with the reference's error texts. Ids are matched exactly: the
 // fixtures' reference (commit a2c0247) predates its case-insensitive lookups.
-
-/**
- * The database as it was when the call began, without copy-on-write proxies: read-only tools scan
- * hundreds of flights, and reading through a draft would wrap every record it touches.
- */
-export function readOnly(db: FlightDb): FlightDb {
-  return isDraft(db) ? (original(db) as FlightDb) : db;
-}
 
 export function getUser(db: FlightDb, userId: unknown): User {
   const user = pyDictGet(db.users, userId);

@@ -14,7 +14,7 @@ import {
 import { airportParameter, dateParameter, reservationIdParameter, userIdParameter } from "./parameters.js";
 import { buildPyModel } from "./py-model.js";
 import { pyDictGet, pyStr } from "../shared/py-values.js";
-import { getFlightInstance, getReservation, getUser, NEW_CERTIFICATE_IDS, readOnly } from "./records.js";
+import { getFlightInstance, getReservation, getUser, NEW_CERTIFICATE_IDS } from "./records.js";
 import { CERTIFICATE } from "./reference-models.js";
 
 export {
@@ -34,7 +34,7 @@ export const getReservationDetails = defineTool({
   parameters: z.object({ reservation_id: reservationIdParameter }),
   returns: ReservationSchema,
   run(db: FlightDb, { reservation_id }) {
-    return getReservation(readOnly(db), reservation_id);
+    return getReservation(db, reservation_id);
   },
 });
 
@@ -46,7 +46,7 @@ export const getUserDetails = defineTool({
   parameters: z.object({ user_id: userIdParameter }),
   returns: UserSchema,
   run(db: FlightDb, { user_id }) {
-    return getUser(readOnly(db), user_id);
+    return getUser(db, user_id);
   },
 });
 
@@ -129,7 +129,7 @@ export const searchDirectFlight = defineTool({
   }),
   returns: z.array(DirectFlightSchema),
   run(db: FlightDb, { origin, destination, date }) {
-    return searchDirect(readOnly(db), date, origin, destination);
+    return searchDirect(db, date, origin, destination);
   },
 });
 
@@ -144,8 +144,7 @@ export const searchOnestopFlight = defineTool({
     date: dateParameter("Date of the first flight, such as '2024-05-01'."),
   }),
   returns: z.array(z.array(DirectFlightSchema)),
-  run(rawDb: FlightDb, { origin, destination, date }) {
-    const db = readOnly(rawDb);
+  run(db: FlightDb, { origin, destination, date }) {
     const results: DirectFlight[][] = [];
     for (const first of searchDirect(db, date, origin, null)) {
       first.date = date;
@@ -209,6 +208,6 @@ export const getFlightStatus = defineTool({
     date: dateParameter("The date of the flight, such as '2024-05-01'."),
   }),
   run(db: FlightDb, { flight_number, date }) {
-    return getFlightInstance(readOnly(db), flight_number, date).status;
+    return getFlightInstance(db, flight_number, date).status;
   },
 });

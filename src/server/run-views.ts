@@ -4,6 +4,7 @@ import { evaluateEnvironment } from "../evaluation/environment.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { compareRuns } from "../metrics/compare-runs.js";
 import { failedChecks } from "../metrics/failed-checks.js";
+import { isSuccessful } from "../metrics/pass-hat-k.js";
 import { NON_EVALUABLE_TERMINATIONS, computeRunMetrics, type RunMetrics } from "../metrics/run-metrics.js";
 import type {
   CompareResponse,
@@ -114,13 +115,11 @@ export class RunViews {
       }
       const reward = s.reward_info?.reward ?? null;
       const evaluable = !NON_EVALUABLE_TERMINATIONS.has(s.termination_reason);
-      const failed =
-        evaluable && (reward === null || reward < 1 - 1e-6)
-          ? failedChecks(s.reward_info, s.termination_reason)
-          : [];
+      const passed = evaluable && isSuccessful(reward);
+      if (passed) row.successes++;
+      const failed = evaluable && !passed ? failedChecks(s.reward_info, s.termination_reason) : [];
       const failedKinds = [...new Set(failed.map((f) => f.kind))];
       for (const kind of failedKinds) kindCounts.set(kind, (kindCounts.get(kind) ?? 0) + 1);
-      if (evaluable && reward !== null && reward >= 1 - 1e-6) row.successes++;
       row.cells.push({
         trial: s.trial,
         reward: evaluable ? reward : null,

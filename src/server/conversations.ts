@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import type { Judge } from "../core/judge.js";
 import { TaskSchema, type Task } from "../core/task.js";
-import { toolSpecs } from "../env/tool-schema.js";
 import { toPlainJson } from "../evaluation/db-diff.js";
 import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { failedChecks } from "../metrics/failed-checks.js";
 import { SimulationAbortedError, simulate } from "../orchestrator/orchestrator.js";
+import { conversationSetup } from "../runner/simulation-setup.js";
 import type { ConversationMode, PlaygroundEvent, SequencedEvent } from "./api-schemas.js";
 import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "./human-customer.js";
 import { recordChanges } from "./record-changes.js";
@@ -187,9 +187,7 @@ export class ConversationHub {
 
   async #run(conversation: Conversation, setup: StartConversation): Promise<void> {
     const { data } = setup;
-    const domain = data.domain;
     const task = setup.task ?? FREE_TASK;
-    const world = data.newWorld();
     let idleTimer: NodeJS.Timeout | undefined;
     const clearIdle = () => {
       if (idleTimer) clearTimeout(idleTimer);
@@ -206,34 +204,33 @@ export class ConversationHub {
       conversation.human = human;
       user = human;
     }
-    const hasUserDb = world.userDb !== undefined;
-    let seenAgent: unknown = world.agentDb;
-    let seenUser: unknown = world.userDb;
-    let sentUserState = false;
-    const sendUserState = () => {
-      if (!hasUserDb) return;
-      conversation.emit({ type: "user-state", state: toPlainJson(world.userDb) });
-      sentUserState = true;
-    };
-    const snapshot = () => {
-      seenAgent = world.agentDb;
-      seenUser = world.userDb;
-    };
     try {
-      const events = simulate({
+      if (!user) throw new Error("a simulated conversation needs a simulated customer");
+      const simulation = conversationSetup({
+        data,
         task,
-        world,
         agent: setup.agent,
-        ...(user ? { user } : {}),
-        policy: data.policy,
-        agentTools: toolSpecs(domain.agent.tools),
-        userTools: toolSpecs(domain.user?.tools ?? []),
+        user,
         maxSteps: this.#limits.maxSteps,
         maxErrors: this.#limits.maxErrors,
         simulationId: conversation.id,
-        now: this.#now,
         signal: conversation.abort.signal,
       });
+      const { world } = simulation;
+      const hasUserDb = world.userDb !== undefined;
+      let seenAgent: unknown = world.agentDb;
+      let seenUser: unknown = world.userDb;
+      let sentUserState = false;
+      const sendUserState = () => {
+        if (!hasUserDb) return;
+        conversation.emit({ type: "user-state", state: toPlainJson(world.userDb) });
+        sentUserState = true;
+      };
+      const snapshot = () => {
+        seenAgent = world.agentDb;
+        seenUser = world.userDb;
+      };
+      const events = simulate({ ...simulation, now: this.#now });
       for (;;) {
         const next = await events.next();
         if (next.done) {

@@ -3,7 +3,8 @@ const MARKER = Symbol.for("passk.error");
 /**
  * Base class of every error passk raises on purpose. `code` is stable and can be branched on;
  * the message names the offending input, what was expected and how to fix it.
- * `isInstance` survives duplicated package copies where `instanceof` fails.
+ * `isInstance` survives duplicated package copies where `instanceof` fails: `ConfigError.isInstance(e)`
+ * is true for a ConfigError (or a subclass of it) from any copy, `PasskError.isInstance(e)` for any of them.
  */
 export class PasskError extends Error {
   readonly [MARKER] = true;
@@ -15,8 +16,19 @@ export class PasskError extends Error {
     this.code = code;
   }
 
-  static isInstance(value: unknown): value is PasskError {
-    return typeof value === "object" && value !== null && (value as { [MARKER]?: boolean })[MARKER] === true;
+  static isInstance<T extends PasskError>(
+    this: abstract new (...args: never[]) => T,
+    value: unknown,
+  ): value is T {
+    if (typeof value !== "object" || value === null || (value as { [MARKER]?: boolean })[MARKER] !== true)
+      return false;
+    // Classes are matched by name along the prototype chain: another copy's classes are other objects.
+    let proto: unknown = Object.getPrototypeOf(value);
+    while (proto !== null) {
+      if ((proto as { constructor?: { name?: unknown } }).constructor?.name === this.name) return true;
+      proto = Object.getPrototypeOf(proto);
+    }
+    return false;
   }
 }
 
@@ -77,14 +89,6 @@ export class ConfigError extends PasskError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("config", message, options);
     this.name = "ConfigError";
-  }
-
-  /**
-   * Is this a set-up error (bad credentials, a wrong model name or URL, bad model arguments)? Raised
-   * mid-conversation it is no participant's failure: nothing can be graded until the set-up is fixed.
-   */
-  static override isInstance(value: unknown): value is ConfigError {
-    return PasskError.isInstance(value) && value.code === "config";
   }
 }
 

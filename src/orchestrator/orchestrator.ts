@@ -118,8 +118,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     // Refused credentials, a wrong model or URL: the set-up is wrong, not the participant — rethrown,
     // so that the conversation is never graded as the agent's (or the customer's) failure.
     if (ConfigError.isInstance(error)) throw error;
-    if (InfrastructureError.isInstance(error) && error.code === "infrastructure_error")
-      return "infrastructure_error";
+    if (InfrastructureError.isInstance(error)) return "infrastructure_error";
     return role === "agent" ? "agent_error" : "user_error";
   };
 

@@ -196,6 +196,27 @@ export function createServer(deps: ServerDeps) {
       return undefined;
     }
   };
+  // A domain's detail depends only on its data, which never changes: built once (telecom's thousands
+  // of task summaries and scenario chips would otherwise be recomputed on every page load).
+  const details = new Map<string, DomainDetail>();
+  const domainDetail = (name: string): DomainDetail => {
+    let detail = details.get(name);
+    if (!detail) {
+      const data = domainData(name);
+      const domain = data.domain;
+      detail = {
+        name: domain.name,
+        description: domain.description,
+        policy: data.policy,
+        tools: toolSummaries(domain),
+        tasks: data.tasks.map((task) => taskSummary(domain, task)),
+        scenarios: scenarioChips(domain, data.tasks),
+        hasUserTools: (domain.user?.tools.length ?? 0) > 0,
+      };
+      details.set(name, detail);
+    }
+    return detail;
+  };
   const views = deps.store ? new RunViews(deps.store, domainDataIfAny) : undefined;
   const explorer = (): RunViews => {
     if (!views)
@@ -275,20 +296,9 @@ export function createServer(deps: ServerDeps) {
       return c.json(info);
     })
     .get("/api/budget", (c) => c.json(spend.budget()))
-    .get("/api/domains/:domain", validate("param", DomainParamSchema), (c) => {
-      const data = domainData(c.req.valid("param").domain);
-      const domain = data.domain;
-      const detail: DomainDetail = {
-        name: domain.name,
-        description: domain.description,
-        policy: data.policy,
-        tools: toolSummaries(domain),
-        tasks: data.tasks.map((task) => taskSummary(domain, task)),
-        scenarios: scenarioChips(domain, data.tasks),
-        hasUserTools: (domain.user?.tools.length ?? 0) > 0,
-      };
-      return c.json(detail);
-    })
+    .get("/api/domains/:domain", validate("param", DomainParamSchema), (c) =>
+      c.json(domainDetail(c.req.valid("param").domain)),
+    )
     .get("/api/domains/:domain/tasks/:taskId", validate("param", TaskParamSchema), (c) => {
       const { domain, taskId } = c.req.valid("param");
       const detail: TaskDetail = { domain, task: domainData(domain).task(taskId) };

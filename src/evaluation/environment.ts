@@ -103,7 +103,8 @@ export function evaluateEnvironment(
       env_assertions: envAssertionChecks,
       reward_basis: criteria.reward_basis,
       reward_breakdown: breakdown,
-      info: dbDiff ? { db_diff: dbDiff } : null,
+      // The diff is passk's addition: returned as `dbDiff`, and recorded once, in the top-level info.
+      info: null,
     },
     predicted,
     gold,

@@ -61,6 +61,8 @@ describe("reward_info explains a failed conversation", () => {
     expect(reward.communicate_checks).toEqual([expect.objectContaining({ info: "5244", met: false })]);
 
     const diff = (reward.info as { db_diff: { agent: RecordDiff[]; user: RecordDiff[] } }).db_diff;
+    // Recorded once: the environment component's own info stays as the reference's (None).
+    expect((reward.info as { env: unknown }).env).toBeNull();
     expect(diff.agent.map((d) => [d.collection, d.id, d.kind])).toContainEqual([
       "reservations",
       "GV1N64",

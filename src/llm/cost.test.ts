@@ -105,6 +105,13 @@ describe("loadPriceOverrides", () => {
     }
     expect(error).toBeInstanceOf(InvalidInputFileError);
     const paths = (error as InvalidInputFileError).problems.map((problem) => problem.path);
-    expect(paths).toEqual(["models.openai:gpt-4o.input_mtok", "models.openai:gpt-4o.output_mtok"]);
+    expect(paths).toEqual(['$.models["openai:gpt-4o"].input_mtok', '$.models["openai:gpt-4o"].output_mtok']);
+  });
+
+  it("names the line and column of a JSON syntax error", () => {
+    const file = path.join(dir, "syntax.json");
+    writeFileSync(file, '{"models": {\n  "gpt-4o": {"input_mtok": 1,}\n}}');
+    expect(() => loadPriceOverrides(file)).toThrow(InvalidInputFileError);
+    expect(() => loadPriceOverrides(file)).toThrow(/line 2, column \d+/);
   });
 });

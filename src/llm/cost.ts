@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { calcPrice, type Provider as PriceProvider } from "@pydantic/genai-prices";
 import { z } from "zod";
-import { ConfigError, InvalidInputFileError } from "../core/errors.js";
+import { ConfigError } from "../core/errors.js";
+import { parseJsonFile, validateInputFile } from "../formats/json-file.js";
 
 /** USD per million tokens, with genai-prices' key names. Cache rates default to the input rate. */
 export const ModelPriceSchema = z.strictObject({
@@ -26,6 +27,9 @@ export const PriceOverridesSchema = z.strictObject({
 });
 export type PriceOverrides = z.infer<typeof PriceOverridesSchema>;
 
+const PRICES_HINT =
+  'write {"models": {"<provider>:<model>": {"input_mtok": 1, "output_mtok": 2}}} (USD per million tokens)';
+
 export function loadPriceOverrides(file: string): PriceOverrides {
   let text: string;
   try {
@@ -36,28 +40,7 @@ export function loadPriceOverrides(file: string): PriceOverrides {
         `check the path`,
     );
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidInputFileError(
-      file,
-      [{ path: "(file)", message: `not JSON: ${error instanceof Error ? error.message : String(error)}` }],
-      'write {"models": {"<provider>:<model>": {"input_mtok": 1, "output_mtok": 2}}} (USD per million tokens)',
-    );
-  }
-  const result = PriceOverridesSchema.safeParse(value);
-  if (!result.success) {
-    throw new InvalidInputFileError(
-      file,
-      result.error.issues.map((issue) => ({
-        path: issue.path.join(".") || "(root)",
-        message: issue.message,
-      })),
-      'write {"models": {"<provider>:<model>": {"input_mtok": 1, "output_mtok": 2}}} (USD per million tokens)',
-    );
-  }
-  return result.data;
+  return validateInputFile(PriceOverridesSchema, parseJsonFile(text, file, PRICES_HINT), file, PRICES_HINT);
 }
 
 export interface TokenUsage {

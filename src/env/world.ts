@@ -83,10 +83,7 @@ export class World<ADB = unknown, UDB = unknown> {
     this.domain = domain;
     this.validation = options.validation ?? "strict";
     this.solo = options.solo ?? false;
-    this.#state = {
-      agent: freeze(state.agent, true),
-      user: state.user === undefined ? undefined : freeze(state.user, true),
-    };
+    this.#state = frozenState(state);
   }
 
   get state(): WorldState<ADB, UDB> {
@@ -118,14 +115,12 @@ export class World<ADB = unknown, UDB = unknown> {
 
   /** τ²'s `get_db_hash()` / `get_user_db_hash()`. */
   hash(): DbHashes {
-    return {
-      agent: dbHash(this.#state.agent as object, shapeOfToolkit(this.domain.agent)),
-      user: this.#userIsAgent
-        ? dbHash(this.#state.agent as object, shapeOfToolkit(this.domain.agent))
-        : this.domain.user && this.#state.user !== undefined
-          ? dbHash(this.#state.user as object, shapeOfToolkit(this.domain.user))
-          : null,
-    };
+    const agent = dbHash(this.#state.agent as object, shapeOfToolkit(this.domain.agent));
+    let user: string | null = null;
+    if (this.#userIsAgent) user = agent;
+    else if (this.domain.user && this.#state.user !== undefined)
+      user = dbHash(this.#state.user as object, shapeOfToolkit(this.domain.user));
+    return { agent, user };
   }
 
   /**
@@ -133,14 +128,12 @@ export class World<ADB = unknown, UDB = unknown> {
    * hashing (shared records are equal by identity), which makes evaluation cheap.
    */
   sameDbsAs(other: World<ADB, UDB>): { agent: boolean; user: boolean } {
-    const agentShape = shapeOfToolkit(this.domain.agent);
-    const userShape = (aliased: boolean) =>
-      aliased || !this.domain.user ? agentShape : shapeOfToolkit(this.domain.user);
-    const agent = sameCanonical(this.agentDb, other.agentDb, agentShape);
+    const agent = sameCanonical(this.agentDb, other.agentDb, shapeOfToolkit(this.domain.agent));
     let user: boolean;
     if (!this.domain.user) user = true;
     else if (this.#userIsAgent !== other.#userIsAgent) user = this.hash().user === other.hash().user;
-    else user = sameCanonical(this.userDb, other.userDb, userShape(this.#userIsAgent));
+    else if (this.#userIsAgent) user = agent;
+    else user = sameCanonical(this.userDb, other.userDb, shapeOfToolkit(this.domain.user));
     return { agent, user };
   }
 
@@ -264,10 +257,7 @@ export class World<ADB = unknown, UDB = unknown> {
    * `userIsAgent` reproduces the reference's aliasing of the user DB to the agent DB.
    */
   replaceState(state: WorldState<ADB, UDB>, options: { userIsAgent?: boolean } = {}): void {
-    this.#state = {
-      agent: freeze(state.agent, true),
-      user: state.user === undefined ? undefined : freeze(state.user, true),
-    };
+    this.#state = frozenState(state);
     this.#userIsAgent = options.userIsAgent ?? this.#userIsAgent;
   }
 
@@ -326,6 +316,14 @@ export class World<ADB = unknown, UDB = unknown> {
     if (next.agent !== this.#state.agent || next.user !== this.#state.user) this.#state = next;
     return value;
   }
+}
+
+/** A state deeply frozen: worlds share it, and writes go through drafts only. */
+function frozenState<ADB, UDB>(state: WorldState<ADB, UDB>): WorldState<ADB, UDB> {
+  return {
+    agent: freeze(state.agent, true),
+    user: state.user === undefined ? undefined : freeze(state.user, true),
+  };
 }
 
 const toolkitShapes = new WeakMap<object, PyShape>();

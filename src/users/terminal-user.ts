@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import type { UserSession, UserSimulator } from "../core/agent.js";
+import { parseToolCallArguments } from "../core/llm.js";
 import type { UserMessage } from "../core/message.js";
 
 /**
@@ -24,11 +25,9 @@ export function terminalUser(input: NodeJS.ReadableStream, output: NodeJS.Writab
             if (line === "/stop") return { role: "user", content: "###STOP###", cost: 0 };
             const tool = /^\/tool\s+(\S+)\s*(.*)$/.exec(line);
             if (tool) {
-              let args: unknown = {};
-              try {
-                args = tool[2] ? JSON.parse(tool[2]) : {};
-              } catch {
-                output.write("  (arguments must be JSON, e.g. /tool toggle_airplane_mode {})\n");
+              const args = tool[2] ? parseToolCallArguments(tool[2]) : {};
+              if (!args) {
+                output.write("  (arguments must be a JSON object, e.g. /tool toggle_airplane_mode {})\n");
                 continue;
               }
               return {
@@ -38,7 +37,7 @@ export function terminalUser(input: NodeJS.ReadableStream, output: NodeJS.Writab
                   {
                     id: `human_call_${calls++}`,
                     name: tool[1]!,
-                    arguments: args as Record<string, unknown>,
+                    arguments: args,
                     requestor: "user",
                   },
                 ],

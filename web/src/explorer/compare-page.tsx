@@ -1,8 +1,7 @@
-import { useEffect, useState } from "react";
-import { CompareResponseSchema, type CompareResponse } from "../../../src/server/api-schemas.js";
-import { describeError, getJson } from "../api.js";
+import { CompareResponseSchema } from "../../../src/server/api-schemas.js";
 import { formatPercent } from "../format.js";
 import { href } from "../router.js";
+import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
 import { runName } from "./runs-page.js";
 
@@ -11,21 +10,10 @@ const points = (passHatKs: Record<string, number>) =>
 
 /** Two runs side by side: per-task pass^k differences, regressions first. */
 export function ComparePage(props: { a: string; b: string }) {
-  const [comparison, setComparison] = useState<CompareResponse | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    const abort = new AbortController();
-    getJson(
-      `/api/compare?a=${encodeURIComponent(props.a)}&b=${encodeURIComponent(props.b)}`,
-      CompareResponseSchema,
-      abort.signal,
-    )
-      .then(setComparison)
-      .catch((e: unknown) => {
-        if (!abort.signal.aborted) setError(describeError(e));
-      });
-    return () => abort.abort();
-  }, [props.a, props.b]);
+  const { data: comparison, error } = useApiGet(
+    `/api/compare?a=${encodeURIComponent(props.a)}&b=${encodeURIComponent(props.b)}`,
+    CompareResponseSchema,
+  );
   if (error)
     return (
       <p className="page error-text" role="alert">

@@ -1,10 +1,10 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { RunDetailSchema, type GridRow, type RunDetail } from "../../../src/server/api-schemas.js";
-import { describeError, getJson } from "../api.js";
 import { EChart, type ChartOption } from "../components/echart.js";
 import { formatCost, formatDate, formatPercent, rewardColor } from "../format.js";
 import { href } from "../router.js";
+import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
 import { runName } from "./runs-page.js";
 
@@ -159,19 +159,9 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
 }
 
 export function RunPage(props: { runId: string }) {
-  const [detail, setDetail] = useState<RunDetail | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { data: detail, error } = useApiGet(`/api/runs/${encodeURIComponent(props.runId)}`, RunDetailSchema);
   const [filter, setFilter] = useState<string | null>(null);
   const [search, setSearch] = useState("");
-  useEffect(() => {
-    const abort = new AbortController();
-    getJson(`/api/runs/${encodeURIComponent(props.runId)}`, RunDetailSchema, abort.signal)
-      .then(setDetail)
-      .catch((e: unknown) => {
-        if (!abort.signal.aborted) setError(describeError(e));
-      });
-    return () => abort.abort();
-  }, [props.runId]);
   const rows = useMemo(() => {
     if (!detail) return [];
     const needle = search.trim().toLowerCase();

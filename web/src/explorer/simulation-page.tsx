@@ -1,30 +1,18 @@
-import { useEffect, useState } from "react";
-import { SimulationDetailSchema, type SimulationDetail } from "../../../src/server/api-schemas.js";
-import { describeError, getJson } from "../api.js";
+import { SimulationDetailSchema } from "../../../src/server/api-schemas.js";
 import { MessageList } from "../components/message-list.js";
 import { DbDiffView } from "../components/record-diff.js";
 import { RewardCard } from "../components/reward-card.js";
 import { formatCost } from "../format.js";
 import { href } from "../router.js";
+import { useApiGet } from "../use-api-get.js";
 
 export function SimulationPage(props: { runId: string; domain: string; taskId: string; trial: number }) {
-  const [detail, setDetail] = useState<SimulationDetail | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const { runId, domain, taskId, trial } = props;
-  useEffect(() => {
-    const abort = new AbortController();
-    const e = encodeURIComponent;
-    getJson(
-      `/api/runs/${e(runId)}/simulations/${e(domain)}/${e(taskId)}/${trial}`,
-      SimulationDetailSchema,
-      abort.signal,
-    )
-      .then(setDetail)
-      .catch((err: unknown) => {
-        if (!abort.signal.aborted) setError(describeError(err));
-      });
-    return () => abort.abort();
-  }, [runId, domain, taskId, trial]);
+  const e = encodeURIComponent;
+  const { data: detail, error } = useApiGet(
+    `/api/runs/${e(runId)}/simulations/${e(domain)}/${e(taskId)}/${trial}`,
+    SimulationDetailSchema,
+  );
   if (error)
     return (
       <p className="page error-text" role="alert">

@@ -32,11 +32,6 @@ export function scenarioText(scenario: UserScenario): string {
  * The user simulator's system prompt: the simulation guidelines (the with-tools variant when the
  * customer has tools), then the hidden scenario.
  */
-export function userSystemPrompt(options: {
-  guidelines: string;
-  scenario: UserScenario;
-  persona?: string;
-}): string {
-  const guidelines = options.guidelines.replace("<PERSONA_GUIDELINES>", options.persona ?? "");
-  return `${guidelines}\n\n<scenario>\n${scenarioText(options.scenario)}\n</scenario>`;
+export function userSystemPrompt(options: { guidelines: string; scenario: UserScenario }): string {
+  return `${options.guidelines}\n\n<scenario>\n${scenarioText(options.scenario)}\n</scenario>`;
 }

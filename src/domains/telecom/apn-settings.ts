@@ -1,6 +1,5 @@
-import { pyFloatRepr } from "../../env/py-json.js";
 import { ToolError } from "../../env/world.js";
-import { pyStrRepr } from "./py-format.js";
+import { pyRepr, pyTypeName } from "../shared/py-values.js";
 import { APN_NAMES, ApnSettingsSchema, type ApnSettings } from "./user-db-schema.js";
 
 /**
@@ -91,24 +90,4 @@ function laxIntOrNone(given: unknown): number | null | LaxFailure {
     };
   }
   return { message: "Input should be a valid integer", type: "int_type" };
-}
-
-function pyTypeName(value: unknown): string {
-  if (value === null || value === undefined) return "NoneType";
-  if (typeof value === "string") return "str";
-  if (typeof value === "boolean") return "bool";
-  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
-  return Array.isArray(value) ? "list" : "dict";
-}
-
-/** Python `repr()` of a JSON value. */
-function pyRepr(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (typeof value === "string") return pyStrRepr(value);
-  if (typeof value === "boolean") return value ? "True" : "False";
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pyFloatRepr(value);
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
-  return `{${Object.entries(value as object)
-    .map(([k, v]) => `${pyStrRepr(k)}: ${pyRepr(v)}`)
-    .join(", ")}}`;
 }

@@ -1,7 +1,7 @@
 /**
- * Python text formatting the telecom tools print: `f"{x:.2f}"`, `round(x, 2)` and `repr()` of small
- * values. Python rounds the exact binary value half to even; `Number.prototype.toFixed` rounds exact
- * ties up, so ties are settled here.
+ * Python number formatting the telecom tools print: `f"{x:.2f}"` and `round(x, 2)`. Python rounds the
+ * exact binary value half to even; `Number.prototype.toFixed` rounds exact ties up, so ties are settled
+ * here.
  */
 export function pyFixed(value: number, digits: number): string {
   const rounded = value.toFixed(digits);
@@ -19,16 +19,4 @@ export function pyFixed(value: number, digits: number): string {
 /** Python `round(value, digits)` for floats. */
 export function pyRound(value: number, digits: number): number {
   return Number(pyFixed(value, digits));
-}
-
-/** Python `repr()` of a string: single quotes unless the text has a single quote and no double one. */
-export function pyStrRepr(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  const body = text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
-  return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
-}
-
-/** Python `repr()` of a list of strings: `['sms', 'storage']`. */
-export function pyStrListRepr(items: readonly string[]): string {
-  return `[${items.map(pyStrRepr).join(", ")}]`;
 }

@@ -4,7 +4,8 @@ import { pyFloatRepr } from "../../env/py-json.js";
 import { defineTool } from "../../env/tool.js";
 import { parseApnSettings } from "./apn-settings.js";
 import { canSendMms, searchNetwork, simStatus, speedTest, statusBar, withStatusBar } from "./phone.js";
-import { pyFixed, pyStrListRepr, pyStrRepr } from "./py-format.js";
+import { pyFixed } from "./py-format.js";
+import { pyRepr } from "../shared/py-values.js";
 import {
   ApnSettingsSchema,
   NETWORK_MODES,
@@ -344,9 +345,8 @@ export const toggleWifiCalling = defineTool({
 /** Python's repr of the VPN details dict (`model_dump()` keeps the enum member). */
 function vpnDetailsRepr(device: DeviceState): string {
   const details = device.vpn_details!;
-  const str = (value: string | null) => (value === null ? "None" : pyStrRepr(value));
   const level = details.server_performance;
-  return `{'server_address': ${str(details.server_address)}, 'protocol': ${str(details.protocol)}, 'server_performance': <PerformanceLevel.${level.toUpperCase()}: ${pyStrRepr(level)}>}`;
+  return `{'server_address': ${pyRepr(details.server_address)}, 'protocol': ${pyRepr(details.protocol)}, 'server_performance': <PerformanceLevel.${level.toUpperCase()}: ${pyRepr(level)}>}`;
 }
 
 export const checkVpnStatus = defineTool({
@@ -475,7 +475,7 @@ export const grantAppPermission = defineTool({
     if (!app) {
       message = `Error. App '${app_name}' not found. Cannot grant permission.`;
     } else if (!Object.hasOwn(app.permissions, permission)) {
-      message = `Error. Permission '${permission}' not tracked for app '${app_name}', available permissions: ${pyStrListRepr(Object.keys(app.permissions))}`;
+      message = `Error. Permission '${permission}' not tracked for app '${app_name}', available permissions: ${pyRepr(Object.keys(app.permissions))}`;
     } else {
       app.permissions[permission as keyof AppPermissions] = true;
       message = `Success. Permission '${permission}' granted to app '${app_name}'.`;

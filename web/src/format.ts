@@ -1,7 +1,7 @@
 /** Short text for any JSON value (cards show values inline). */
 export function showValue(value: unknown, max = 120): string {
   if (value === undefined) return "—";
-  const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value);
+  const text = JSON.stringify(value);
   if (text === undefined) return String(value);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

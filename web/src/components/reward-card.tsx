@@ -1,4 +1,5 @@
 import type { RewardInfo } from "../../../src/core/simulation.js";
+import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import type { FailedCheck } from "../../../src/server/api-schemas.js";
 import { showValue } from "../format.js";
 
@@ -46,7 +47,7 @@ export function RewardCard(props: {
   const basis = new Set(reward.reward_basis ?? []);
   const failedKinds = new Set(props.failedChecks.map((f) => f.kind));
   const note = reward.info?.["note"];
-  const passed = reward.reward >= 1 - 1e-6;
+  const passed = isSuccessful(reward.reward);
   return (
     <article
       className={`card reward-card ${passed ? "passed" : "failed"}`}

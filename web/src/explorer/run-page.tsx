@@ -1,5 +1,6 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useMemo, useRef, useState } from "react";
+import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import { RunDetailSchema, type GridRow, type RunDetail } from "../../../src/server/api-schemas.js";
 import { EChart, type ChartOption } from "../components/echart.js";
 import { formatCost, formatDate, formatPercent, rewardColor } from "../format.js";
@@ -144,7 +145,7 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                         title={label}
                         data-reward={cell.reward ?? ""}
                       >
-                        {cell.reward === null ? "–" : cell.reward >= 1 - 1e-6 ? "✓" : "✗"}
+                        {cell.reward === null ? "–" : isSuccessful(cell.reward) ? "✓" : "✗"}
                       </a>
                     );
                   })}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns } from "./compare-runs.js";
-import type { ScoredSimulation } from "./run-metrics.js";
+import { computeMetrics, type ScoredSimulation } from "./run-metrics.js";
 
 const run = (outcomes: Record<string, number[]>): ScoredSimulation[] =>
   Object.entries(outcomes).flatMap(([task, rewards]) =>
@@ -46,5 +46,25 @@ describe("compareRuns", () => {
   it("uses the smaller K of the two runs", () => {
     const short = run({ T1: [1, 1], T2: [1, 1], T3: [0, 1] });
     expect(compareRuns({ simulations: a, numTrials: 3 }, { simulations: short, numTrials: 2 }).k).toBe(2);
+  });
+
+  it("averages pass^k as `report` does: over the same tasks, the same numbers to the last bit", () => {
+    // 40 tasks of mixed outcomes: a plain left-to-right sum and numpy's pairwise sum differ here.
+    const patterns = [
+      [1, 1, 0],
+      [1, 0, 0],
+      [1, 1, 1],
+      [0, 0, 0],
+      [0, 1, 1],
+      [1, 0, 1],
+      [0, 0, 1],
+    ];
+    const many = run(
+      Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`T${i}`, patterns[(i * 5) % 7]!])),
+    );
+    const same = compareRuns({ simulations: many, numTrials: 3 }, { simulations: many, numTrials: 3 });
+    const metrics = computeMetrics(many, { numTrials: 3, bootstrap: { resamples: 0 } });
+    expect(same.pass_hat_ks_a).toEqual(metrics.pass_hat_ks);
+    expect(same.pass_hat_ks_b).toEqual(metrics.pass_hat_ks);
   });
 });

@@ -1,3 +1,4 @@
+import { pandasMean } from "./numpy-mean.js";
 import { passHatK } from "./pass-hat-k.js";
 import { maxK, taskOutcomes, type ScoredSimulation, type TaskOutcome } from "./run-metrics.js";
 
@@ -59,20 +60,13 @@ export function compareRuns(
       improved: !regressed && difference.some((d) => d > 0),
     };
   });
-  const mean = (rows: number[][], k: number) =>
-    rows.length === 0 ? 0 : rows.reduce((sum, r) => sum + r[k]!, 0) / rows.length;
   const passA: Record<string, number> = {};
   const passB: Record<string, number> = {};
   // Without a task in common there is nothing to compare: no pass^k rather than a made-up 0.
+  // Averaged as `computeMetrics` does, so that over the same tasks the numbers equal `report`'s.
   for (let k = 0; k < K && tasks.length > 0; k++) {
-    passA[k + 1] = mean(
-      tasks.map((t) => t.before),
-      k,
-    );
-    passB[k + 1] = mean(
-      tasks.map((t) => t.after),
-      k,
-    );
+    passA[k + 1] = pandasMean(tasks.map((t) => t.before[k]))!;
+    passB[k + 1] = pandasMean(tasks.map((t) => t.after[k]))!;
   }
   const worst = (t: TaskComparison) => Math.min(...t.difference);
   return {

@@ -37,12 +37,11 @@ export function llmAgent(model: LanguageModel, options: LlmAgentOptions = {}): A
       return {
         async respond(incoming: readonly Message[]): Promise<AssistantMessage> {
           history.push(...participantView(incoming, "assistant", toolNames));
-          const seed = typeof init.seed === "number" ? { seed: init.seed } : {};
           const response = await model.generate({
             system,
             messages: history,
             tools,
-            params: seed,
+            params: { seed: init.seed },
             // The per-trial seed salts the response cache: k trials stay k conversations, not one replayed.
             cacheSalt: `trial-seed:${init.seed}`,
             ...(init.signal ? { signal: init.signal } : {}),

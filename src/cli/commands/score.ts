@@ -6,12 +6,12 @@ import type { Task } from "../../core/task.js";
 import { evaluateSimulation } from "../../evaluation/evaluate-simulation.js";
 import { readResultsFile } from "../../formats/tau2/results.js";
 import { isSuccessful } from "../../metrics/pass-hat-k.js";
-import { computeRunMetrics, type ScoredSimulation } from "../../metrics/run-metrics.js";
+import { computeRunMetrics } from "../../metrics/run-metrics.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
-import { isScriptedDemoInfo, resultsDomain } from "./run-source.js";
+import { isScriptedDemoInfo, resultsDomain, scoredFromResults } from "./run-source.js";
 
 interface ScoreOptions {
   json?: boolean;
@@ -82,10 +82,11 @@ export function registerScore(program: Command, context: CliContext): void {
     };
 
     const rows: ScoredRow[] = [];
-    const rescored: ScoredSimulation[] = [];
+    // What the file records, with each reward_info replaced by the recomputed one below.
+    const rescored = scoredFromResults(results, domainName);
     const notJudged = new Set<string>();
     let reusedVerdicts = 0;
-    for (const simulation of results.results.simulations) {
+    for (const [index, simulation] of results.results.simulations.entries()) {
       const recordedVerdicts = simulation.reward_info?.nl_assertions ?? null;
       const rewardInfo: RewardInfo = await evaluateSimulation(
         simulation,
@@ -107,16 +108,7 @@ export function registerScore(program: Command, context: CliContext): void {
         recorded_reward: simulation.reward_info?.reward ?? null,
         reward: rewardInfo.reward,
       });
-      rescored.push({
-        domain: domainName,
-        task_id: simulation.task_id,
-        trial: simulation.trial ?? null,
-        termination_reason: simulation.termination_reason,
-        reward_info: rewardInfo,
-        agent_cost: simulation.agent_cost ?? null,
-        user_cost: simulation.user_cost ?? null,
-        duration: simulation.duration ?? null,
-      });
+      rescored[index]!.reward_info = rewardInfo;
     }
     const differs = (r: ScoredRow) => {
       if (r.recorded_reward === null) return isSuccessful(r.reward);

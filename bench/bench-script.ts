@@ -23,3 +23,8 @@ export function benchScript(turns: number): (request: MockLlmRequest) => MockLlm
     return mockReply.text("Here is what I found.", now);
   };
 }
+
+/** Model calls of a conversation: each agent or customer message that reports usage came from one. */
+export function modelCalls(messages: ReadonlyArray<{ role: string; usage?: unknown }>): number {
+  return messages.filter((m) => (m.role === "assistant" || m.role === "user") && m.usage).length;
+}

@@ -19,6 +19,7 @@ import { runSimulation } from "../src/orchestrator/orchestrator.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
+import { modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const concurrency = Number(process.argv[2] ?? 1000);
@@ -60,11 +61,7 @@ const wallMs = performance.now() - start;
 const cpu = process.cpuUsage(cpuBefore);
 const mockCpu = await mock.stop();
 
-const steps = runs.reduce(
-  (sum, run) =>
-    sum + run.messages.filter((m) => (m.role === "assistant" || m.role === "user") && m.usage).length,
-  0,
-);
+const steps = runs.reduce((sum, run) => sum + modelCalls(run.messages), 0);
 const failed = runs.filter((r) => r.termination_reason !== "user_stop").length;
 const achieved = steps / (wallMs / 1000);
 const ideal = concurrency / (latencyMs / 1000);

@@ -25,6 +25,7 @@ import { SqliteJobQueue } from "../src/store/sqlite-job-queue.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
+import { modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const conversations = Number(process.argv[2] ?? 1000);
@@ -80,16 +81,9 @@ const mockReport = await mock.stop();
 
 // Every model call is one message with usage; the calls of a conversation happen one after another.
 const stored = store.getSimulations(run.id).map((s) => s.simulation);
-const calls = stored.reduce(
-  (sum, s) => sum + s.messages.filter((m) => (m.role === "assistant" || m.role === "user") && m.usage).length,
-  0,
-);
-const longest = Math.max(
-  ...stored.map(
-    (s) =>
-      s.messages.filter((m) => (m.role === "assistant" || m.role === "user") && m.usage).length * latencyMs,
-  ),
-);
+const callsPerSimulation = stored.map((s) => modelCalls(s.messages));
+const calls = callsPerSimulation.reduce((sum, n) => sum + n, 0);
+const longest = Math.max(...callsPerSimulation) * latencyMs;
 const idealMs = Math.max((calls * latencyMs) / concurrency, longest);
 const keys = new Set(stored.map((s) => `${s.task_id}/${s.trial}`));
 store.close();

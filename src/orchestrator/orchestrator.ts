@@ -295,7 +295,8 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     agent_cost: sumCost(trajectory, "assistant"),
     user_cost: sumCost(trajectory, "user"),
     reward_info: null,
-    messages: trajectory.map((m, i) => ({ ...m, turn_idx: i })),
+    // Every message was stamped with its index as it was appended.
+    messages: trajectory,
     trial,
     seed,
     ...(failure !== undefined ? { info: { error: failure } } : {}),

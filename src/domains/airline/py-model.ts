@@ -1,11 +1,9 @@
 import { ToolError } from "../../env/world.js";
-import { isPyDict, pyRepr, pyTypeName } from "../shared/py-values.js";
+import { isPyDict, pydanticErrorText, pyRepr, pyTypeName, type PydanticIssue } from "../shared/py-values.js";
 
 // In lenient mode the tools build the reference's pydantic models from the model's raw arguments, and
 // an invalid value fails there with pydantic's ValidationError text. This reproduces pydantic 2.13's
 // lax-mode rules and wording for the field types the airline models use.
-
-const PYDANTIC_DOCS = "https://errors.pydantic.dev/2.13/v";
 
 /** A field type: a scalar, a fixed set of strings, a list of models, or a model. */
 export type PyFieldType =
@@ -16,21 +14,14 @@ export interface PyModel {
   readonly fields: ReadonlyArray<readonly [string, PyFieldType]>;
 }
 
-interface PyIssue {
-  loc: Array<string | number>;
-  type: string;
-  message: string;
-  input: unknown;
-}
-
 /**
  * `Model(**input)`: the validated fields in model order (ints coerced as pydantic does), or a
  * ToolError carrying pydantic's ValidationError text. Unknown keys are ignored, as pydantic does.
  */
 export function buildPyModel(model: PyModel, input: Record<string, unknown>): Record<string, unknown> {
-  const issues: PyIssue[] = [];
+  const issues: PydanticIssue[] = [];
   const value = validateFields(model, input, [], issues);
-  if (issues.length > 0) throw new ToolError(validationErrorText(model.name, issues), "ValidationError");
+  if (issues.length > 0) throw new ToolError(pydanticErrorText(model.name, issues), "ValidationError");
   return value;
 }
 
@@ -58,7 +49,7 @@ function validateFields(
   model: PyModel,
   input: Record<string, unknown>,
   loc: Array<string | number>,
-  issues: PyIssue[],
+  issues: PydanticIssue[],
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, type] of model.fields) {
@@ -75,7 +66,7 @@ function validateValue(
   type: PyFieldType,
   value: unknown,
   loc: Array<string | number>,
-  issues: PyIssue[],
+  issues: PydanticIssue[],
 ): unknown {
   const fail = (kind: string, message: string) => {
     issues.push({ loc, type: kind, message, input: value });
@@ -133,21 +124,4 @@ function orList(items: string[]): string {
   return items.length <= 1
     ? (items[0] ?? "")
     : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
-}
-
-/** `str(ValidationError)` of pydantic 2.13 (long input reprs are cut to 25 + "..." + 24 characters). */
-export function validationErrorText(modelName: string, issues: readonly PyIssue[]): string {
-  const count = issues.length;
-  const lines = [`${count} validation error${count === 1 ? "" : "s"} for ${modelName}`];
-  for (const issue of issues) {
-    const repr = [...pyRepr(issue.input)];
-    const shown =
-      repr.length > 50 ? `${repr.slice(0, 25).join("")}...${repr.slice(-24).join("")}` : repr.join("");
-    lines.push(
-      issue.loc.join("."),
-      `  ${issue.message} [type=${issue.type}, input_value=${shown}, input_type=${pyTypeName(issue.input)}]`,
-      `    For further information visit ${PYDANTIC_DOCS}/${issue.type}`,
-    );
-  }
-  return lines.join("\n");
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../../env/world.js";
 import type { Address } from "./db-schema.js";
-import { pyRepr, pyTypeName } from "../shared/py-values.js";
+import { pydanticErrorText } from "../shared/py-values.js";
 
 /** The address parameters of the two address-changing tools, in the reference's order. */
 export const addressParameters = {
@@ -20,14 +20,13 @@ const FIELDS = ["address1", "address2", "city", "country", "state", "zip"] as co
  * non-string field fails there. Reproduces pydantic 2.13's ValidationError text.
  */
 export function buildAddress(args: Record<(typeof FIELDS)[number], unknown>): Address {
-  const problems = FIELDS.filter((field) => typeof args[field] !== "string").map(
-    (field) =>
-      `${field}\n  Input should be a valid string [type=string_type, input_value=${truncatedRepr(args[field])}, input_type=${pyTypeName(args[field])}]\n    For further information visit https://errors.pydantic.dev/2.13/v/string_type`,
-  );
-  if (problems.length > 0) {
-    const count = `${problems.length} validation error${problems.length === 1 ? "" : "s"}`;
-    throw new ToolError(`${count} for UserAddress\n${problems.join("\n")}`, "ValidationError");
-  }
+  const problems = FIELDS.filter((field) => typeof args[field] !== "string").map((field) => ({
+    loc: [field],
+    message: "Input should be a valid string",
+    type: "string_type",
+    input: args[field],
+  }));
+  if (problems.length > 0) throw new ToolError(pydanticErrorText("UserAddress", problems), "ValidationError");
   const [address1, address2, city, country, state, zip] = FIELDS.map((field) => args[field] as string);
   return {
     address1: address1!,
@@ -37,23 +36,4 @@ export function buildAddress(args: Record<(typeof FIELDS)[number], unknown>): Ad
     state: state!,
     zip: zip!,
   };
-}
-
-/** pydantic shortens a repr longer than 50 UTF-8 bytes to its first 25 and last 24 bytes. */
-function truncatedRepr(value: unknown): string {
-  const text = pyRepr(value);
-  const encoder = new TextEncoder();
-  if (encoder.encode(text).length <= 50) return text;
-  const characters = [...text];
-  let head = "";
-  for (const char of characters) {
-    if (encoder.encode(head + char).length > 25) break;
-    head += char;
-  }
-  let tail = "";
-  for (const char of characters.reverse()) {
-    if (encoder.encode(char + tail).length > 24) break;
-    tail = char + tail;
-  }
-  return `${head}...${tail}`;
 }

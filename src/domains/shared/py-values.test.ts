@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../env/world.js";
-import { pyIterate, pyNumber, pyRepr, pyTypeName } from "./py-values.js";
+import { pydanticErrorText, pyIterate, pyNumber, pyRepr, pyTypeName } from "./py-values.js";
 
 // Expected texts are CPython 3.11's `repr()` of the same values (the JSON value's Python reading).
 describe("pyRepr prints what Python's repr prints", () => {
@@ -27,5 +27,36 @@ describe("pyIterate", () => {
     expect(pyIterate(new Map([["y", 1]]))).toEqual(["y"]);
     expect(() => pyIterate(3)).toThrow(new ToolError("'int' object is not iterable", "TypeError"));
     expect(pyTypeName(null)).toBe("NoneType");
+  });
+});
+
+describe("pydanticErrorText", () => {
+  it("cuts long input reprs by UTF-8 bytes, as pydantic-core 2.13 does", () => {
+    // Expected text printed by pydantic 2.13.4 for `M(a="é" * 30, b=[1] * 30)`.
+    const text = pydanticErrorText("M", [
+      {
+        loc: ["a"],
+        message: "Input should be a valid integer, unable to parse string as an integer",
+        type: "int_parsing",
+        input: "é".repeat(30),
+      },
+      {
+        loc: ["b"],
+        message: "Input should be a valid string",
+        type: "string_type",
+        input: Array(30).fill(1),
+      },
+    ]);
+    expect(text).toBe(
+      [
+        "2 validation errors for M",
+        "a",
+        "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='éééééééééééé...ééééééééééé', input_type=str]",
+        "    For further information visit https://errors.pydantic.dev/2.13/v/int_parsing",
+        "b",
+        "  Input should be a valid string [type=string_type, input_value=[1, 1, 1, 1, 1, 1, 1, 1, ... 1, 1, 1, 1, 1, 1, 1, 1], input_type=list]",
+        "    For further information visit https://errors.pydantic.dev/2.13/v/string_type",
+      ].join("\n"),
+    );
   });
 });

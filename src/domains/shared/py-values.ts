@@ -149,3 +149,47 @@ export function pySortedStrings(value: unknown): string[] {
   }
   return (items as string[]).slice().sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
+
+/** One problem of a pydantic validation: field path, message, error type and the offending input. */
+export interface PydanticIssue {
+  loc: readonly (string | number)[];
+  message: string;
+  type: string;
+  input: unknown;
+}
+
+/** `str(ValidationError)` of pydantic 2.13, as the reference's tools raise it for raw arguments. */
+export function pydanticErrorText(modelName: string, issues: readonly PydanticIssue[]): string {
+  const count = issues.length;
+  const lines = [`${count} validation error${count === 1 ? "" : "s"} for ${modelName}`];
+  for (const issue of issues) {
+    lines.push(
+      issue.loc.join("."),
+      `  ${issue.message} [type=${issue.type}, input_value=${truncatedRepr(issue.input)}, input_type=${pyTypeName(issue.input)}]`,
+      `    For further information visit https://errors.pydantic.dev/2.13/v/${issue.type}`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The input's `repr` as pydantic-core prints it: longer than 50 UTF-8 bytes, it keeps the first 25 and
+ * the last 24 bytes (on character boundaries) around `...`.
+ */
+function truncatedRepr(value: unknown): string {
+  const text = pyRepr(value);
+  const encoder = new TextEncoder();
+  if (encoder.encode(text).length <= 50) return text;
+  const characters = [...text];
+  let head = "";
+  for (const char of characters) {
+    if (encoder.encode(head + char).length > 25) break;
+    head += char;
+  }
+  let tail = "";
+  for (const char of characters.reverse()) {
+    if (encoder.encode(char + tail).length > 24) break;
+    tail = char + tail;
+  }
+  return `${head}...${tail}`;
+}

@@ -1,5 +1,5 @@
 import { ToolError } from "../../env/world.js";
-import { pyRepr, pyTypeName } from "../shared/py-values.js";
+import { pydanticErrorText, pyTypeName, type PydanticIssue } from "../shared/py-values.js";
 import { APN_NAMES, ApnSettingsSchema, type ApnSettings } from "./user-db-schema.js";
 
 /**
@@ -15,12 +15,10 @@ export function parseApnSettings(raw: unknown): ApnSettings {
     );
   }
   const input = raw as Record<string, unknown>;
-  const errors: string[] = [];
+  const errors: PydanticIssue[] = [];
   const value: Record<string, unknown> = {};
   const fail = (field: string, message: string, type: string, given: unknown) =>
-    errors.push(
-      `${field}\n  ${message} [type=${type}, input_value=${pyRepr(given)}, input_type=${pyTypeName(given)}]\n    For further information visit https://errors.pydantic.dev/2.13/v/${type}`,
-    );
+    errors.push({ loc: [field], message, type, input: given });
 
   for (const field of Object.keys(ApnSettingsSchema.shape) as Array<keyof ApnSettings>) {
     if (!(field in input)) continue;
@@ -46,10 +44,7 @@ export function parseApnSettings(raw: unknown): ApnSettings {
     if (!(key in ApnSettingsSchema.shape))
       fail(key, "Extra inputs are not permitted", "extra_forbidden", input[key]);
   }
-  if (errors.length > 0) {
-    const count = `${errors.length} validation error${errors.length === 1 ? "" : "s"}`;
-    throw new ToolError(`${count} for APNSettings\n${errors.join("\n")}`, "ValidationError");
-  }
+  if (errors.length > 0) throw new ToolError(pydanticErrorText("APNSettings", errors), "ValidationError");
   return ApnSettingsSchema.parse(value);
 }
 

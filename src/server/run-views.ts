@@ -29,6 +29,12 @@ function sumOrNull(values: ReadonlyArray<number | null | undefined>): number | n
   return total;
 }
 
+interface RunMetricsEntry {
+  count: number;
+  simulations: StoredSimulationSummary[];
+  metrics: RunMetrics;
+}
+
 /**
  * Read-side views of the store for the explorer: summaries, the task × trial grid, one simulation
  * with its predicted-vs-gold diff, and run comparisons. Metrics are cached per run and simulation
@@ -37,10 +43,7 @@ function sumOrNull(values: ReadonlyArray<number | null | undefined>): number | n
 export class RunViews {
   readonly #store: RunStore;
   readonly #loadDomainData: (name: string) => DomainData | undefined;
-  readonly #cache = new Map<
-    string,
-    { count: number; simulations: StoredSimulationSummary[]; metrics: RunMetrics }
-  >();
+  readonly #cache = new Map<string, RunMetricsEntry>();
 
   constructor(store: RunStore, loadDomainData: (name: string) => DomainData | undefined) {
     this.#store = store;
@@ -53,7 +56,7 @@ export class RunViews {
     return run;
   }
 
-  #metrics(run: StoredRun) {
+  #metrics(run: StoredRun): RunMetricsEntry {
     const simulations = this.#store.runSimulations(run.id);
     const cached = this.#cache.get(run.id);
     if (cached && cached.count === simulations.length) return cached;
@@ -66,8 +69,9 @@ export class RunViews {
     return entry;
   }
 
-  summary(run: StoredRun): RunSummary {
-    const { simulations, metrics } = this.#metrics(run);
+  /** `entry`: the run's simulations and metrics, when the caller already has them (one store read). */
+  #summary(run: StoredRun, entry: RunMetricsEntry = this.#metrics(run)): RunSummary {
+    const { simulations, metrics } = entry;
     const agentInfo = (run.info["agent_info"] ?? {}) as Record<string, unknown>;
     const userInfo = (run.info["user_info"] ?? {}) as Record<string, unknown>;
     const trialsPerTask = new Map<string, number>();
@@ -92,17 +96,18 @@ export class RunViews {
   list(): RunSummary[] {
     return this.#store
       .listRuns()
-      .map((run) => this.summary(run))
+      .map((run) => this.#summary(run))
       .sort((a, b) => (b.date ?? "").localeCompare(a.date ?? ""));
   }
 
   summaryOf(runId: string): RunSummary {
-    return this.summary(this.#run(runId));
+    return this.#summary(this.#run(runId));
   }
 
   detail(runId: string): RunDetail {
     const run = this.#run(runId);
-    const { simulations, metrics } = this.#metrics(run);
+    const entry = this.#metrics(run);
+    const { simulations, metrics } = entry;
     const rows = new Map<string, GridRow>();
     const kindCounts = new Map<string, number>();
     let maxTrials = 0;
@@ -131,7 +136,7 @@ export class RunViews {
     }
     for (const row of rows.values()) row.cells.sort((a, b) => a.trial - b.trial);
     return {
-      run: this.summary(run),
+      run: this.#summary(run, entry),
       passHatK: Object.entries(metrics.pass_hat_ks).map(([k, value]) => ({
         k: Number(k),
         value,
@@ -215,9 +220,11 @@ export class RunViews {
   compare(a: string, b: string): CompareResponse {
     const runA = this.#run(a);
     const runB = this.#run(b);
+    const entryA = this.#metrics(runA);
+    const entryB = this.#metrics(runB);
     const comparison = compareRuns(
-      { simulations: this.#metrics(runA).simulations, numTrials: runA.numTrials },
-      { simulations: this.#metrics(runB).simulations, numTrials: runB.numTrials },
+      { simulations: entryA.simulations, numTrials: runA.numTrials },
+      { simulations: entryB.simulations, numTrials: runB.numTrials },
     );
     const worst = (d: number[]) => Math.min(0, ...d);
     const best = (d: number[]) => Math.max(0, ...d);
@@ -239,8 +246,8 @@ export class RunViews {
           best(y.difference) - best(x.difference),
       );
     return {
-      a: this.summary(runA),
-      b: this.summary(runB),
+      a: this.#summary(runA, entryA),
+      b: this.#summary(runB, entryB),
       k: comparison.k,
       tasks,
       onlyInA: comparison.only_in_a,

@@ -1,3 +1,4 @@
+import { goldFinalMessage } from "../agents/gold-agent.js";
 import type { Task } from "../core/task.js";
 import type { MockLlmRequest } from "./mock-llm-server.js";
 import { mockReply, type MockLlmReply } from "./mock-llm-reply.js";
@@ -29,8 +30,7 @@ export function goldReplies(task: Task): { agent: MockLlmReply[]; user: MockLlmR
     agent.push(mockReply.text(`Please do this on your phone: ${steps.join(", ")}.`));
     user.push(mockReply.text("I did it."));
   }
-  const info = task.evaluation_criteria?.communicate_info ?? [];
-  agent.push(mockReply.text(info.length > 0 ? info.join(" ") : "Done."));
+  agent.push(mockReply.text(goldFinalMessage(task)));
   user.push(mockReply.text("Thanks, that is all. ###STOP###"));
   return { agent, user };
 }

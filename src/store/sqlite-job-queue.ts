@@ -10,7 +10,7 @@ import type {
   JobState,
 } from "./job-queue.js";
 import { StoreInputError } from "./store-errors.js";
-import type { Store } from "./store.js";
+import { NON_EVALUABLE_SQL, type Store } from "./store.js";
 
 export interface SqliteJobQueueOptions {
   /** Claims a (task, trial) may take before it is marked `failed` (default 3). */
@@ -19,7 +19,6 @@ export interface SqliteJobQueueOptions {
   leaseMs?: number;
 }
 
-const NON_EVALUABLE_SQL = [...NON_EVALUABLE_TERMINATIONS].map((r) => `'${r}'`).join(", ");
 const KEY = "run_id = @runId AND domain = @domain AND task_id = @taskId AND trial = @trial";
 
 /**

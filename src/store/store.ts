@@ -73,7 +73,8 @@ export interface PutResult {
   written: boolean;
 }
 
-const NON_EVALUABLE_SQL = [...NON_EVALUABLE_TERMINATIONS].map((r) => `'${r}'`).join(", ");
+/** {@link NON_EVALUABLE_TERMINATIONS} as an SQL list, for `termination_reason IN (…)`. */
+export const NON_EVALUABLE_SQL = [...NON_EVALUABLE_TERMINATIONS].map((r) => `'${r}'`).join(", ");
 
 /** The passk version that wrote a store, recorded with each migration. */
 function passkVersion(): string {

@@ -162,10 +162,16 @@ const IDENTITY_FLAG_OF_OPTION: Record<string, string> = {
   toolSpec: "--tool-spec",
 };
 
+/** A run `passk run` started, with its parsed configuration. */
+export interface StoredRun {
+  run: RunRecord;
+  config: RunConfig;
+}
+
 export interface ResolvedRun {
   config: RunConfig;
-  /** The stored run to continue, if any. */
-  existing?: RunRecord;
+  /** The stored run to continue, if any, with its configuration as parsed. */
+  existing?: StoredRun;
   /** A results file (from an earlier `--save-to`) whose simulations seed a new run. */
   adopt?: { file: string; results: ResultsInput; runId?: string };
 }
@@ -220,27 +226,24 @@ export function resolveRun(
     }
     return {
       config: { ...stored, models: models as RunModels, save_to: saveTo },
-      existing: run,
+      existing: { run, config: stored },
     };
   }
 
   const config = configFromFlags(flags, numbers, resolveDataDir(flags.data, context.env));
   if (!config.save_to) return { config };
-  const sameFile = store.listRuns().filter((run) => {
-    const parsed = RunConfigSchema.safeParse(run.config);
-    return parsed.success && parsed.data.save_to === config.save_to;
-  });
-  const existing = sameFile[0];
-  if (existing) {
-    const stored = RunConfigSchema.parse(existing.config);
+  // The newest stored run writing to the same file is the one to continue.
+  for (const run of store.listRuns()) {
+    const stored = RunConfigSchema.safeParse(run.config).data;
+    if (!stored || stored.save_to !== config.save_to) continue;
     const differences = identityDifferences(stored, config);
     if (differences.length > 0) {
       throw new ConfigError(
-        `--save-to ${config.save_to} belongs to run ${existing.id}, which was configured differently:\n  ${differences.join("\n  ")}\n` +
-          `Pass another --save-to to start a new run, or \`passk run --resume ${existing.id}\` to continue that one.`,
+        `--save-to ${config.save_to} belongs to run ${run.id}, which was configured differently:\n  ${differences.join("\n  ")}\n` +
+          `Pass another --save-to to start a new run, or \`passk run --resume ${run.id}\` to continue that one.`,
       );
     }
-    return { config, existing };
+    return { config, existing: { run, config: stored } };
   }
   if (!existsSync(config.save_to)) return { config };
   // The file exists but the store has no run for it (another store, or a deleted one): continue
@@ -272,8 +275,8 @@ export function resolveRun(
 }
 
 /** Refuse to run a run that another live process on this machine is running. */
-export function checkNotRunningElsewhere(run: RunRecord): void {
-  const runner = RunConfigSchema.safeParse(run.config).data?.runner;
+export function checkNotRunningElsewhere({ run, config }: StoredRun): void {
+  const runner = config.runner;
   if (run.status !== "running" || !runner || runner.host !== hostname() || runner.pid === process.pid) return;
   try {
     process.kill(runner.pid, 0);

@@ -12,7 +12,7 @@ import { executeRun, simulationCost, type RunOutcome } from "../../runner/execut
 import { checkThresholds, parseThresholds, type Threshold } from "../../runner/fail-under.js";
 import { junitReport } from "../../runner/junit-report.js";
 import { resultsFiles, writeResults } from "../../runner/results-writer.js";
-import { RunConfigSchema, type RunConfig } from "../../runner/run-config.js";
+import type { RunConfig } from "../../runner/run-config.js";
 import { runInfo } from "../../runner/run-info.js";
 import { planRun, selectTasksOfDomains } from "../../runner/run-plan.js";
 import { formatDuration } from "../../runner/run-progress.js";
@@ -158,7 +158,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     const datas = config.domains.map((name) => loadDomain(context, name, { data: config.data }));
     const selected = resolved.existing
       ? config.domains.map((name) =>
-          store.getTasks(resolved.existing!.id, name).map((t) => TaskSchema.parse(t.task)),
+          store.getTasks(resolved.existing!.run.id, name).map((t) => TaskSchema.parse(t.task)),
         )
       : selectTasksOfDomains(
           datas,
@@ -174,9 +174,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     );
     const firstData = domains.values().next().value!.data;
     // Concurrency and budget are remembered: a resume that does not repeat them keeps the run's.
-    const storedConfig = resolved.existing
-      ? RunConfigSchema.safeParse(resolved.existing.config).data
-      : undefined;
+    const storedConfig = resolved.existing?.config;
     const concurrency =
       command.getOptionValueSource("maxConcurrency") === "cli"
         ? numbers.maxConcurrency
@@ -253,7 +251,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     const runner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
     const run = store.transaction(() => {
       if (resolved.existing) {
-        return store.updateRun(resolved.existing.id, {
+        return store.updateRun(resolved.existing.run.id, {
           status: "running",
           config: { ...resolvedConfig, runner },
         });

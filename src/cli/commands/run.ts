@@ -214,6 +214,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     // The τ² run info, recorded with the run (and written into every results file).
     const guidelines = participants.scriptedDemo ? null : readUserGuidelines(firstData.dataDir);
     const hasUserTools = [...domains.values()].some(({ data }) => (data.domain.user?.tools.length ?? 0) > 0);
+    const version = passkVersion();
     const infoOf = (runId: string, domain: string) =>
       runInfo({
         domain,
@@ -239,7 +240,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         maxSteps: resolvedConfig.max_steps,
         maxErrors: resolvedConfig.max_errors,
         seed: resolvedConfig.seed,
-        version: passkVersion(),
+        version,
         passk: {
           run_id: runId,
           ...(participants.scriptedDemo ? { scripted_demo: true, notice: SCRIPTED_DEMO_BANNER } : {}),

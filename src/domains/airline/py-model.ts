@@ -1,5 +1,12 @@
 import { ToolError } from "../../env/world.js";
-import { isPyDict, pydanticErrorText, pyRepr, pyTypeName, type PydanticIssue } from "../shared/py-values.js";
+import {
+  isPyDict,
+  pydanticErrorText,
+  pydanticLaxInt,
+  pyRepr,
+  pyTypeName,
+  type PydanticIssue,
+} from "../shared/py-values.js";
 
 // In lenient mode the tools build the reference's pydantic models from the model's raw arguments, and
 // an invalid value fails there with pydantic's ValidationError text. This reproduces pydantic 2.13's
@@ -92,18 +99,8 @@ function validateValue(
 type Fail = (kind: string, message: string) => unknown;
 
 function validateInt(value: unknown, fail: Fail): unknown {
-  if (typeof value === "boolean") return value ? 1 : 0;
-  if (typeof value === "number") {
-    if (Number.isInteger(value)) return value;
-    if (!Number.isFinite(value)) return fail("finite_number", "Input should be a finite number");
-    return fail("int_from_float", "Input should be a valid integer, got a number with a fractional part");
-  }
-  if (typeof value === "string") {
-    const trimmed = value.trim();
-    if (/^[+-]?\d+(?:_\d+)*$/.test(trimmed)) return Number(trimmed.replaceAll("_", ""));
-    return fail("int_parsing", "Input should be a valid integer, unable to parse string as an integer");
-  }
-  return fail("int_type", "Input should be a valid integer");
+  const parsed = pydanticLaxInt(value);
+  return typeof parsed === "number" ? parsed : fail(parsed.type, parsed.message);
 }
 
 function validateFloat(value: unknown, fail: Fail): unknown {

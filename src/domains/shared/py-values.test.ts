@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../env/world.js";
-import { pydanticErrorText, pyIterate, pyNumber, pyRepr, pyTypeName } from "./py-values.js";
+import { pydanticErrorText, pydanticLaxInt, pyIterate, pyNumber, pyRepr, pyTypeName } from "./py-values.js";
 
 // Expected texts are CPython 3.11's `repr()` of the same values (the JSON value's Python reading).
 describe("pyRepr prints what Python's repr prints", () => {
@@ -58,5 +58,26 @@ describe("pydanticErrorText", () => {
         "    For further information visit https://errors.pydantic.dev/2.13/v/string_type",
       ].join("\n"),
     );
+  });
+});
+
+describe("pydanticLaxInt", () => {
+  it("accepts what pydantic 2.13.4 accepts for an int field, and names the failure otherwise", () => {
+    // Each input was given to a pydantic 2.13.4 `int` field.
+    const accepted: Array<[unknown, number]> = [
+      ["1_000", 1000],
+      [" 12 ", 12],
+      ["1.0", 1],
+      ["1.00", 1],
+      [" 1_0.0 ", 10],
+      ["+3", 3],
+      [true, 1],
+      [7, 7],
+    ];
+    for (const [input, value] of accepted) expect(pydanticLaxInt(input)).toBe(value);
+    const refused = ["1.5", "1.", "1e3", "0x10", "", "1__0", "_1"];
+    for (const input of refused) expect(pydanticLaxInt(input)).toMatchObject({ type: "int_parsing" });
+    expect(pydanticLaxInt(1.5)).toMatchObject({ type: "int_from_float" });
+    expect(pydanticLaxInt([1])).toMatchObject({ type: "int_type" });
   });
 });

@@ -193,3 +193,28 @@ function truncatedRepr(value: unknown): string {
   }
   return `${head}...${tail}`;
 }
+
+/**
+ * pydantic 2.13's lax `int` validation of a JSON value: the int, or the failure's error type and
+ * message. Strings are stripped and may use `_` between digits and end in `.0…` (`" 1_000.0 "` → 1000).
+ */
+export function pydanticLaxInt(value: unknown): number | { type: string; message: string } {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "number") {
+    if (Number.isInteger(value)) return value;
+    if (!Number.isFinite(value)) return { type: "finite_number", message: "Input should be a finite number" };
+    return {
+      type: "int_from_float",
+      message: "Input should be a valid integer, got a number with a fractional part",
+    };
+  }
+  if (typeof value === "string") {
+    const digits = /^[+-]?\d+(?:_\d+)*(?=(?:\.0+)?$)/.exec(value.trim());
+    if (digits) return Number(digits[0].replaceAll("_", ""));
+    return {
+      type: "int_parsing",
+      message: "Input should be a valid integer, unable to parse string as an integer",
+    };
+  }
+  return { type: "int_type", message: "Input should be a valid integer" };
+}

@@ -1,5 +1,5 @@
 import { ToolError } from "../../env/world.js";
-import { pydanticErrorText, pyTypeName, type PydanticIssue } from "../shared/py-values.js";
+import { pydanticErrorText, pydanticLaxInt, pyTypeName, type PydanticIssue } from "../shared/py-values.js";
 import { APN_NAMES, ApnSettingsSchema, type ApnSettings } from "./user-db-schema.js";
 
 /**
@@ -57,7 +57,7 @@ function laxBool(given: unknown): boolean | LaxFailure {
   if (typeof given === "boolean") return given;
   if (typeof given === "number" && (given === 0 || given === 1)) return given === 1;
   if (typeof given === "string") {
-    const word = given.trim().toLowerCase();
+    const word = given.toLowerCase();
     if (TRUE_WORDS.has(word)) return true;
     if (FALSE_WORDS.has(word)) return false;
   }
@@ -68,21 +68,5 @@ function laxBool(given: unknown): boolean | LaxFailure {
 }
 
 function laxIntOrNone(given: unknown): number | null | LaxFailure {
-  if (given === null) return null;
-  if (typeof given === "boolean") return given ? 1 : 0;
-  if (typeof given === "number") {
-    if (Number.isInteger(given)) return given;
-    return {
-      message: "Input should be a valid integer, got a number with a fractional part",
-      type: "int_from_float",
-    };
-  }
-  if (typeof given === "string") {
-    if (/^\s*[+-]?\d+\s*$/.test(given)) return Number(given);
-    return {
-      message: "Input should be a valid integer, unable to parse string as an integer",
-      type: "int_parsing",
-    };
-  }
-  return { message: "Input should be a valid integer", type: "int_type" };
+  return given === null ? null : pydanticLaxInt(given);
 }

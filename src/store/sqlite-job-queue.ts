@@ -37,18 +37,14 @@ export class SqliteJobQueue implements JobQueue {
     this.#leaseMs = options.leaseMs ?? 10 * 60_000;
   }
 
-  get #db() {
-    return this.#store.db;
-  }
-
   #leaseUntil(leaseMs: number | undefined): string {
     return new Date(Date.parse(this.#store.now()) + (leaseMs ?? this.#leaseMs)).toISOString();
   }
 
   /** Mark done every unfinished job of the run whose key already holds an evaluable simulation. */
   #settleAnswered(runId: string): void {
-    this.#db
-      .prepare(
+    this.#store
+      .statement(
         `UPDATE jobs SET state = 'done', worker = NULL, lease_expires_at = NULL, updated_at = ?
          WHERE run_id = ? AND state != 'done' AND EXISTS (
            SELECT 1 FROM simulations s WHERE s.run_id = jobs.run_id AND s.domain = jobs.domain
@@ -59,7 +55,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async enqueue(runId: string, jobs: ReadonlyArray<Omit<JobKey, "runId">>): Promise<EnqueueResult> {
-    const insert = this.#db.prepare(
+    const insert = this.#store.statement(
       `INSERT INTO jobs (run_id, domain, task_id, trial, state, updated_at) VALUES (?, ?, ?, ?, 'queued', ?)
        ON CONFLICT (run_id, domain, task_id, trial) DO NOTHING`,
     );
@@ -80,15 +76,15 @@ export class SqliteJobQueue implements JobQueue {
   }): Promise<Job[]> {
     // Two index-friendly queries (jobs_by_state) instead of one with OR, which scans the run's jobs:
     // claims stay constant-time as a run grows.
-    const selectQueued = this.#db.prepare(
+    const selectQueued = this.#store.statement(
       `SELECT seq, domain, task_id AS taskId, trial, attempts FROM jobs
        WHERE run_id = ? AND state = 'queued' ORDER BY seq LIMIT ?`,
     );
-    const selectExpired = this.#db.prepare(
+    const selectExpired = this.#store.statement(
       `SELECT seq, domain, task_id AS taskId, trial, attempts FROM jobs
        WHERE run_id = ? AND state = 'claimed' AND lease_expires_at < ? ORDER BY seq LIMIT ?`,
     );
-    const update = this.#db.prepare(
+    const update = this.#store.statement(
       `UPDATE jobs SET state = 'claimed', worker = ?, attempts = attempts + 1, lease_expires_at = ?, updated_at = ?
        WHERE seq = ?`,
     );
@@ -119,7 +115,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async heartbeat(jobs: readonly Job[], leaseMs?: number): Promise<void> {
-    const update = this.#db.prepare(
+    const update = this.#store.statement(
       `UPDATE jobs SET lease_expires_at = @lease, updated_at = @now
        WHERE ${KEY} AND state = 'claimed' AND worker = @workerId`,
     );
@@ -141,8 +137,8 @@ export class SqliteJobQueue implements JobQueue {
     }
     return this.#store.transaction(() => {
       const { written } = this.#store.putSimulation(job.runId, job.domain, simulation);
-      const stored = this.#db
-        .prepare(`SELECT termination_reason FROM simulations WHERE ${KEY}`)
+      const stored = this.#store
+        .statement(`SELECT termination_reason FROM simulations WHERE ${KEY}`)
         .get(keyOf(job)) as { termination_reason: string };
       if (!NON_EVALUABLE_TERMINATIONS.has(stored.termination_reason)) {
         this.#setState(job, "done", null);
@@ -159,13 +155,14 @@ export class SqliteJobQueue implements JobQueue {
 
   /** Requeue an unanswered job, or mark it failed once its attempts are used up. */
   #retryOrFail(job: Job, message: string): JobState {
-    const row = this.#db.prepare(`SELECT state, attempts, worker FROM jobs WHERE ${KEY}`).get(keyOf(job)) as
-      { state: JobState; attempts: number; worker: string | null } | undefined;
+    const row = this.#store
+      .statement(`SELECT state, attempts, worker FROM jobs WHERE ${KEY}`)
+      .get(keyOf(job)) as { state: JobState; attempts: number; worker: string | null } | undefined;
     // A worker whose lease ran out and whose job another worker now holds leaves it to that worker.
     if (row?.state === "claimed" && row.worker !== job.workerId) return "claimed";
     if (!row) {
-      this.#db
-        .prepare(
+      this.#store
+        .statement(
           `INSERT INTO jobs (run_id, domain, task_id, trial, state, attempts, updated_at)
            VALUES (@runId, @domain, @taskId, @trial, 'queued', 1, @now)`,
         )
@@ -179,15 +176,15 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   #setState(job: JobKey, state: JobState, lastError: string | null): void {
-    const result = this.#db
-      .prepare(
+    const result = this.#store
+      .statement(
         `UPDATE jobs SET state = @state, worker = NULL, lease_expires_at = NULL, last_error = @lastError,
            updated_at = @now WHERE ${KEY}`,
       )
       .run({ ...keyOf(job), state, lastError, now: this.#store.now() });
     if (result.changes === 0) {
-      this.#db
-        .prepare(
+      this.#store
+        .statement(
           `INSERT INTO jobs (run_id, domain, task_id, trial, state, attempts, last_error, updated_at)
            VALUES (@runId, @domain, @taskId, @trial, @state, 1, @lastError, @now)`,
         )
@@ -199,14 +196,14 @@ export class SqliteJobQueue implements JobQueue {
     return this.#store.transaction(() => {
       const now = this.#store.now();
       this.#settleAnswered(runId);
-      const claimed = this.#db
-        .prepare(
+      const claimed = this.#store
+        .statement(
           `UPDATE jobs SET state = 'queued', worker = NULL, lease_expires_at = NULL, updated_at = ?
            WHERE run_id = ? AND state = 'claimed' AND (? = 0 OR lease_expires_at < ?)`,
         )
         .run(now, runId, options.onlyExpired ? 1 : 0, now).changes;
-      const failed = this.#db
-        .prepare(
+      const failed = this.#store
+        .statement(
           `UPDATE jobs SET state = 'queued', attempts = 0, updated_at = ? WHERE run_id = ? AND state = 'failed'`,
         )
         .run(now, runId).changes;
@@ -219,8 +216,8 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   #countsSync(runId: string): JobCounts {
-    const rows = this.#db
-      .prepare("SELECT state, COUNT(*) AS n FROM jobs WHERE run_id = ? GROUP BY state")
+    const rows = this.#store
+      .statement("SELECT state, COUNT(*) AS n FROM jobs WHERE run_id = ? GROUP BY state")
       .all(runId) as Array<{ state: JobState; n: number }>;
     const counts: JobCounts = { queued: 0, claimed: 0, done: 0, failed: 0, total: 0 };
     for (const row of rows) {

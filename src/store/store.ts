@@ -133,6 +133,7 @@ export class Store {
   readonly file: string;
   readonly db: Database.Database;
   readonly #now: () => Date;
+  readonly #statements = new Map<string, Database.Statement>();
 
   private constructor(file: string, db: Database.Database, now: () => Date) {
     this.file = file;
@@ -170,6 +171,19 @@ export class Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * The prepared statement of `sql`, prepared once per store: statements run per simulation (storing
+   * it, claiming and finishing its job) would otherwise be compiled again on every call.
+   */
+  statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   /** Run `fn` in one immediate (write-locking) transaction. */
@@ -344,9 +358,8 @@ export class Store {
     for (const key of Object.keys(simulation)) {
       record[key] = key === "messages" || key === "reward_info" ? null : rest[key as keyof typeof rest];
     }
-    const result = this.db
-      .prepare(
-        `INSERT INTO simulations (run_id, domain, task_id, trial, id, termination_reason, reward, agent_cost,
+    const result = this.statement(
+      `INSERT INTO simulations (run_id, domain, task_id, trial, id, termination_reason, reward, agent_cost,
            user_cost, duration, reward_info, messages, record, written_at)
          VALUES (@run_id, @domain, @task_id, @trial, @id, @termination_reason, @reward, @agent_cost,
            @user_cost, @duration, @reward_info, @messages, @record, @written_at)
@@ -356,23 +369,22 @@ export class Store {
            reward_info = excluded.reward_info, messages = excluded.messages, record = excluded.record,
            written_at = excluded.written_at
          WHERE simulations.termination_reason IN (${NON_EVALUABLE_SQL})`,
-      )
-      .run({
-        run_id: runId,
-        domain,
-        task_id: simulation.task_id,
-        trial: simulation.trial,
-        id: simulation.id,
-        termination_reason: simulation.termination_reason,
-        reward: rewardInfo?.reward ?? null,
-        agent_cost: simulation.agent_cost ?? null,
-        user_cost: simulation.user_cost ?? null,
-        duration: simulation.duration ?? null,
-        reward_info: "reward_info" in simulation ? JSON.stringify(rewardInfo ?? null) : null,
-        messages: JSON.stringify(messages),
-        record: JSON.stringify(record),
-        written_at: this.now(),
-      });
+    ).run({
+      run_id: runId,
+      domain,
+      task_id: simulation.task_id,
+      trial: simulation.trial,
+      id: simulation.id,
+      termination_reason: simulation.termination_reason,
+      reward: rewardInfo?.reward ?? null,
+      agent_cost: simulation.agent_cost ?? null,
+      user_cost: simulation.user_cost ?? null,
+      duration: simulation.duration ?? null,
+      reward_info: "reward_info" in simulation ? JSON.stringify(rewardInfo ?? null) : null,
+      messages: JSON.stringify(messages),
+      record: JSON.stringify(record),
+      written_at: this.now(),
+    });
     return { written: result.changes > 0 };
   }
 

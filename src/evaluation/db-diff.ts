@@ -122,7 +122,11 @@ export interface RecordDiff {
   fields: FieldDifference[];
 }
 
-/** Every record that differs between predicted and gold databases, field by field. */
+/**
+ * Every record that differs between predicted and gold databases, field by field. Takes the databases
+ * as they are (Maps and all): records the two share are skipped by identity, and only what differs is
+ * turned into plain JSON.
+ */
 export function compareDbs(predicted: unknown, gold: unknown): RecordDiff[] {
   const diffs: RecordDiff[] = [];
   const p = (predicted ?? {}) as Record<string, unknown>;
@@ -131,8 +135,8 @@ export function compareDbs(predicted: unknown, gold: unknown): RecordDiff[] {
     const pv = p[collection];
     const gv = g[collection];
     if (pv === gv || deepEqual(pv, gv)) continue;
-    const pr = asKeyedRecords(pv);
-    const gr = asKeyedRecords(gv);
+    const pr = recordsOf(pv);
+    const gr = recordsOf(gv);
     if (pr && gr) {
       for (const [id, record] of pr) {
         if (!gr.has(id)) diffs.push({ collection, id, kind: "only_predicted", fields: [] });
@@ -147,6 +151,13 @@ export function compareDbs(predicted: unknown, gold: unknown): RecordDiff[] {
     }
   }
   return diffs;
+}
+
+/** `asKeyedRecords` of the value's plain JSON: a Map is a collection only when all its values are records. */
+function recordsOf(value: unknown): Map<string, unknown> | undefined {
+  if (value instanceof Map && ![...(value as Map<string, unknown>).values()].every(isRecord))
+    return undefined;
+  return asKeyedRecords(value);
 }
 
 function fieldDifferences(predicted: unknown, gold: unknown, prefix: string): FieldDifference[] {

@@ -66,35 +66,21 @@ export const OPERATIONAL_MODEL_FLAGS = new Set<keyof RunModels>([
   "maxRetries",
 ]);
 
-/** The flag each setting comes from, for messages. */
-const FLAG_NAMES: Record<string, string> = {
-  domains: "--domain",
-  data: "--data",
-  "selection.split": "--task-split-name",
-  "selection.task_ids": "--task-ids",
-  "selection.num_tasks": "--num-tasks",
-  num_trials: "--num-trials",
-  seed: "--seed",
-  max_steps: "--max-steps",
-  max_errors: "--max-errors",
-  solo: "--solo",
-};
-
 const kebab = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 /** The settings that define what a run measures, flattened to `flag → value` for comparison. */
-export function runIdentity(config: RunConfig): Record<string, unknown> {
+function runIdentity(config: RunConfig): Record<string, unknown> {
   const identity: Record<string, unknown> = {
-    [FLAG_NAMES.domains!]: config.domains,
-    [FLAG_NAMES.data!]: config.data,
-    [FLAG_NAMES["selection.split"]!]: config.selection.split,
-    [FLAG_NAMES["selection.task_ids"]!]: config.selection.task_ids,
-    [FLAG_NAMES["selection.num_tasks"]!]: config.selection.num_tasks,
-    [FLAG_NAMES.num_trials!]: config.num_trials,
-    [FLAG_NAMES.seed!]: config.seed,
-    [FLAG_NAMES.max_steps!]: config.max_steps,
-    [FLAG_NAMES.max_errors!]: config.max_errors,
-    [FLAG_NAMES.solo!]: config.solo,
+    "--domain": config.domains,
+    "--data": config.data,
+    "--task-split-name": config.selection.split,
+    "--task-ids": config.selection.task_ids,
+    "--num-tasks": config.selection.num_tasks,
+    "--num-trials": config.num_trials,
+    "--seed": config.seed,
+    "--max-steps": config.max_steps,
+    "--max-errors": config.max_errors,
+    "--solo": config.solo,
   };
   for (const [name, value] of Object.entries(config.models)) {
     if (!OPERATIONAL_MODEL_FLAGS.has(name as keyof RunModels)) identity[kebab(name)] = value ?? null;

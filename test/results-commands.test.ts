@@ -221,6 +221,19 @@ describe("passk report", () => {
       '1× COMMUNICATE: did not communicate "The agent acknowledged the previous context"',
     );
   });
+
+  it("refuses a --seed or --top that is not a whole number, naming the flag", async () => {
+    for (const args of [
+      ["report", officialFile, "--seed", "abc"],
+      ["report", officialFile, "--top", "-1"],
+      ["score", officialFile, "--seed", "1.5"],
+    ]) {
+      const run = await passk(...args);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/--(seed|top) "[^"]+" is not a whole number/);
+      expect(run.stdout).toBe("");
+    }
+  });
 });
 
 describe("the store: import, export, runs, report, compare", () => {

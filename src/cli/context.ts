@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { Agent } from "../core/agent.js";
-import { PasskError } from "../core/errors.js";
+import { ConfigError, PasskError } from "../core/errors.js";
 import type { AnyDomain } from "../env/domain.js";
 import { builtinDomains, getDomain } from "../domains/registry.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
@@ -45,6 +45,14 @@ export function println(context: CliContext, text = ""): void {
 }
 
 /** Add the `--data DIR` option shared by commands that read τ² data. */
+/** A flag's whole-number value (0…max), or a ConfigError naming the flag. */
+export function wholeNumber(flag: string, text: string, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value > max)
+    throw new ConfigError(`${flag} "${text}" is not a whole number between 0 and ${max}; e.g. ${flag} 42`);
+  return value;
+}
+
 export function withDataOption(command: Command): Command {
   return command.option(
     "--data <dir>",

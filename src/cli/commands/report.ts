@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { computeRunMetrics, failingTasks } from "../../metrics/run-metrics.js";
-import { println, type CliContext } from "../context.js";
+import { println, wholeNumber, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
 import { isScriptedDemo, loadRunSource, withStoreOption } from "./run-source.js";
@@ -28,10 +28,12 @@ export function registerReport(program: Command, context: CliContext): void {
       .option("--top <n>", "how many failing tasks to list", "10")
       .option("--seed <n>", "seed of the bootstrap resampling", "0"),
   ).action((ref: string, options: ReportOptions) => {
+    const seed = wholeNumber("--seed", options.seed, 2 ** 32 - 1);
+    const top = wholeNumber("--top", options.top);
     const source = loadRunSource(context, ref, options);
     const metrics = computeRunMetrics(source.simulations, {
       numTrials: source.numTrials,
-      bootstrap: { seed: Number(options.seed) },
+      bootstrap: { seed },
     });
     const failing = failingTasks(source.simulations);
     if (options.json) {
@@ -47,6 +49,6 @@ export function registerReport(program: Command, context: CliContext): void {
     println(context);
     println(context, formatMetrics(metrics));
     println(context);
-    println(context, formatFailingTasks(failing, Number(options.top)));
+    println(context, formatFailingTasks(failing, top));
   });
 }

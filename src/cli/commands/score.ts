@@ -7,7 +7,7 @@ import { evaluateSimulation } from "../../evaluation/evaluate-simulation.js";
 import { readResultsFile } from "../../formats/tau2/results.js";
 import { isSuccessful } from "../../metrics/pass-hat-k.js";
 import { computeRunMetrics } from "../../metrics/run-metrics.js";
-import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
+import { loadDomain, println, wholeNumber, withDataOption, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
@@ -64,6 +64,7 @@ export function registerScore(program: Command, context: CliContext): void {
       .option("--domain <name>", "domain of the file when info.environment_info.domain_name is missing")
       .option("--seed <n>", "seed of the bootstrap resampling", "0"),
   ).action(async (file: string, options: ScoreOptions) => {
+    const seed = wholeNumber("--seed", options.seed, 2 ** 32 - 1);
     const results = readResultsFile(file);
     const domainName = resultsDomain(results, options.domain, file);
     const data = loadDomain(context, domainName, options);
@@ -119,7 +120,7 @@ export function registerScore(program: Command, context: CliContext): void {
     const mismatches = rows.filter(differs);
     const metrics = computeRunMetrics(rescored, {
       numTrials: results.results.info.num_trials ?? null,
-      bootstrap: { seed: Number(options.seed) },
+      bootstrap: { seed },
     });
     if (mismatches.length > 0) process.exitCode = 1;
     const demo = isScriptedDemoInfo(results.results.info);

@@ -8,7 +8,7 @@ import { checkComposedTasks } from "../../generator/check-composed-tasks.js";
 import { formatPyJson } from "../../generator/format-py-json.js";
 import { generateTasks } from "../../generator/generate-tasks.js";
 import { readTaskComponents } from "../../generator/read-task-components.js";
-import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
+import { loadDomain, println, wholeNumber, withDataOption, type CliContext } from "../context.js";
 
 /** Name of the components file inside a domain's data folder. */
 export const COMPONENTS_FILE = "task_components.json";
@@ -25,13 +25,6 @@ const OptionsSchema = z.object({
   check: z.boolean().optional(),
 });
 type Options = z.infer<typeof OptionsSchema>;
-
-function wholeNumber(flag: string, text: string, max = Number.MAX_SAFE_INTEGER): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value > max)
-    throw new ConfigError(`${flag} "${text}" is not a whole number between 0 and ${max}; e.g. ${flag} 42`);
-  return value;
-}
 
 /** Where the components come from: `--components FILE`, else `<data dir>/<domain folder>/task_components.json`. */
 function componentsFile(options: Options, context: CliContext): string {

@@ -18,6 +18,37 @@ export interface EvaluationEnvironment {
   validation?: ArgumentValidation;
   /** Whether replayed outputs must equal the recorded ones (τ² `strict_replay`, default true). */
   strictReplay?: boolean;
+  /** The task's gold world when the caller already built it ({@link buildGoldWorld}); else built here. */
+  gold?: World;
+}
+
+/** The task's gold world, and the gold actions that failed on the way (τ² swallows them). */
+export interface GoldWorld {
+  world: World;
+  /** Each failed gold action as `name: ErrorType: message`. */
+  errors: string[];
+}
+
+/** τ²'s gold environment: the task's initial state, then its gold actions without sync, errors swallowed. */
+export function buildGoldWorld(
+  task: Task,
+  newWorld: (options?: WorldOptions) => World,
+  validation: ArgumentValidation = "strict",
+): GoldWorld {
+  const world = newWorld({ validation });
+  applyInitialState(world, task.initial_state);
+  const errors: string[] = [];
+  for (const action of task.evaluation_criteria?.actions ?? []) {
+    const result = world.callTool(
+      { name: action.name, arguments: action.arguments, requestor: action.requestor },
+      { sync: false },
+    );
+    if (result.error)
+      errors.push(
+        `${action.name}: ${result.errorType ?? "ValueError"}: ${result.content.replace(/^Error: /, "")}`,
+      );
+  }
+  return { world, errors };
 }
 
 export interface EnvironmentEvaluation {
@@ -58,15 +89,7 @@ export function evaluateEnvironment(
   replayToolCalls(predicted, trajectory, { strict: env.strictReplay ?? true });
   predicted.sync();
 
-  const gold = env.newWorld({ validation: env.validation ?? "strict" });
-  applyInitialState(gold, initial);
-  for (const action of criteria.actions ?? []) {
-    // The gold trajectory may contain calls that fail by design; τ² swallows them.
-    gold.callTool(
-      { name: action.name, arguments: action.arguments, requestor: action.requestor },
-      { sync: false },
-    );
-  }
+  const gold = env.gold ?? buildGoldWorld(task, env.newWorld, env.validation).world;
 
   const same = predicted.sameDbsAs(gold);
   const dbMatch = same.agent && same.user;

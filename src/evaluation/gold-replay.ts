@@ -3,6 +3,7 @@ import type { RewardType, Task } from "../core/task.js";
 import { applyInitialState, type InitStep } from "../env/set-state.js";
 import type { DbHashes, World, WorldOptions } from "../env/world.js";
 import { diffDb, type DbChanges } from "./db-diff.js";
+import { buildGoldWorld } from "./environment.js";
 import { evaluateSimulationSync } from "./evaluate-simulation.js";
 
 export interface GoldReplayStep {
@@ -102,32 +103,20 @@ export function replayGoldActions(
     result: world.fork().checkAssertion(assertion),
   }));
 
-  // The evaluator's gold world: same initialization, gold actions without sync, errors swallowed.
-  const gold = newWorld();
-  applyInitialState(gold, task.initial_state);
-  const goldErrors: string[] = [];
-  for (const action of actions) {
-    const result = gold.callTool(
-      { name: action.name, arguments: action.arguments, requestor: action.requestor },
-      { sync: false },
-    );
-    if (result.error)
-      goldErrors.push(
-        `${action.name}: ${result.errorType ?? "ValueError"}: ${result.content.replace(/^Error: /, "")}`,
-      );
-  }
+  // The evaluator's gold world, built once: hashed here, compared by the evaluator.
+  const { world: gold, errors: goldErrors } = buildGoldWorld(task, newWorld);
   const liveHash = world.hash();
   const goldHash = gold.hash();
 
   const rewardInfo = evaluateSimulationSync({ termination_reason: "agent_stop", messages }, task, {
     newWorld,
+    gold,
   });
   const breakdown = (rewardInfo.reward_breakdown ?? {}) as Partial<Record<RewardType, number | null>>;
-  const needingJudge =
-    rewardInfo.reward_basis?.includes("NL_ASSERTION") &&
-    (task.evaluation_criteria?.nl_assertions?.length ?? 0) > 0
-      ? task.evaluation_criteria!.nl_assertions!.length
-      : 0;
+  const needingJudge = Number(
+    (rewardInfo.info as { nl_assertions_needing_llm_judge?: number } | null)
+      ?.nl_assertions_needing_llm_judge ?? 0,
+  );
 
   return {
     domain: domainName,

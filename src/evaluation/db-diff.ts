@@ -141,13 +141,13 @@ export function compareDbs(predicted: unknown, gold: unknown): RecordDiff[] {
       for (const [id, record] of pr) {
         if (!gr.has(id)) diffs.push({ collection, id, kind: "only_predicted", fields: [] });
         else if (!deepEqual(record, gr.get(id))) {
-          diffs.push({ collection, id, kind: "changed", fields: fieldDifferences(record, gr.get(id), "") });
+          diffs.push({ collection, id, kind: "changed", fields: fieldDifferences(record, gr.get(id)) });
         }
       }
       for (const id of gr.keys())
         if (!pr.has(id)) diffs.push({ collection, id, kind: "only_gold", fields: [] });
     } else {
-      diffs.push({ collection, id: "", kind: "changed", fields: fieldDifferences(pv, gv, "") });
+      diffs.push({ collection, id: "", kind: "changed", fields: fieldDifferences(pv, gv) });
     }
   }
   return diffs;
@@ -160,24 +160,41 @@ function recordsOf(value: unknown): Map<string, unknown> | undefined {
   return asKeyedRecords(value);
 }
 
-function fieldDifferences(predicted: unknown, gold: unknown, prefix: string): FieldDifference[] {
-  if (deepEqual(predicted, gold)) return [];
-  const bothObjects =
-    predicted !== null &&
-    gold !== null &&
-    typeof predicted === "object" &&
-    typeof gold === "object" &&
-    !Array.isArray(predicted) &&
-    !Array.isArray(gold);
-  if (!bothObjects)
-    return [{ path: prefix || "(value)", predicted: toPlainJson(predicted), gold: toPlainJson(gold) }];
-  const pe = new Map(predicted instanceof Map ? [...predicted] : Object.entries(predicted));
-  const ge = new Map(gold instanceof Map ? [...gold] : Object.entries(gold));
-  const out: FieldDifference[] = [];
-  for (const key of new Set([...pe.keys(), ...ge.keys()])) {
-    out.push(
-      ...fieldDifferences(pe.get(key), ge.get(key), prefix ? `${prefix}.${String(key)}` : String(key)),
-    );
+/** One record of a top-level DB value by its id, as {@link diffDb} keys records; undefined when absent. */
+export function recordById(collection: unknown, id: string): unknown {
+  return asKeyedRecords(collection)?.get(id);
+}
+
+/** A leaf at which two values differ, with its dotted path; leaves are plain JSON. */
+export interface LeafDifference {
+  path: string;
+  a: unknown;
+  b: unknown;
+}
+
+/**
+ * Leaf-level differences between two DB values (Maps or plain JSON): objects are compared key by key
+ * (a missing side counts as empty when the other holds an object, so an added or removed record shows
+ * field by field); lists and scalars as a whole.
+ */
+export function leafDifferences(a: unknown, b: unknown, prefix = ""): LeafDifference[] {
+  if (deepEqual(a, b)) return [];
+  const ea = entriesOf(a === undefined && isRecord(b) ? {} : a);
+  const eb = entriesOf(b === undefined && isRecord(a) ? {} : b);
+  if (!ea || !eb) return [{ path: prefix || "(value)", a: toPlainJson(a), b: toPlainJson(b) }];
+  const out: LeafDifference[] = [];
+  for (const key of new Set([...ea.keys(), ...eb.keys()])) {
+    out.push(...leafDifferences(ea.get(key), eb.get(key), prefix ? `${prefix}.${key}` : key));
   }
   return out;
+}
+
+function entriesOf(value: unknown): Map<string, unknown> | undefined {
+  if (value instanceof Map)
+    return new Map([...(value as Map<unknown, unknown>)].map(([k, v]) => [String(k), v]));
+  return isPlainRecord(value) ? new Map(Object.entries(value)) : undefined;
+}
+
+function fieldDifferences(predicted: unknown, gold: unknown): FieldDifference[] {
+  return leafDifferences(predicted, gold).map(({ path, a, b }) => ({ path, predicted: a, gold: b }));
 }

@@ -78,16 +78,24 @@ export function registerServe(program: Command, context: CliContext): void {
     const env = context.env;
     const agentModel = { env, ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}) };
     const userModel = { env, ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}) };
+    // Built once, now: configuration problems (unknown provider, missing key) show before serving, and
+    // every conversation shares them (each conversation is its own session of the same participant).
+    let guidelines: ReturnType<typeof readUserGuidelines> | undefined;
+    const userGuidelines = () => (guidelines ??= readUserGuidelines(dataDir));
+    const agents = new Map(options.agentLlm.map((spec) => [spec, createAgent(spec, agentModel)]));
+    const users = new Map(
+      options.userLlm.map((spec) => [
+        spec,
+        createUserSimulator(spec, { ...userModel, guidelines: userGuidelines }),
+      ]),
+    );
     const participants: Participants = {
       agents: options.agentLlm,
       users: options.userLlm,
-      createAgent: (spec) => createAgent(spec, agentModel),
+      createAgent: (spec) => agents.get(spec) ?? createAgent(spec, agentModel),
       createUserSimulator: (spec) =>
-        createUserSimulator(spec, { ...userModel, guidelines: () => readUserGuidelines(dataDir) }),
+        users.get(spec) ?? createUserSimulator(spec, { ...userModel, guidelines: userGuidelines }),
     };
-    // Configuration problems (unknown provider, missing key) show now, not at the first conversation.
-    for (const spec of options.agentLlm) participants.createAgent(spec);
-    for (const spec of options.userLlm) participants.createUserSimulator(spec);
     const judge = options.judgeLlm ? createJudge(options.judgeLlm, { env }) : undefined;
     const store = Store.open(resolveStorePath(options.store, env), { create: true });
     const webRoot = options.webRoot ?? defaultWebRoot();

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { passkVersion } from "../version.js";
 import { registerCall } from "./commands/call.js";
 import { registerCompare } from "./commands/compare.js";
 import { registerData } from "./commands/data.js";
@@ -19,7 +20,7 @@ import type { CliContext } from "./context.js";
 export function buildProgram(context: CliContext): Command {
   const program = new Command("passk")
     .description("Build, simulate and reliability-test LLM customer-service agents (τ²-bench compatible)")
-    .version("0.1.0")
+    .version(passkVersion())
     .showHelpAfterError()
     .configureOutput({
       writeOut: (text) => context.stdout.write(text),

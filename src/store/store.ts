@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { z } from "zod";
 import { UnknownNameError } from "../core/errors.js";
 import type { SimulationRunInput, TaskInput } from "../formats/tau2/results.js";
 import { NON_EVALUABLE_TERMINATIONS, type ScoredSimulation } from "../metrics/run-metrics.js";
+import { passkVersion } from "../version.js";
 import { MIGRATIONS, type Migration } from "./schema.js";
 import { NotAStoreError, StoreInputError, StoreNotFoundError, StoreVersionError } from "./store-errors.js";
 
@@ -75,16 +76,6 @@ export interface PutResult {
 
 /** {@link NON_EVALUABLE_TERMINATIONS} as an SQL list, for `termination_reason IN (…)`. */
 export const NON_EVALUABLE_SQL = [...NON_EVALUABLE_TERMINATIONS].map((r) => `'${r}'`).join(", ");
-
-/** The passk version that wrote a store, recorded with each migration. */
-function passkVersion(): string {
-  try {
-    const file = path.resolve(import.meta.dirname, "..", "..", "package.json");
-    return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
 
 /** `20261123-093012-a1b2`: sortable by creation time, unique enough for one user's runs. */
 export function newRunId(now: Date = new Date()): string {

@@ -1,6 +1,5 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
-import path from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { TaskSchema, type Task } from "../../core/task.js";
@@ -21,6 +20,7 @@ import { readUserGuidelines } from "../../users/create-user.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
 import { runResults } from "../../store/run-results.js";
 import { resolveStorePath } from "../../store/store-location.js";
+import { passkVersion } from "../../version.js";
 import type { RunRecord } from "../../store/store.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
@@ -37,16 +37,6 @@ import {
 
 /** Exit codes a CI script can branch on. */
 export const RUN_EXIT = { ok: 0, belowThreshold: 1, interrupted: 130 } as const;
-
-/** passk's version, recorded in results as τ² records its git commit. */
-function passkVersion(): string {
-  try {
-    const file = path.resolve(import.meta.dirname, "..", "..", "..", "package.json");
-    return `passk ${(JSON.parse(readFileSync(file, "utf8")) as { version: string }).version}`;
-  } catch {
-    return "passk";
-  }
-}
 
 function parseArgs(json: string | undefined): Record<string, unknown> {
   if (!json) return {};
@@ -214,7 +204,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     // The τ² run info, recorded with the run (and written into every results file).
     const guidelines = participants.scriptedDemo ? null : readUserGuidelines(firstData.dataDir);
     const hasUserTools = [...domains.values()].some(({ data }) => (data.domain.user?.tools.length ?? 0) > 0);
-    const version = passkVersion();
+    const version = `passk ${passkVersion()}`;
     const infoOf = (runId: string, domain: string) =>
       runInfo({
         domain,

@@ -57,6 +57,8 @@ export { DomainData } from "./formats/tau2/domain-data.js";
 export { parseTasks, readTasksFile } from "./formats/tau2/tasks-file.js";
 export { readResultsFile, writeResultsFile } from "./formats/tau2/results.js";
 export { generateTasks } from "./generator/generate-tasks.js";
+export { readTaskComponents } from "./generator/read-task-components.js";
+export { formatPyJson } from "./generator/format-py-json.js";
 
 // Conversations
 export { simulate, runSimulation } from "./orchestrator/orchestrator.js";

@@ -40,8 +40,12 @@ describe("passk data pull", () => {
     for (const file of OFFICIAL_FILES) {
       expect(gitBlobHash(readFileSync(path.join(dest, localPathOf(file.path))))).toBe(file.blob);
     }
-    const second = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl]);
+    // Again with no network at all (nothing listens at the base URL): a verified no-op that succeeds.
+    const requestsBefore = requests.length;
+    const second = await runCli(["data", "pull", "--dest", dest, "--base-url", "http://127.0.0.1:9/offline"]);
+    expect(second.code).toBe(0);
     expect(second.stdout).toContain(`0 downloaded, ${OFFICIAL_FILES.length} already up to date`);
+    expect(requests.length).toBe(requestsBefore);
     // The pulled directory is usable as a data dir.
     const replay = await runCli(["replay", "--domain", "mock", "--data", dest, "--task", "create_task_1"]);
     expect(JSON.parse(replay.stdout).evaluation.reward_excluding_nl_assertions).toBe(1);

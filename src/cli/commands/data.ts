@@ -9,7 +9,7 @@ export function registerData(program: Command, context: CliContext): void {
   data
     .command("pull")
     .description(
-      "Download the official τ²-bench data files of a pinned upstream commit, verified by git blob hash",
+      "Download the official τ²-bench data files of a pinned upstream commit, and the upstream source files whose prompt and tool texts the τ² protocol shows models, verified by git blob hash",
     )
     .option(
       "--ref <commit>",
@@ -18,12 +18,18 @@ export function registerData(program: Command, context: CliContext): void {
     )
     .option("--dest <dir>", "where to put the data (default: $PASSK_DATA_DIR, else the per-user data dir)")
     .option("--base-url <url>", "raw file server", DEFAULT_DATA_BASE_URL)
-    .action(async (options: { ref: string; dest?: string; baseUrl: string }) => {
+    .option(
+      "--upstream <dir>",
+      "a copy of the upstream source files to verify instead of downloading them (default: $PASSK_TAU2_UPSTREAM)",
+    )
+    .action(async (options: { ref: string; dest?: string; baseUrl: string; upstream?: string }) => {
       const dest = options.dest ?? context.env.PASSK_DATA_DIR ?? defaultDataDir(context.env);
+      const upstreamDir = options.upstream ?? (context.env.PASSK_TAU2_UPSTREAM || undefined);
       const result = await pullOfficialData({
         dest,
         ref: options.ref,
         baseUrl: options.baseUrl,
+        ...(upstreamDir !== undefined ? { upstreamDir } : {}),
         onFile: ({ path, status }) =>
           println(context, `${status === "downloaded" ? "downloaded" : "up to date"}  ${path}`),
       });
@@ -31,6 +37,8 @@ export function registerData(program: Command, context: CliContext): void {
         context,
         `${result.downloaded.length} downloaded, ${result.upToDate.length} already up to date → ${dest}`,
       );
+      if (upstreamDir !== undefined)
+        println(context, `upstream source files: verified in place at ${upstreamDir}`);
       if (options.ref !== OFFICIAL_COMMIT)
         println(context, `note: --ref ${options.ref} is not the pinned commit; files were not hash-verified`);
     });

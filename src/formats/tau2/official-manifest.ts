@@ -82,3 +82,31 @@ export const OFFICIAL_FILES: ReadonlyArray<{ path: string; blob: string; size: n
     size: 7912,
   },
 ];
+
+/**
+ * Upstream source files at the pinned commit (path in the repository → git blob hash) that hold texts
+ * the reference shows models but does not keep as data: the agent and user-simulator prompt templates
+ * (module constants) and the tools' descriptions (docstrings). `passk data pull` puts them under
+ * `<data dir>/upstream/<path>`; passk reads the texts out of them (`formats/tau2/upstream/`).
+ */
+export const UPSTREAM_FILES: ReadonlyArray<{ path: string; blob: string }> = [
+  { path: "src/tau2/agent/llm_agent.py", blob: "652974ff98edb652c582453687977cff1742b7bd" },
+  { path: "src/tau2/user/user_simulator.py", blob: "51ef4bba88e2565532ce02da1f36ab3021028178" },
+  { path: "src/tau2/environment/tool.py", blob: "cf55463cbac9286f36f5b01f5c799d5b0b50da88" },
+  { path: "src/tau2/domains/mock/tools.py", blob: "a4430b1e1c4d037ab2ad8c701a56f8f491a33457" },
+  { path: "src/tau2/domains/mock/user_tools.py", blob: "22dc2fee3abd6a5f75dfe18e49098fdde0e729ee" },
+  { path: "src/tau2/domains/airline/tools.py", blob: "adc5c09a155d82d91e2f0647682023419eaca2ea" },
+  { path: "src/tau2/domains/retail/tools.py", blob: "eba01ab32dca0d4ef33328c22358b794d859f2b6" },
+  { path: "src/tau2/domains/telecom/tools.py", blob: "c531b4c717233285271f3c4039961a6a8e562ed6" },
+  { path: "src/tau2/domains/telecom/user_tools.py", blob: "a79447b0af1abbe23caeaaefa79b34432279f942" },
+  { path: "src/tau2/domains/banking_knowledge/tools.py", blob: "60ed2208905a8cd42c03e6e4a4cc7227f6062d4c" },
+  {
+    path: "src/tau2/domains/banking_knowledge/retrieval_toolkits.py",
+    blob: "f52732b4d00552234fa6b3fdbf5c5548891fd7e4",
+  },
+  {
+    path: "src/tau2/domains/banking_knowledge/retrieval_mixins.py",
+    blob: "edd7c246eb582e8005357fb0b0bd670aa1c93f19",
+  },
+  { path: "docs/leaderboard-submission.md", blob: "113b7466b05593bcaa2bc6f270ddc87d6325947d" },
+];

@@ -44,7 +44,7 @@ export type { Domain, AnyDomain, DomainDataFiles } from "./env/domain.js";
 export { pyDict } from "./env/schema-helpers.js";
 export { World, ToolError } from "./env/world.js";
 export type { WorldOptions, ArgumentValidation, ToolCallResult } from "./env/world.js";
-export { pyFloatRepr } from "./env/py-json.js";
+export { pyFloatRepr } from "./python/py-json.js";
 export { toolSpecs } from "./env/tool-schema.js";
 export { builtinDomains, getDomain } from "./domains/registry.js";
 export { mockDomain } from "./domains/mock/index.js";

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { AGENT_STOP_TOKEN } from "../core/agent.js";
 import { readJsonFile } from "../formats/json-file.js";
+import { pyFormat } from "../python/str-format.js";
 
 /**
  * Agent prompt templates in the format of τ²'s `prompt_templates.json` (`agent` section). Passing the
@@ -49,11 +51,6 @@ export function readAgentPromptTemplates(file: string): AgentPromptTemplates {
   return { ...DEFAULT_AGENT_TEMPLATES, ...agent };
 }
 
-/** Python `str.format` for the named fields these templates use. */
-function fill(template: string, values: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
-}
-
 /** The agent's system prompt: instructions and policy (and the ticket in solo mode). */
 export function agentSystemPrompt(options: {
   policy: string;
@@ -64,14 +61,18 @@ export function agentSystemPrompt(options: {
   const t = options.templates ?? DEFAULT_AGENT_TEMPLATES;
   if (options.solo) {
     const stop = t.solo_stop_function_name ?? "done";
-    const instruction = fill(t.AGENT_SOLO_INSTRUCTION ?? DEFAULT_AGENT_TEMPLATES.AGENT_SOLO_INSTRUCTION!, {
-      stop_function_name: stop,
-    });
-    return fill(t.SYSTEM_PROMPT_SOLO ?? DEFAULT_AGENT_TEMPLATES.SYSTEM_PROMPT_SOLO!, {
+    const instruction = pyFormat(
+      t.AGENT_SOLO_INSTRUCTION ?? DEFAULT_AGENT_TEMPLATES.AGENT_SOLO_INSTRUCTION!,
+      {
+        stop_function_name: stop,
+        stop_token: AGENT_STOP_TOKEN,
+      },
+    );
+    return pyFormat(t.SYSTEM_PROMPT_SOLO ?? DEFAULT_AGENT_TEMPLATES.SYSTEM_PROMPT_SOLO!, {
       agent_instruction: instruction,
       domain_policy: options.policy,
       ticket: options.ticket ?? "",
     });
   }
-  return fill(t.SYSTEM_PROMPT, { agent_instruction: t.AGENT_INSTRUCTION, domain_policy: options.policy });
+  return pyFormat(t.SYSTEM_PROMPT, { agent_instruction: t.AGENT_INSTRUCTION, domain_policy: options.policy });
 }

@@ -1,4 +1,5 @@
 import type { Agent } from "../core/agent.js";
+import type { LlmToolSpec } from "../core/llm.js";
 import { ConfigError } from "../core/errors.js";
 import { createLanguageModel, type CreateLanguageModelOptions } from "../llm/index.js";
 import type { AgentPromptTemplates } from "./agent-prompt.js";
@@ -19,6 +20,8 @@ export function createAgent(
   spec: string,
   options: ModelOptions & {
     templates?: AgentPromptTemplates;
+    /** The solo agent's stop tool as the model sees it. */
+    doneTool?: LlmToolSpec;
     /** Agents loaded from modules (`module:<path>` specs), by spec. */
     modules?: ReadonlyMap<string, Agent>;
   } = {},
@@ -37,11 +40,11 @@ export function createAgent(
       );
     return agent;
   }
-  const { templates, modules: _modules, ...modelOptions } = options;
-  return llmAgent(
-    createLanguageModel(spec, { ...modelOptions, role: "agent" }),
-    templates ? { templates } : {},
-  );
+  const { templates, doneTool, modules: _modules, ...modelOptions } = options;
+  return llmAgent(createLanguageModel(spec, { ...modelOptions, role: "agent" }), {
+    ...(templates ? { templates } : {}),
+    ...(doneTool ? { doneTool } : {}),
+  });
 }
 
 /** Is this participant spec a scripted demo (no model)? Outputs label such runs. */

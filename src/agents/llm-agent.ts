@@ -14,8 +14,10 @@ export function doneTool(name = "done"): LlmToolSpec {
 }
 
 export interface LlmAgentOptions {
-  /** `--agent-prompt-template`: reproduce another prompt (e.g. τ²'s) exactly. */
+  /** The prompt templates: τ²'s under the τ² protocol, or `--agent-prompt-template`'s. */
   templates?: AgentPromptTemplates;
+  /** The solo agent's stop tool as the model sees it (τ²'s text under the τ² protocol). */
+  doneTool?: LlmToolSpec;
 }
 
 /** The built-in agent: one model, the domain policy as system prompt, the domain tools. */
@@ -24,14 +26,14 @@ export function llmAgent(model: LanguageModel, options: LlmAgentOptions = {}): A
     name: "llm_agent",
     model: model.spec,
     start(init: AgentStart): AgentSession {
-      const stopName = options.templates?.solo_stop_function_name ?? "done";
+      const stopName = options.doneTool?.name ?? options.templates?.solo_stop_function_name ?? "done";
       const system = agentSystemPrompt({
         policy: init.policy,
         solo: init.solo,
         ticket: init.task.ticket,
         ...(options.templates ? { templates: options.templates } : {}),
       });
-      const tools = init.solo ? [...init.tools, doneTool(stopName)] : [...init.tools];
+      const tools = init.solo ? [...init.tools, options.doneTool ?? doneTool(stopName)] : [...init.tools];
       const toolNames = new Map<string, string>();
       const history: LlmMessage[] = participantView(init.history, "assistant", toolNames);
       return {

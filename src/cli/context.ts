@@ -39,6 +39,21 @@ export function loadDomain(
   return data;
 }
 
+/**
+ * The task ids of a τ² domain's `base` split, when its data is at hand (`dataDir`, else --data's
+ * defaults); undefined for other domains or without the data.
+ */
+export function baseSplitIds(context: CliContext, name: string, dataDir?: string): string[] | undefined {
+  const domain = context.domains.get(name);
+  if (!domain?.tau2) return undefined;
+  try {
+    const data = loadDomain(context, name, dataDir !== undefined ? { data: dataDir } : {});
+    return data.splits?.base ?? data.tasks.map((t) => t.id);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Write one line to stdout. */
 export function println(context: CliContext, text = ""): void {
   context.stdout.write(`${text}\n`);

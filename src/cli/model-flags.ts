@@ -1,12 +1,26 @@
 import path from "node:path";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import type { Judge } from "../core/judge.js";
 import { createAgent, isScriptedSpec, type ModelOptions } from "../agents/create-agent.js";
 import { readAgentPromptTemplates } from "../agents/agent-prompt.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
 import { createJudge } from "../judge/create-judge.js";
-import { loadPriceOverrides, openResponseCache, type ResponseCache } from "../llm/index.js";
+import { ConfigError } from "../core/errors.js";
+import type { AnyDomain } from "../env/domain.js";
+import {
+  loadReferenceTexts,
+  missingUpstreamMessage,
+  resolveUpstreamDir,
+} from "../formats/tau2/upstream/reference-texts.js";
+import {
+  loadPriceOverrides,
+  openResponseCache,
+  parseLlmArgs,
+  type LlmArgs,
+  type ResponseCache,
+} from "../llm/index.js";
+import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import { createUserSimulator, readUserGuidelines } from "../users/create-user.js";
 import type { CliContext } from "./context.js";
 import { readToolSpecFile } from "./commands/tools.js";
@@ -28,6 +42,8 @@ export interface ModelFlags {
   cache?: string | boolean;
   timeout?: string;
   maxRetries?: string;
+  protocol?: string;
+  upstream?: string;
 }
 
 export function withModelFlags(command: Command, options: { user?: boolean; judge?: boolean } = {}): Command {
@@ -43,6 +59,17 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
       "agent prompt templates (τ² prompt_templates.json format) to reproduce a prompt exactly",
     )
     .option("--tool-spec <file>", "tool descriptions/parameters shown to models, from a τ² tools JSON")
+    .addOption(
+      new Option(
+        "--protocol <name>",
+        "tau2: run as τ²-bench does (its prompt and tool texts, temperature 0, its handling of bad model output; " +
+          "default on τ²'s domains); passk: passk's own prompt and descriptions, strict argument checks (default on your domains)",
+      ).choices(["tau2", "passk"]),
+    )
+    .option(
+      "--upstream <dir>",
+      "the upstream τ²-bench source files the τ² protocol reads its texts from (default: $PASSK_TAU2_UPSTREAM, else <data>/upstream)",
+    )
     .option("--prices <file>", "price overrides JSON for models the price table lacks")
     .option(
       "--cache [file]",
@@ -69,6 +96,11 @@ export interface Participants {
   agent: Agent;
   user: UserSimulator;
   judge?: Judge;
+  /** How conversations run (τ²'s protocol carries the reference's texts when a model reads them). */
+  protocol: ConversationProtocol;
+  /** The call settings in effect (τ²'s temperature 0 included), as results record them. */
+  agentLlmArgs: Record<string, unknown>;
+  userLlmArgs: Record<string, unknown>;
   toolOverrides?: ToolOverrides;
   /** Both sides are scripted: outputs say it is a scripted demo, not a model's score. */
   scriptedDemo: boolean;
@@ -76,10 +108,55 @@ export interface Participants {
 }
 
 /**
- * Build the agent, user and judge a command asked for. Every configuration problem (unknown provider,
- * missing API key, bad JSON args) surfaces here, before any conversation starts or any money is spent.
+ * The protocol conversations run under: `--protocol`, else τ²'s on τ²'s own domains and passk's on
+ * yours. τ²'s protocol needs the reference's texts as soon as a model (or your agent) reads them.
  */
-export function participantsFromFlags(flags: ModelFlags, context: CliContext, dataDir: string): Participants {
+export function resolveProtocol(
+  flags: Pick<ModelFlags, "protocol" | "upstream" | "agentLlm" | "userLlm">,
+  context: CliContext,
+  dataDir: string,
+  domains: readonly AnyDomain[],
+): ConversationProtocol {
+  const foreign = domains.filter((d) => d.tau2 === undefined).map((d) => d.name);
+  const name = flags.protocol ?? (foreign.length === 0 ? "tau2" : "passk");
+  if (name === "passk") return { name };
+  if (name !== "tau2") throw new ConfigError(`--protocol "${name}" is not a protocol; use tau2 or passk`);
+  if (foreign.length > 0)
+    throw new ConfigError(
+      `--protocol tau2 runs τ²-bench's own domains as the reference does, and ${foreign.join(", ")} is not one of them; drop --protocol or pass --protocol passk`,
+    );
+  const modelReads = !isScriptedSpec(flags.agentLlm) || !isScriptedSpec(flags.userLlm ?? "scripted:gold");
+  const dir = resolveUpstreamDir(flags.upstream, context.env, dataDir);
+  if (dir === undefined) {
+    if (modelReads) throw new ConfigError(missingUpstreamMessage("This run"));
+    // Scripted participants read no text: the protocol's turn rules apply, no texts are needed.
+    return { name };
+  }
+  return { name, texts: loadReferenceTexts(dir) };
+}
+
+/** τ² calls both models at temperature 0 unless told otherwise (its DEFAULT_LLM_ARGS_AGENT / _USER). */
+function withTau2Temperature(text: string | undefined, flag: string): LlmArgs | undefined {
+  const args = text === undefined ? {} : parseLlmArgs(text, flag);
+  return args.temperature === undefined ? { ...args, temperature: 0 } : args;
+}
+
+/**
+ * Build the agent, user and judge a command asked for. Every configuration problem (unknown provider,
+ * missing API key, bad JSON args, missing upstream texts) surfaces here, before any conversation starts
+ * or any money is spent.
+ */
+export function participantsFromFlags(
+  flags: ModelFlags,
+  context: CliContext,
+  dataDir: string,
+  domains: readonly AnyDomain[],
+): Participants {
+  const protocol = resolveProtocol(flags, context, dataDir, domains);
+  const tau2 = protocol.name === "tau2";
+  const texts = protocol.name === "tau2" ? protocol.texts : undefined;
+  const agentArgs = tau2 ? withTau2Temperature(flags.agentLlmArgs, "--agent-llm-args") : flags.agentLlmArgs;
+  const userArgs = tau2 ? withTau2Temperature(flags.userLlmArgs, "--user-llm-args") : flags.userLlmArgs;
   const common: ModelOptions = {
     env: context.env,
     timeoutMs: Number(flags.timeout ?? 120) * 1000,
@@ -93,19 +170,26 @@ export function participantsFromFlags(flags: ModelFlags, context: CliContext, da
     );
     common.cache = cache;
   }
+  const templates = flags.agentPromptTemplate
+    ? readAgentPromptTemplates(flags.agentPromptTemplate)
+    : texts?.prompts.agent;
   const agent = createAgent(flags.agentLlm, {
     ...common,
     ...(flags.agentLlmBaseUrl ? { baseUrl: flags.agentLlmBaseUrl } : {}),
-    ...(flags.agentLlmArgs ? { args: flags.agentLlmArgs } : {}),
-    ...(flags.agentPromptTemplate ? { templates: readAgentPromptTemplates(flags.agentPromptTemplate) } : {}),
+    ...(agentArgs ? { args: agentArgs } : {}),
+    ...(templates ? { templates } : {}),
+    ...(texts ? { doneTool: texts.doneTool } : {}),
     ...(context.agentModules ? { modules: context.agentModules } : {}),
   });
   const userSpec = flags.userLlm ?? "scripted:gold";
   const user = createUserSimulator(userSpec, {
     ...common,
     ...(flags.userLlmBaseUrl ? { baseUrl: flags.userLlmBaseUrl } : {}),
-    ...(flags.userLlmArgs ? { args: flags.userLlmArgs } : {}),
-    guidelines: () => readUserGuidelines(dataDir),
+    ...(userArgs ? { args: userArgs } : {}),
+    guidelines: () => ({
+      ...readUserGuidelines(dataDir),
+      ...(texts ? { template: texts.prompts.user.SYSTEM_PROMPT } : {}),
+    }),
   });
   const judge = flags.judgeLlm
     ? createJudge(flags.judgeLlm, {
@@ -114,9 +198,18 @@ export function participantsFromFlags(flags: ModelFlags, context: CliContext, da
         ...(flags.judgeLlmArgs ? { args: flags.judgeLlmArgs } : {}),
       })
     : undefined;
+  const effectiveArgs = (spec: string, args: string | LlmArgs | undefined): Record<string, unknown> =>
+    isScriptedSpec(spec) || spec.startsWith("module:") || args === undefined
+      ? {}
+      : typeof args === "string"
+        ? parseLlmArgs(args, "--llm-args")
+        : args;
   return {
     agent,
     user,
+    protocol,
+    agentLlmArgs: effectiveArgs(flags.agentLlm, agentArgs),
+    userLlmArgs: effectiveArgs(userSpec, userArgs),
     ...(judge ? { judge } : {}),
     ...(flags.toolSpec ? { toolOverrides: readToolSpecFile(flags.toolSpec) } : {}),
     scriptedDemo: isScriptedSpec(flags.agentLlm) && isScriptedSpec(userSpec),

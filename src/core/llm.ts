@@ -1,3 +1,4 @@
+import { parseJsonKeepingPyFloats } from "../python/py-float.js";
 import { PasskError } from "./errors.js";
 
 /**
@@ -81,10 +82,23 @@ export class InfrastructureError extends PasskError {
   }
 }
 
+/**
+ * Under the τ² protocol, model output the reference cannot use — tool-call arguments that are not JSON,
+ * an empty message. The reference raises and runs the whole simulation again; passk ends it as an
+ * infrastructure error (left out of scores, run again), never as a failure of the agent or customer.
+ */
+export class UnusableModelOutputError extends InfrastructureError {
+  constructor(message: string) {
+    super(message, 1);
+    this.name = "UnusableModelOutputError";
+  }
+}
+
 /** A tool call's argument text parsed as passk reads it: a JSON object, or undefined (bad JSON, an array, a string). */
 export function parseToolCallArguments(text: string): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(text);
+    // `2.0` stays a Python float: tools print it so (telecom's "2.0 GB"), and results record it so.
+    const value: unknown = parseJsonKeepingPyFloats(text);
     return typeof value === "object" && value !== null && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined;

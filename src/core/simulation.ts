@@ -33,6 +33,8 @@ export const ActionCheckSchema = z.looseObject({
   action: ActionSchema,
   action_match: z.boolean(),
   action_reward: z.number(),
+  /** The gold action's tool kind (τ² `ToolType`: read, write, think, generic), null when unknown. */
+  tool_type: z.string().nullable().optional(),
 });
 
 export const NlAssertionCheckSchema = z.looseObject({

@@ -3,7 +3,7 @@ import { freeze } from "immer";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { canonicalDbText, dbHash } from "./db-hash.js";
-import { pyShapeOf } from "./py-shape.js";
+import { pyShapeOf } from "../python/py-shape.js";
 import { pyDict } from "./schema-helpers.js";
 
 const shape = pyShapeOf(

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
-import type { PyShape } from "./py-shape.js";
-import { emitCanonical, sameCanonical, toPyJson } from "./py-json.js";
+import type { PyShape } from "../python/py-shape.js";
+import { emitCanonical, sameCanonical, toPyJson } from "../python/py-json.js";
 
 const hashMemo = new WeakMap<object, string>();
 /** The database last hashed for each shape, to recognise a copy with the same content. */

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { EnvFunctionCall } from "../core/task.js";
 import type { Toolkit } from "./tool.js";
 
@@ -50,6 +51,19 @@ export interface Domain<ADB = unknown, UDB = unknown> {
    * a plausible starting point (telecom: a customer with a phone, at home).
    */
   readonly standaloneSetup?: readonly Pick<EnvFunctionCall, "env_type" | "func_name" | "arguments">[];
+  /**
+   * Where τ²-bench defines this domain's toolkits (the toolkits' `className` inside these files of its
+   * repository), so that the τ² protocol can show models the reference's own tool texts. `types` names
+   * the domain's schemas by the Python names the reference's tool signatures use (`CabinClass`,
+   * `FlightInfo`…). Absent for domains of your own, which run under passk's protocol.
+   */
+  readonly tau2?: DomainTau2Source;
+}
+
+export interface DomainTau2Source {
+  readonly agentTools: string;
+  readonly userTools?: string;
+  readonly types?: ReadonlyMap<string, z.ZodType>;
 }
 
 /** A domain of any database types (what registries and the CLI hold). */

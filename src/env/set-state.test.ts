@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InitialStateSchema, type InitialState } from "../core/task.js";
 import { defineDomain } from "./domain.js";
-import { copyPyFloatMarks, parseJsonKeepingPyFloats, pyArgStr } from "./py-float.js";
+import { copyPyFloatMarks, parseJsonKeepingPyFloats, pyArgStr } from "../python/py-float.js";
 import { applyInitialState } from "./set-state.js";
 import { World } from "./world.js";
 

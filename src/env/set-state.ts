@@ -7,7 +7,7 @@ import {
   type ToolMessage,
 } from "../core/message.js";
 import type { InitialState } from "../core/task.js";
-import { isPyFloat } from "./py-float.js";
+import { isPyFloat } from "../python/py-float.js";
 import type { WorldState } from "./domain.js";
 import type { World } from "./world.js";
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { pyShapeOf, ANY_SHAPE, type PyShape } from "./py-shape.js";
+import { pyShapeOf, ANY_SHAPE, type PyShape } from "../python/py-shape.js";
 
 /**
  * What a tool does, as τ²-bench classifies it. `write` tools change the world; only tools that

@@ -4,9 +4,9 @@ import type { ToolRequestor } from "../core/message.js";
 import type { EnvAssertion, EnvFunctionCall } from "../core/task.js";
 import { dbHash } from "./db-hash.js";
 import type { Domain, WorldState } from "./domain.js";
-import { copyPyFloatMarks } from "./py-float.js";
-import { pyShapeOf, ANY_SHAPE, type PyShape } from "./py-shape.js";
-import { sameCanonical, toPyJson } from "./py-json.js";
+import { copyPyFloatMarks } from "../python/py-float.js";
+import { pyShapeOf, ANY_SHAPE, type PyShape } from "../python/py-shape.js";
+import { sameCanonical, toPyJson } from "../python/py-json.js";
 import type { Tool, Toolkit } from "./tool.js";
 import { validateToolArguments, lenientArgumentError } from "./tool-arguments.js";
 

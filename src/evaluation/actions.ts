@@ -1,7 +1,20 @@
 import { hasToolCalls, type Message, type ToolCall } from "../core/message.js";
 import type { ActionCheck, RewardInfo } from "../core/simulation.js";
 import type { Action, Task } from "../core/task.js";
+import type { AnyDomain } from "../env/domain.js";
 import { deepEqual } from "../env/set-state.js";
+
+const toolTypesByDomain = new WeakMap<AnyDomain, ReadonlyMap<string, string>>();
+
+/** The kind of each of a domain's tools, agent's and customer's, by name. */
+export function domainToolTypes(domain: AnyDomain): ReadonlyMap<string, string> {
+  let types = toolTypesByDomain.get(domain);
+  if (!types) {
+    types = new Map([...domain.agent.tools, ...(domain.user?.tools ?? [])].map((t) => [t.name, t.kind]));
+    toolTypesByDomain.set(domain, types);
+  }
+  return types;
+}
 
 /** The call that came closest to a missed gold action, and the arguments that differed. */
 export interface ClosestCall {
@@ -34,7 +47,11 @@ export function toolCallsOf(trajectory: readonly Message[]): ToolCall[] {
  * τ² `ActionEvaluator`: every gold action must be matched by some tool call of the conversation.
  * For a missed action, `closest_tool_call` shows the nearest call of that name and what differed.
  */
-export function evaluateActions(task: Task, trajectory: readonly Message[]): RewardInfo {
+export function evaluateActions(
+  task: Task,
+  trajectory: readonly Message[],
+  toolTypes?: ReadonlyMap<string, string>,
+): RewardInfo {
   const actions = task.evaluation_criteria?.actions;
   if (!task.evaluation_criteria) {
     return {
@@ -50,7 +67,13 @@ export function evaluateActions(task: Task, trajectory: readonly Message[]): Rew
   const calls = toolCallsOf(trajectory);
   const checks: ActionCheck[] = actions.map((action) => {
     const matched = calls.some((call) => actionMatches(action, call));
-    const check: ActionCheck = { action, action_match: matched, action_reward: matched ? 1.0 : 0.0 };
+    // τ² records the kind of the gold action's tool (read/write/think/generic; null for an unknown tool).
+    const check: ActionCheck = {
+      action,
+      action_match: matched,
+      action_reward: matched ? 1.0 : 0.0,
+      ...(toolTypes ? { tool_type: toolTypes.get(action.name) ?? null } : {}),
+    };
     if (!matched) check.closest_tool_call = closestCall(action, calls);
     return check;
   });

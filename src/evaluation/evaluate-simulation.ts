@@ -2,7 +2,7 @@ import type { Judge } from "../core/judge.js";
 import type { Message } from "../core/message.js";
 import type { RewardInfo, TerminationReason } from "../core/simulation.js";
 import type { RewardType, Task } from "../core/task.js";
-import { evaluateActions } from "./actions.js";
+import { domainToolTypes, evaluateActions } from "./actions.js";
 import { evaluateCommunicate } from "./communicate.js";
 import { evaluateEnvironment, type EvaluationEnvironment } from "./environment.js";
 import { evaluateNlAssertions, nlAssertionsNotJudged } from "./nl-assertions.js";
@@ -17,6 +17,7 @@ const ENV_BASES: RewardType[] = ["DB", "ENV_ASSERTION"];
 /** τ² scores NL_ASSERTION 1.0 when the basis names it but the task lists no assertions. */
 const NO_NL_ASSERTIONS: RewardInfo = {
   reward: 1.0,
+  nl_assertions: [],
   reward_breakdown: { NL_ASSERTION: 1.0 },
   info: { note: "No nl_assertions to evaluate" },
 };
@@ -77,7 +78,7 @@ export function evaluateSimulationSync(
       },
     };
   }
-  const actionInfo = evaluateActions(task, simulation.messages);
+  const actionInfo = evaluateActions(task, simulation.messages, domainToolTypes(env.newWorld().domain));
   const communicateInfo = evaluateCommunicate(task, simulation.messages);
   const basis = new Set(criteria.reward_basis);
   const nlInfo = basis.has("NL_ASSERTION")

@@ -17,6 +17,7 @@ export async function evaluateNlAssertions(
   if (!task.evaluation_criteria || !assertions || assertions.length === 0) {
     return {
       reward: 1.0,
+      nl_assertions: [],
       info: { note: "No nl_assertions to evaluate" },
       reward_breakdown: { NL_ASSERTION: 1.0 },
     };

@@ -1,4 +1,4 @@
-import { pyFloatRepr, pyJsonString } from "../env/py-json.js";
+import { pyFloatRepr, pyJsonString } from "../python/py-json.js";
 import { PyFloat } from "./py-float.js";
 
 /**

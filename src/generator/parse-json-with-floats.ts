@@ -1,4 +1,4 @@
-import { isPyFloat, parseJsonKeepingPyFloats } from "../env/py-float.js";
+import { isPyFloat, parseJsonKeepingPyFloats } from "../python/py-float.js";
 import { jsonSyntaxError } from "../formats/ordered-json.js";
 import { PyFloat } from "./py-float.js";
 

@@ -2,7 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bootstrapMeanIntervals, percentile } from "./bootstrap.js";
 import { failedChecks } from "./failed-checks.js";
-import { computeMetrics, computeRunMetrics, failingTasks, type ScoredSimulation } from "./run-metrics.js";
+import {
+  computeMetrics,
+  computeRunMetrics,
+  failingTasks,
+  taskOutcomes,
+  type ScoredSimulation,
+} from "./run-metrics.js";
+import type { RewardInfo } from "../core/simulation.js";
 
 function sim(task: string, reward: number | null, extra: Partial<ScoredSimulation> = {}): ScoredSimulation {
   return {
@@ -207,5 +214,53 @@ describe("bootstrap", () => {
 
   it("collapses to the value when every task agrees", () => {
     expect(bootstrapMeanIntervals([[1], [1], [1]], { seed: 3 })).toEqual([{ low: 1, high: 1, level: 0.95 }]);
+  });
+});
+
+describe("τ²'s action and database counts, and task order", () => {
+  const action = {
+    action_id: "a",
+    name: "x",
+    arguments: {},
+    requestor: "assistant" as const,
+    info: null,
+    compare_args: null,
+  };
+  const sim = (task_id: string, reward: number, extra: Partial<RewardInfo>): ScoredSimulation => ({
+    domain: "airline",
+    task_id,
+    termination_reason: "user_stop",
+    reward_info: { reward, ...extra },
+  });
+
+  it("counts read and write gold actions and their matches, and database matches, over evaluable simulations", () => {
+    const simulations: ScoredSimulation[] = [
+      sim("2", 1, {
+        db_check: { db_match: true, db_reward: 1 },
+        action_checks: [
+          { action, action_match: true, action_reward: 1, tool_type: "read" },
+          { action, action_match: false, action_reward: 0, tool_type: "write" },
+          { action, action_match: true, action_reward: 1, tool_type: "generic" },
+        ],
+      }),
+      sim("10", 0, {
+        db_check: { db_match: false, db_reward: 0 },
+        action_checks: [{ action, action_match: true, action_reward: 1, tool_type: "write" }],
+      }),
+      sim("1", 0, {}),
+      { domain: "airline", task_id: "3", termination_reason: "infrastructure_error", reward_info: null },
+    ];
+    const metrics = computeMetrics(simulations);
+    expect(metrics).toMatchObject({
+      total_read_actions: 1,
+      correct_read_actions: 1,
+      total_write_actions: 2,
+      correct_write_actions: 1,
+      db_match_count: 1,
+      db_mismatch_count: 1,
+      db_not_checked: 1,
+    });
+    // Tasks in the order of τ²'s groupby("task_id"): string order, not first seen.
+    expect(taskOutcomes(simulations).map((o) => o.task_id)).toEqual(["1", "10", "2"]);
   });
 });

@@ -61,6 +61,15 @@ export interface Metrics {
   termination_max_steps: number;
   termination_error: number;
   termination_infrastructure_error: number;
+  /** Gold actions of read (write) tools over evaluable simulations, and how many were matched (τ²'s counts). */
+  total_read_actions: number;
+  correct_read_actions: number;
+  total_write_actions: number;
+  correct_write_actions: number;
+  /** Evaluable simulations whose final database matched the gold one, did not, or was not checked. */
+  db_match_count: number;
+  db_mismatch_count: number;
+  db_not_checked: number;
 }
 
 export interface RunMetrics extends Metrics {
@@ -84,7 +93,10 @@ export interface TaskOutcome {
 const rewardOf = (s: ScoredSimulation) => s.reward_info?.reward ?? null;
 const taskKey = (s: { domain: string; task_id: string }) => `${s.domain}\u0000${s.task_id}`;
 
-/** Successes over evaluable trials per task, in first-seen order. */
+/**
+ * Successes over evaluable trials per task, in task-id order — the order of τ²'s `groupby("task_id")`,
+ * which its averages over tasks sum in (so the means agree to the last bit).
+ */
 export function taskOutcomes(simulations: readonly ScoredSimulation[]): TaskOutcome[] {
   const byTask = new Map<string, TaskOutcome>();
   for (const s of simulations) {
@@ -98,7 +110,50 @@ export function taskOutcomes(simulations: readonly ScoredSimulation[]): TaskOutc
     outcome.trials++;
     if (isSuccessful(rewardOf(s))) outcome.successes++;
   }
-  return [...byTask.values()];
+  return [...byTask.values()].sort(
+    (a, b) => compareCodePoints(a.task_id, b.task_id) || compareCodePoints(a.domain, b.domain),
+  );
+}
+
+/** Python's string order (by code point). */
+function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const left = [...a];
+  const right = [...b];
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const diff = left[i]!.codePointAt(0)! - right[i]!.codePointAt(0)!;
+    if (diff !== 0) return diff;
+  }
+  return left.length - right.length;
+}
+
+/** τ²'s action and database counts over evaluable simulations. */
+function checkCounts(evaluated: readonly ScoredSimulation[]) {
+  const counts = {
+    total_read_actions: 0,
+    correct_read_actions: 0,
+    total_write_actions: 0,
+    correct_write_actions: 0,
+    db_match_count: 0,
+    db_mismatch_count: 0,
+    db_not_checked: 0,
+  };
+  for (const s of evaluated) {
+    for (const check of s.reward_info?.action_checks ?? []) {
+      if (check.tool_type === "read") {
+        counts.total_read_actions++;
+        if (check.action_match) counts.correct_read_actions++;
+      } else if (check.tool_type === "write") {
+        counts.total_write_actions++;
+        if (check.action_match) counts.correct_write_actions++;
+      }
+    }
+    const db = s.reward_info?.db_check;
+    if (!db) counts.db_not_checked++;
+    else if (db.db_match) counts.db_match_count++;
+    else counts.db_mismatch_count++;
+  }
+  return counts;
 }
 
 /** τ²'s K: the run's trial count, lowered to the fewest evaluable trials any task has. */
@@ -169,6 +224,7 @@ export function computeMetrics(
     termination_max_steps: count("max_steps"),
     termination_error: count("too_many_errors", "agent_error", "user_error"),
     termination_infrastructure_error: count("infrastructure_error"),
+    ...checkCounts(evaluated),
   };
 }
 

@@ -151,7 +151,7 @@ describe("orchestrator", () => {
       ),
     );
     expect(infra.termination_reason).toBe("infrastructure_error");
-    expect(infra.info).toEqual({ error: "HTTP 503 after 5 attempts" });
+    expect(infra.info).toEqual({ error: "HTTP 503 after 5 attempts", error_type: "InfrastructureError" });
     const bug = await runSimulation(
       setup("create_task_1", failing(new TypeError("x is undefined")), scriptedUser(["hi"])),
     );
@@ -202,5 +202,104 @@ describe("orchestrator", () => {
     const first = await iterator.next();
     expect(first.value).toMatchObject({ type: "simulation-start", taskId: "create_task_1" });
     await iterator.return(undefined as never);
+  });
+
+  describe("under the τ² protocol", () => {
+    const malformed: AssistantMessage = {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id: "c1",
+          name: "create_task",
+          arguments: {},
+          requestor: "assistant",
+          raw_arguments: '{"user_id": ',
+        },
+      ],
+    };
+
+    it("tool-call arguments that are not JSON end the simulation as an infrastructure error, not a scored failure", async () => {
+      const tau2 = await runSimulation(
+        setup("create_task_1", constantAgent(malformed), scriptedUser(["hi"]), { protocol: "tau2" }),
+      );
+      expect(tau2.termination_reason).toBe("infrastructure_error");
+      expect(tau2.info).toMatchObject({ error_type: "UnusableModelOutputError" });
+      expect(String((tau2.info as { error?: string }).error)).toContain(
+        "the agent's model output is unusable",
+      );
+      // The unusable message never reaches the trajectory (the reference never built it).
+      expect(tau2.messages.some((m) => m.role === "tool")).toBe(false);
+      const reward = await evaluateSimulation(tau2, data.task("create_task_1"), {
+        newWorld: (o) => data.newWorld(o),
+      });
+      expect(reward.reward).toBe(0);
+      // passk's protocol answers the model with an error it can act on, and goes on.
+      const passk = await runSimulation(
+        setup("create_task_1", constantAgent(malformed), scriptedUser(["hi", "###STOP###"]), {
+          maxErrors: 3,
+        }),
+      );
+      expect(passk.termination_reason).toBe("too_many_errors");
+      expect(passk.messages.find((m) => m.role === "tool")?.content).toContain("not a valid JSON object");
+    });
+
+    it("an empty message from the agent or the customer is an infrastructure error", async () => {
+      const agent = await runSimulation(
+        setup("create_task_1", constantAgent({ role: "assistant", content: "  " }), scriptedUser(["hi"]), {
+          protocol: "tau2",
+        }),
+      );
+      expect(agent.termination_reason).toBe("infrastructure_error");
+      const user = await runSimulation(
+        setup("create_task_1", constantAgent({ role: "assistant", content: "ok" }), scriptedUser([""]), {
+          protocol: "tau2",
+        }),
+      );
+      expect(user.termination_reason).toBe("infrastructure_error");
+      expect(String((user.info as { error?: string }).error)).toContain(
+        "user simulator's model sent an empty message",
+      );
+      const passk = await runSimulation(
+        setup("create_task_1", constantAgent({ role: "assistant", content: "ok" }), scriptedUser([""])),
+      );
+      expect(passk.termination_reason).toBe("user_error");
+    });
+
+    it("the agent's ###STOP### does not end a conversation with a customer", async () => {
+      const stopping = constantAgent({ role: "assistant", content: "Goodbye ###STOP###" });
+      const tau2 = await runSimulation(
+        setup("create_task_1", stopping, scriptedUser(["hi", "thanks", "###STOP###"]), { protocol: "tau2" }),
+      );
+      expect(tau2.termination_reason).toBe("user_stop");
+      expect(tau2.messages.filter((m) => m.role === "assistant").length).toBe(3);
+      const passk = await runSimulation(setup("create_task_1", stopping, scriptedUser(["hi", "###STOP###"])));
+      expect(passk.termination_reason).toBe("agent_stop");
+    });
+  });
+
+  it("a conversation past its wall-clock limit ends as an infrastructure error, the call in flight aborted", async () => {
+    let aborted = false;
+    const hanging: Agent = {
+      name: "hanging",
+      start: ({ signal }) => ({
+        respond: () =>
+          new Promise<AssistantMessage>((_, reject) => {
+            signal?.addEventListener("abort", () => {
+              aborted = true;
+              reject(new Error("aborted"));
+            });
+          }),
+      }),
+    };
+    const started = performance.now();
+    const run = await runSimulation(
+      setup("create_task_1", hanging, scriptedUser(["hi"]), { maxDurationMs: 50 }),
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(aborted).toBe(true);
+    expect(run.termination_reason).toBe("infrastructure_error");
+    expect(run.info).toMatchObject({ error_type: "SimulationTimeoutError" });
+    expect(String((run.info as { error?: string }).error)).toContain("wall-clock limit of 0.05 s");
   });
 });

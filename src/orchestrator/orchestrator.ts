@@ -9,7 +9,7 @@ import {
   type UserSimulator,
 } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
-import { InfrastructureError, type LlmToolSpec } from "../core/llm.js";
+import { InfrastructureError, UnusableModelOutputError, type LlmToolSpec } from "../core/llm.js";
 import {
   hasToolCalls,
   malformedArgumentsError,
@@ -47,6 +47,19 @@ export interface SimulationSetup {
   /** Clock, injectable for deterministic tests. */
   now?: () => Date;
   signal?: AbortSignal;
+  /**
+   * Whose turn protocol: `tau2` (default for τ²'s own domains) behaves as the reference does — an agent's
+   * `###STOP###` ends only a solo conversation, and model output the reference cannot use (tool-call
+   * arguments that are not JSON, an empty message) fails the simulation as an infrastructure error, to
+   * be run again. `passk` (default) answers bad arguments with an error the model can act on, ends on
+   * the agent's stop token, and counts an empty message against whoever sent it.
+   */
+  protocol?: "tau2" | "passk";
+  /**
+   * Wall-clock limit of the whole conversation, in milliseconds: past it the conversation ends as an
+   * infrastructure error (a stuck provider is nobody's score), the call in flight aborted.
+   */
+  maxDurationMs?: number;
 }
 
 type Role = "agent" | "user" | "env";
@@ -77,6 +90,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
   const trial = setup.trial ?? 0;
   const solo = setup.solo ?? false;
   const simulationId = setup.simulationId ?? randomUUID();
+  const tau2 = setup.protocol === "tau2";
   const { task, world } = setup;
   const started = now();
   const startedPerf = performance.now();
@@ -93,8 +107,19 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     timestamp: now().toISOString(),
     turn_idx: trajectory.length,
   });
+  // Participants get a signal that also fires when the conversation runs out of time.
+  const deadline = new AbortController();
+  const timer =
+    setup.maxDurationMs === undefined
+      ? undefined
+      : setTimeout(
+          () => deadline.abort(new SimulationTimeoutError(setup.maxDurationMs!)),
+          setup.maxDurationMs,
+        );
+  const signal = setup.signal ? AbortSignal.any([setup.signal, deadline.signal]) : deadline.signal;
   const checkAbort = () => {
     if (setup.signal?.aborted) throw new SimulationAbortedError();
+    if (deadline.signal.aborted) throw deadline.signal.reason;
   };
 
   // The task's message history is replayed into the world as τ²'s set_state does.
@@ -109,12 +134,22 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     yield { type: "message", message: stamped };
   }
 
+  let failureType: string | undefined;
   const fail = (reason: TerminationReason, error: unknown) => {
     termination = reason;
     failure = error instanceof Error ? error.message : String(error);
+    if (error instanceof Error && error.name !== "Error") failureType = error.name;
   };
+  /** Whether an agent message ends the conversation: its stop token (under τ², only a solo agent's). */
+  const agentStops = (message: Message): boolean =>
+    message.role === "assistant" &&
+    !hasToolCalls(message) &&
+    (message.content?.includes(AGENT_STOP_TOKEN) ?? false) &&
+    (!tau2 || solo);
   const classify = (error: unknown, role: "agent" | "user"): TerminationReason => {
-    if (error instanceof SimulationAbortedError) throw error;
+    if (error instanceof SimulationAbortedError || setup.signal?.aborted) throw new SimulationAbortedError();
+    // The wall-clock limit aborted the call in flight.
+    if (deadline.signal.aborted) throw deadline.signal.reason;
     // Refused credentials, a wrong model or URL: the set-up is wrong, not the participant — rethrown,
     // so that the conversation is never graded as the agent's (or the customer's) failure.
     if (ConfigError.isInstance(error)) throw error;
@@ -158,7 +193,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
       solo,
       seed,
       history: agentHistory,
-      ...(setup.signal ? { signal: setup.signal } : {}),
+      signal,
     });
     if (!solo) {
       if (!setup.user) throw new Error("a user simulator is required outside solo mode");
@@ -168,7 +203,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
         task,
         seed,
         history: userHistory,
-        ...(setup.signal ? { signal: setup.signal } : {}),
+        signal,
       });
     }
 
@@ -180,7 +215,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     } else if (last.role === "assistant") {
       from = "agent";
       to = hasToolCalls(last) ? "env" : "user";
-      if (!hasToolCalls(last) && last.content?.includes(AGENT_STOP_TOKEN)) termination = "agent_stop";
+      if (agentStops(last)) termination = "agent_stop";
     } else if (last.role === "user") {
       from = "user";
       to = hasToolCalls(last) ? "env" : "agent";
@@ -208,6 +243,11 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
           fail(classify(error, "user"), error);
           break;
         }
+        const unusable = unusableOutput(message, "user simulator");
+        if (unusable && tau2) {
+          fail("infrastructure_error", unusable);
+          break;
+        }
         if (!hasToolCalls(message) && !message.content?.trim()) {
           fail("user_error", new Error("the user simulator sent an empty message"));
           break;
@@ -227,6 +267,11 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
           fail(classify(error, "agent"), error);
           break;
         }
+        const unusable = unusableOutput(message, "agent");
+        if (unusable && tau2) {
+          fail("infrastructure_error", unusable);
+          break;
+        }
         if (!hasToolCalls(message) && !message.content?.trim()) {
           fail("agent_error", new Error("the agent sent an empty message"));
           break;
@@ -234,7 +279,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
         trajectory.push(message);
         yield { type: "message", message };
         if (message.usage) yield usageEvent("assistant", message);
-        if (!hasToolCalls(message) && message.content?.includes(AGENT_STOP_TOKEN)) termination = "agent_stop";
+        if (agentStops(message)) termination = "agent_stop";
         pending = [message];
         from = "agent";
         to = hasToolCalls(message) ? "env" : "user";
@@ -278,10 +323,15 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
       }
     }
   } catch (error) {
-    if (error instanceof SimulationAbortedError || ConfigError.isInstance(error)) throw error;
+    if (error instanceof SimulationAbortedError || ConfigError.isInstance(error)) {
+      clearTimeout(timer);
+      throw error;
+    }
+    if (error instanceof SimulationTimeoutError) fail("infrastructure_error", error);
     // A failure of the harness itself (not a participant) is still reported, not thrown away.
-    fail("agent_error", error);
+    else fail("agent_error", error);
   }
+  clearTimeout(timer);
 
   const ended = now();
   const run: SimulationRun = {
@@ -299,7 +349,9 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     messages: trajectory,
     trial,
     seed,
-    ...(failure !== undefined ? { info: { error: failure } } : {}),
+    ...(failure !== undefined
+      ? { info: { error: failure, ...(failureType ? { error_type: failureType } : {}) } }
+      : {}),
   };
   yield { type: "simulation-end", run };
   return run;
@@ -323,6 +375,39 @@ export function executeToolCall(world: World, call: ToolCall): { content: string
   const malformed = malformedArgumentsError(call);
   if (malformed) return { content: `Error: ${malformed}`, error: true };
   return world.callTool({ name: call.name, arguments: call.arguments, requestor: call.requestor });
+}
+
+/**
+ * Model output the reference cannot take in — tool-call arguments that are not a JSON object, or a
+ * message with neither text nor tool calls — as the error the τ² protocol ends the simulation with.
+ */
+function unusableOutput(
+  message: AssistantMessage | UserMessage,
+  who: "agent" | "user simulator",
+): UnusableModelOutputError | undefined {
+  for (const call of message.tool_calls ?? []) {
+    const malformed = malformedArgumentsError(call);
+    if (malformed)
+      return new UnusableModelOutputError(
+        `the ${who}'s model output is unusable: ${malformed.replace(/ Call the tool again.*$/, "")}; under the τ² protocol the simulation is run again`,
+      );
+  }
+  if (!hasToolCalls(message) && !message.content?.trim())
+    return new UnusableModelOutputError(
+      `the ${who}'s model sent an empty message; under the τ² protocol the simulation is run again`,
+    );
+  return undefined;
+}
+
+/** The conversation ran past its wall-clock limit (`--max-sim-seconds`). */
+export class SimulationTimeoutError extends Error {
+  constructor(readonly limitMs: number) {
+    super(
+      `the conversation ran past its wall-clock limit of ${limitMs / 1000} s (--max-sim-seconds); ` +
+        "it is an infrastructure error, run again on resume",
+    );
+    this.name = "SimulationTimeoutError";
+  }
 }
 
 function isUserStop(message: Message): boolean {

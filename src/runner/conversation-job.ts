@@ -6,7 +6,7 @@ import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { runSimulation, SimulationAbortedError } from "../orchestrator/orchestrator.js";
 import type { RunJob } from "./execute-run.js";
-import { conversationSetup } from "./simulation-setup.js";
+import { conversationSetup, protocolValidation, type ConversationProtocol } from "./simulation-setup.js";
 
 export interface ConversationJobOptions {
   /** Each domain of the run with its data, and the run's tasks of it by id. */
@@ -16,9 +16,12 @@ export interface ConversationJobOptions {
   /** Judges NL assertions; without it that component is reported as not evaluated. */
   judge?: Judge;
   solo?: boolean;
+  protocol?: ConversationProtocol;
   toolOverrides?: ToolOverrides;
   maxSteps?: number;
   maxErrors?: number;
+  /** `--max-sim-seconds`, in milliseconds. */
+  maxDurationMs?: number;
 }
 
 /**
@@ -39,7 +42,9 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
       agent: options.agent,
       user: options.user,
       solo: options.solo ?? false,
+      ...(options.protocol ? { protocol: options.protocol } : {}),
       ...(options.toolOverrides ? { toolOverrides: options.toolOverrides } : {}),
+      ...(options.maxDurationMs !== undefined ? { maxDurationMs: options.maxDurationMs } : {}),
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
       ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
       seed,
@@ -76,7 +81,12 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
     const reward = await evaluateSimulation(
       run,
       task,
-      { newWorld: (o) => domain.data.newWorld(o), solo: options.solo ?? false },
+      {
+        newWorld: (o) => domain.data.newWorld(o),
+        solo: options.solo ?? false,
+        // The trajectory is replayed with the arguments checked as they were during the conversation.
+        validation: protocolValidation(options.protocol),
+      },
       pricedJudge,
     );
     run.reward_info =

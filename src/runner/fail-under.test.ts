@@ -24,6 +24,13 @@ function metrics(partial: Partial<Metrics>): Metrics {
     termination_max_steps: 0,
     termination_error: 0,
     termination_infrastructure_error: 0,
+    total_read_actions: 0,
+    correct_read_actions: 0,
+    total_write_actions: 0,
+    correct_write_actions: 0,
+    db_match_count: 0,
+    db_mismatch_count: 0,
+    db_not_checked: 0,
     ...partial,
   };
 }

@@ -16,6 +16,8 @@ export const RunModelsSchema = z.object({
   userLlmBaseUrl: z.string().optional(),
   judgeLlmBaseUrl: z.string().optional(),
   prices: z.string().optional(),
+  /** Where the τ² protocol's texts are read (they are hash-checked, so the place does not change them). */
+  upstream: z.string().optional(),
   cache: z.union([z.string(), z.boolean()]).optional(),
   timeout: z.string().optional(),
   maxRetries: z.string().optional(),
@@ -42,12 +44,16 @@ export const RunConfigSchema = z.object({
   max_steps: z.number().int().min(1),
   max_errors: z.number().int().min(1),
   solo: z.boolean(),
+  /** The turn protocol (runs stored before it was recorded ran passk's). */
+  protocol: z.enum(["tau2", "passk"]).default("passk"),
   models: RunModelsSchema,
   /** `--save-to` as an absolute path, or null. */
   save_to: z.string().nullable(),
   /** Operational settings, remembered for a resume that does not repeat them. */
   max_concurrency: z.number().int().min(1).optional(),
   max_cost: z.number().positive().nullable().optional(),
+  /** `--max-sim-seconds`: wall-clock limit of one conversation. */
+  max_sim_seconds: z.number().positive().nullable().optional(),
   /** Agent and user are both scripted: the run shows a harness, not a model. */
   scripted_demo: z.boolean(),
   /** The process running it now (to refuse a second runner on the same machine). */
@@ -61,6 +67,7 @@ export const OPERATIONAL_MODEL_FLAGS = new Set<keyof RunModels>([
   "userLlmBaseUrl",
   "judgeLlmBaseUrl",
   "prices",
+  "upstream",
   "cache",
   "timeout",
   "maxRetries",
@@ -81,6 +88,7 @@ function runIdentity(config: RunConfig): Record<string, unknown> {
     "--max-steps": config.max_steps,
     "--max-errors": config.max_errors,
     "--solo": config.solo,
+    "--protocol": config.protocol,
   };
   for (const [name, value] of Object.entries(config.models)) {
     if (!OPERATIONAL_MODEL_FLAGS.has(name as keyof RunModels)) identity[kebab(name)] = value ?? null;

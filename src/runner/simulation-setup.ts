@@ -1,9 +1,25 @@
 import type { Agent, UserSimulator } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
 import type { Task } from "../core/task.js";
+import type { LlmToolSpec } from "../core/llm.js";
 import { toolSpecs, type ToolOverrides } from "../env/tool-schema.js";
+import type { ArgumentValidation } from "../env/world.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
+import type { ReferenceTexts } from "../formats/tau2/upstream/reference-texts.js";
 import type { SimulationSetup } from "../orchestrator/orchestrator.js";
+
+/**
+ * How a conversation is run. `tau2`: as τ²-bench runs it — the reference's tool texts (`texts`, needed
+ * whenever a model reads them), tool arguments passed to the tools raw, the reference's turn rules.
+ * `passk`: passk's own tool descriptions, arguments validated strictly with errors the model can act
+ * on, passk's turn rules (see `SimulationSetup.protocol`).
+ */
+export type ConversationProtocol = { name: "passk" } | { name: "tau2"; texts?: ReferenceTexts };
+
+/** How tool arguments are checked under a protocol (the evaluator's replay must check them alike). */
+export function protocolValidation(protocol: ConversationProtocol | undefined): ArgumentValidation {
+  return protocol?.name === "tau2" ? "lenient" : "strict";
+}
 
 export interface ConversationOptions {
   data: DomainData;
@@ -11,8 +27,12 @@ export interface ConversationOptions {
   agent: Agent;
   user: UserSimulator;
   solo?: boolean;
-  /** `--tool-spec`: what the models are told about tools. */
+  /** Default: passk's protocol. */
+  protocol?: ConversationProtocol;
+  /** `--tool-spec`: what the models are told about tools (over the protocol's texts). */
   toolOverrides?: ToolOverrides;
+  /** `--max-sim-seconds`, in milliseconds. */
+  maxDurationMs?: number;
   maxSteps?: number;
   maxErrors?: number;
   seed?: number;
@@ -37,18 +57,29 @@ export function conversationSetup(options: ConversationOptions): SimulationSetup
   const policy = solo ? data.soloPolicy : data.policy;
   if (policy === undefined)
     throw new ConfigError(`domain ${data.domain.name} has no solo policy, so it cannot run in --solo mode`);
-  const agentTools = solo
-    ? [...data.domain.agent.tools, ...(data.domain.user?.tools ?? [])]
-    : data.domain.agent.tools;
+  const protocol = options.protocol ?? { name: "passk" };
+  const texts = protocol.name === "tau2" ? protocol.texts : undefined;
+  const sideSpecs = (side: "agent" | "user"): LlmToolSpec[] => {
+    const tools = (side === "agent" ? data.domain.agent.tools : data.domain.user?.tools) ?? [];
+    const specs = texts ? texts.toolSpecs(data.domain, side) : toolSpecs(tools);
+    if (!options.toolOverrides) return specs;
+    return specs.map((spec) => {
+      const override = options.toolOverrides!.get(spec.name);
+      return override ? { name: spec.name, ...override } : spec;
+    });
+  };
+  const userTools = sideSpecs("user");
   return {
     task,
-    world: data.newWorld({ solo }),
+    world: data.newWorld({ solo, validation: protocolValidation(protocol) }),
     agent: options.agent,
     ...(solo ? {} : { user: options.user }),
     policy,
-    agentTools: toolSpecs(agentTools, options.toolOverrides),
-    userTools: toolSpecs(data.domain.user?.tools ?? [], options.toolOverrides),
+    agentTools: solo ? [...sideSpecs("agent"), ...userTools] : sideSpecs("agent"),
+    userTools,
     solo,
+    protocol: protocol.name,
+    ...(options.maxDurationMs !== undefined ? { maxDurationMs: options.maxDurationMs } : {}),
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
     ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
     ...(options.seed !== undefined ? { seed: options.seed } : {}),

@@ -7,7 +7,11 @@ import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { failedChecks } from "../metrics/failed-checks.js";
 import { SimulationAbortedError, simulate } from "../orchestrator/orchestrator.js";
-import { conversationSetup } from "../runner/simulation-setup.js";
+import {
+  conversationSetup,
+  protocolValidation,
+  type ConversationProtocol,
+} from "../runner/simulation-setup.js";
 import type { ConversationMode, PlaygroundEvent, SequencedEvent } from "./api-schemas.js";
 import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "./human-customer.js";
 import { recordChanges } from "./record-changes.js";
@@ -104,6 +108,7 @@ export class ConversationHub {
   readonly #limits: ConversationLimits;
   readonly #spend: SpendTracker;
   readonly #judge: Judge | undefined;
+  readonly #protocol: ConversationProtocol;
   readonly #now: () => Date;
   readonly #newId: () => string;
   readonly #log: (line: string) => void;
@@ -112,6 +117,8 @@ export class ConversationHub {
     limits: ConversationLimits;
     spend: SpendTracker;
     judge?: Judge;
+    /** How conversations on τ²'s own domains run (others always run under passk's). */
+    protocol?: ConversationProtocol;
     now: () => Date;
     newId?: () => string;
     log?: (line: string) => void;
@@ -119,6 +126,7 @@ export class ConversationHub {
     this.#limits = options.limits;
     this.#spend = options.spend;
     this.#judge = options.judge;
+    this.#protocol = options.protocol ?? { name: "passk" };
     this.#now = options.now;
     this.#newId = options.newId ?? (() => randomUUID());
     this.#log = options.log ?? (() => {});
@@ -206,11 +214,13 @@ export class ConversationHub {
     }
     try {
       if (!user) throw new Error("a simulated conversation needs a simulated customer");
+      const protocol: ConversationProtocol = data.domain.tau2 ? this.#protocol : { name: "passk" };
       const simulation = conversationSetup({
         data,
         task,
         agent: setup.agent,
         user,
+        protocol,
         maxSteps: this.#limits.maxSteps,
         maxErrors: this.#limits.maxErrors,
         simulationId: conversation.id,
@@ -239,7 +249,7 @@ export class ConversationHub {
             const rewardInfo = await evaluateSimulation(
               run,
               setup.task,
-              { newWorld: (o) => data.newWorld(o) },
+              { newWorld: (o) => data.newWorld(o), validation: protocolValidation(protocol) },
               this.#judge,
             );
             conversation.emit({

@@ -7,6 +7,7 @@ import { streamSSE } from "hono/streaming";
 import type { z } from "zod";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import { ConfigError, PasskError, UnknownNameError } from "../core/errors.js";
+import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type { Judge } from "../core/judge.js";
 import type { AnyDomain } from "../env/domain.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
@@ -100,6 +101,8 @@ export interface ServerDeps {
   secrets?: readonly string[];
   /** Take the client address from `X-Forwarded-For` (only behind a proxy you trust). */
   trustProxy?: boolean;
+  /** How playground conversations on τ²'s domains run (default: passk's protocol). */
+  protocol?: ConversationProtocol;
   /** Server-side log (errors with stacks); default: nowhere. */
   log?: (line: string) => void;
   newId?: () => string;
@@ -173,6 +176,7 @@ export function createServer(deps: ServerDeps) {
     now,
     log,
     ...(deps.judge ? { judge: deps.judge } : {}),
+    ...(deps.protocol ? { protocol: deps.protocol } : {}),
     ...(deps.newId ? { newId: deps.newId } : {}),
   });
 

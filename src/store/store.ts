@@ -7,6 +7,7 @@ import { UnknownNameError } from "../core/errors.js";
 import type { SimulationRunInput, TaskInput } from "../formats/tau2/results.js";
 import { NON_EVALUABLE_TERMINATIONS, type ScoredSimulation } from "../metrics/run-metrics.js";
 import { passkVersion } from "../version.js";
+import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
 import { MIGRATIONS, type Migration } from "./schema.js";
 import { NotAStoreError, StoreInputError, StoreNotFoundError, StoreVersionError } from "./store-errors.js";
 
@@ -316,7 +317,9 @@ export class Store {
       const { next } = this.db
         .prepare("SELECT COALESCE(MAX(position) + 1, 0) AS next FROM run_tasks WHERE run_id = ?")
         .get(runId) as { next: number };
-      tasks.forEach((task, index) => insert.run(runId, domain, task.id, next + index, JSON.stringify(task)));
+      tasks.forEach((task, index) =>
+        insert.run(runId, domain, task.id, next + index, stringifyKeepingPyFloats(task)),
+      );
     });
   }
 
@@ -327,7 +330,7 @@ export class Store {
         `SELECT domain, task FROM run_tasks WHERE run_id = ? AND (? IS NULL OR domain = ?) ORDER BY position`,
       )
       .all(runId, domain ?? null, domain ?? null) as Array<{ domain: string; task: string }>;
-    return rows.map((r) => ({ domain: r.domain, task: JSON.parse(r.task) as TaskInput }));
+    return rows.map((r) => ({ domain: r.domain, task: parseJsonKeepingPyFloats(r.task) as TaskInput }));
   }
 
   // -- simulations -----------------------------------------------------------------------------
@@ -371,8 +374,9 @@ export class Store {
       agent_cost: simulation.agent_cost ?? null,
       user_cost: simulation.user_cost ?? null,
       duration: simulation.duration ?? null,
-      reward_info: "reward_info" in simulation ? JSON.stringify(rewardInfo ?? null) : null,
-      messages: JSON.stringify(messages),
+      // Floats the model or the task wrote as `2.0` stay floats (see python/py-float.ts).
+      reward_info: "reward_info" in simulation ? stringifyKeepingPyFloats(rewardInfo ?? null) : null,
+      messages: stringifyKeepingPyFloats(messages),
       record: JSON.stringify(record),
       written_at: this.now(),
     });
@@ -440,8 +444,9 @@ function toRunRecord(row: RunRow): RunRecord {
 
 function toStoredSimulation(row: SimulationRow): StoredSimulation {
   const simulation = JSON.parse(row.record) as Record<string, unknown>;
-  if ("messages" in simulation) simulation.messages = JSON.parse(row.messages);
-  if ("reward_info" in simulation) simulation.reward_info = parseJson(row.reward_info);
+  if ("messages" in simulation) simulation.messages = parseJsonKeepingPyFloats(row.messages);
+  if ("reward_info" in simulation)
+    simulation.reward_info = row.reward_info === null ? null : parseJsonKeepingPyFloats(row.reward_info);
   return { runId: row.run_id, domain: row.domain, simulation: simulation as SimulationRunInput };
 }
 

@@ -9,6 +9,11 @@ export interface LlmUserOptions {
   guidelines: string;
   /** Guidelines for a customer with tools (`simulation_guidelines_tools.md`). */
   guidelinesWithTools: string;
+  /**
+   * The system prompt template with `{global_user_sim_guidelines_with_persona}` and `{instructions}`
+   * (τ²'s, read from its source under the τ² protocol); default: the same layout in passk's code.
+   */
+  template?: string;
 }
 
 /**
@@ -22,7 +27,11 @@ export function llmUser(model: LanguageModel, options: LlmUserOptions): UserSimu
     model: model.spec,
     start(init: UserStart): UserSession {
       const guidelines = init.tools.length > 0 ? options.guidelinesWithTools : options.guidelines;
-      const system = userSystemPrompt({ guidelines, scenario: init.scenario });
+      const system = userSystemPrompt({
+        guidelines,
+        scenario: init.scenario,
+        ...(options.template !== undefined ? { template: options.template } : {}),
+      });
       const names = new Map<string, string>();
       const history: LlmMessage[] = participantView(init.history, "user", names);
       return {

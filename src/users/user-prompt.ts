@@ -1,4 +1,5 @@
 import type { StructuredUserInstructions, UserScenario } from "../core/task.js";
+import { pyFormat } from "../python/str-format.js";
 
 /** Python `textwrap.indent(text, prefix)`: prefix every line that is not only whitespace. */
 function indent(text: string, prefix = "\t"): string {
@@ -30,8 +31,18 @@ export function scenarioText(scenario: UserScenario): string {
 
 /**
  * The user simulator's system prompt: the simulation guidelines (the with-tools variant when the
- * customer has tools), then the hidden scenario.
+ * customer has tools), then the hidden scenario — laid out by `template` when given (τ²'s, with
+ * `{global_user_sim_guidelines_with_persona}` and `{instructions}`), else by passk's own layout.
  */
-export function userSystemPrompt(options: { guidelines: string; scenario: UserScenario }): string {
-  return `${options.guidelines}\n\n<scenario>\n${scenarioText(options.scenario)}\n</scenario>`;
+export function userSystemPrompt(options: {
+  guidelines: string;
+  scenario: UserScenario;
+  template?: string;
+}): string {
+  const scenario = scenarioText(options.scenario);
+  if (options.template === undefined) return `${options.guidelines}\n\n<scenario>\n${scenario}\n</scenario>`;
+  return pyFormat(options.template, {
+    global_user_sim_guidelines_with_persona: options.guidelines,
+    instructions: scenario,
+  });
 }

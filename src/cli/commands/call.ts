@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { ToolRequestorSchema } from "../../core/message.js";
-import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../env/py-float.js";
+import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../python/py-float.js";
 import { runSingleCall } from "../../evaluation/single-call.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 

@@ -3,7 +3,13 @@ import { computeRunMetrics, failingTasks } from "../../metrics/run-metrics.js";
 import { println, wholeNumber, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
-import { isScriptedDemo, loadRunSource, withStoreOption } from "./run-source.js";
+import { isScriptedDemo, loadRunSource, withStoreOption, type RunSource } from "./run-source.js";
+import {
+  describeComparability,
+  tau2Comparability,
+  type Tau2Comparability,
+} from "../../runner/tau2-comparability.js";
+import { baseSplitIds } from "../context.js";
 
 interface ReportOptions {
   json?: boolean;
@@ -36,19 +42,58 @@ export function registerReport(program: Command, context: CliContext): void {
       bootstrap: { seed },
     });
     const failing = failingTasks(source.simulations);
+    const comparability = sourceComparability(context, source);
     if (options.json) {
       const demo = isScriptedDemo(source) ? { scripted_demo: true } : {};
       println(
         context,
-        JSON.stringify({ source: source.label, ...demo, metrics, failing_tasks: failing }, null, 2),
+        JSON.stringify(
+          {
+            source: source.label,
+            ...demo,
+            tau2_comparability: comparability,
+            metrics,
+            failing_tasks: failing,
+          },
+          null,
+          2,
+        ),
       );
       return;
     }
     if (isScriptedDemo(source)) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
     println(context, `${source.label}: ${source.simulations.length} simulations`);
+    for (const [domain, verdict] of Object.entries(comparability))
+      println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context);
     println(context, formatMetrics(metrics));
     println(context);
     println(context, formatFailingTasks(failing, top));
   });
+}
+
+/** Per domain of the run: can its numbers stand beside the τ²-bench leaderboard's? */
+export function sourceComparability(
+  context: CliContext,
+  source: RunSource,
+): Record<string, Tau2Comparability> {
+  const info = source.file?.results.info ?? source.run?.info ?? null;
+  const dataDir = (info as { passk?: { config?: { data?: unknown } } } | null)?.passk?.config?.data;
+  const domains = [...new Set(source.simulations.map((s) => s.domain))].sort();
+  return Object.fromEntries(
+    domains.map((domain) => {
+      const simulations = source.simulations.filter((s) => s.domain === domain);
+      const base = baseSplitIds(context, domain, typeof dataDir === "string" ? dataDir : undefined);
+      return [
+        domain,
+        tau2Comparability({
+          info,
+          taskIds: simulations.map((s) => s.task_id),
+          numTrials: source.numTrials,
+          rewardInfos: simulations.map((s) => s.reward_info),
+          ...(base ? { baseTaskIds: base } : {}),
+        }),
+      ];
+    }),
+  );
 }

@@ -14,6 +14,7 @@ import {
   type RunModels,
 } from "../../runner/run-config.js";
 import type { RunRecord, Store } from "../../store/store.js";
+import type { AnyDomain } from "../../env/domain.js";
 import type { CliContext } from "../context.js";
 import type { ModelFlags } from "../model-flags.js";
 
@@ -40,6 +41,7 @@ export interface RunFlags extends Partial<ModelFlags> {
   junit?: string;
   progress: string;
   progressInterval: string;
+  maxSimSeconds?: string;
 }
 
 const int = (flag: string, min: number) =>
@@ -61,6 +63,11 @@ export const FlagNumbersSchema = z.object({
     .positive({ error: "--max-cost must be more than 0 USD" })
     .optional(),
   progressInterval: z.coerce.number().positive({ error: "--progress-interval must be seconds > 0" }),
+  maxSimSeconds: z.coerce
+    .number({ error: () => "--max-sim-seconds must be a number of seconds, e.g. 600" })
+    .positive({ error: "--max-sim-seconds must be more than 0 seconds" })
+    .max(2_000_000, { error: "--max-sim-seconds must be at most 2000000 seconds (23 days)" })
+    .optional(),
   progress: z.enum(["auto", "bar", "lines", "none"], {
     error: () => "--progress must be one of auto, bar, lines, none",
   }),
@@ -85,17 +92,19 @@ const MODEL_KEYS = [
   "agentPromptTemplate",
   "toolSpec",
   "prices",
+  "upstream",
   "cache",
   "timeout",
   "maxRetries",
 ] as const satisfies ReadonlyArray<keyof RunModels>;
-const FILE_KEYS = new Set(["agentPromptTemplate", "toolSpec", "prices"]);
+const FILE_KEYS = new Set(["agentPromptTemplate", "toolSpec", "prices", "upstream"]);
 
 /** The run configuration the flags describe (a new run, or one to compare with a stored run). */
 function configFromFlags(
   flags: RunFlags,
   numbers: z.infer<typeof FlagNumbersSchema>,
   dataDir: string,
+  domains: ReadonlyMap<string, AnyDomain>,
 ): RunConfig {
   if (!flags.domain || flags.domain.length === 0) {
     throw new ConfigError("--domain is required (or --resume RUN_ID to continue a stored run)");
@@ -127,6 +136,7 @@ function configFromFlags(
     max_steps: numbers.maxSteps,
     max_errors: numbers.maxErrors,
     solo: flags.solo ?? false,
+    protocol: defaultProtocol(flags, domains),
     models: { ...(models as RunModels), userLlm: flags.userLlm ?? "scripted:gold" },
     save_to: flags.saveTo ? path.resolve(flags.saveTo) : null,
     scripted_demo: false,
@@ -134,9 +144,18 @@ function configFromFlags(
   return config;
 }
 
+/** `--protocol` as given, else τ²'s for runs of τ²'s own domains only, else passk's. */
+function defaultProtocol(flags: RunFlags, domains: ReadonlyMap<string, AnyDomain>): "tau2" | "passk" {
+  if (flags.protocol === "tau2" || flags.protocol === "passk") return flags.protocol;
+  if (flags.protocol !== undefined)
+    throw new ConfigError(`--protocol "${flags.protocol}" is not a protocol; use tau2 or passk`);
+  return (flags.domain ?? []).every((name) => domains.get(name)?.tau2 !== undefined) ? "tau2" : "passk";
+}
+
 export function modelFlagsOf(config: RunConfig): ModelFlags {
   const flags: Record<string, string | boolean> = {};
   for (const [key, value] of Object.entries(config.models)) if (value !== undefined) flags[key] = value;
+  flags.protocol = config.protocol;
   return flags as unknown as ModelFlags;
 }
 
@@ -160,6 +179,7 @@ const IDENTITY_FLAG_OF_OPTION: Record<string, string> = {
   judgeLlmArgs: "--judge-llm-args",
   agentPromptTemplate: "--agent-prompt-template",
   toolSpec: "--tool-spec",
+  protocol: "--protocol",
 };
 
 /** A run `passk run` started, with its parsed configuration. */
@@ -207,6 +227,7 @@ export function resolveRun(
         },
         numbers,
         given.has("--data") ? path.resolve(flags.data!) : stored.data,
+        context.domains,
       );
       const differences = identityDifferences(stored, asGiven, given);
       if (differences.length > 0) {
@@ -230,7 +251,7 @@ export function resolveRun(
     };
   }
 
-  const config = configFromFlags(flags, numbers, resolveDataDir(flags.data, context.env));
+  const config = configFromFlags(flags, numbers, resolveDataDir(flags.data, context.env), context.domains);
   if (!config.save_to) return { config };
   // The newest stored run writing to the same file is the one to continue.
   for (const run of store.listRuns()) {

@@ -25,6 +25,8 @@ import type { RunRecord } from "../../store/store.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
+import { sourceComparability } from "./report.js";
+import { describeComparability } from "../../runner/tau2-comparability.js";
 import { openStore, withStoreOption } from "./run-source.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
 import {
@@ -37,16 +39,6 @@ import {
 
 /** Exit codes a CI script can branch on. */
 export const RUN_EXIT = { ok: 0, belowThreshold: 1, interrupted: 130 } as const;
-
-function parseArgs(json: string | undefined): Record<string, unknown> {
-  if (!json) return {};
-  try {
-    const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
   const who = config.scripted_demo
@@ -98,8 +90,12 @@ export function registerRun(program: Command, context: CliContext): void {
         .option("--max-errors <n>", "stop a conversation after this many tool errors", "10")
         .option(
           "--max-attempts <n>",
-          "attempts per (task, trial) when it ends in an infrastructure error",
-          "3",
+          "attempts per (task, trial) when it ends in an infrastructure error (τ²: 1 + 3 retries)",
+          "4",
+        )
+        .option(
+          "--max-sim-seconds <s>",
+          "wall-clock limit of one conversation; past it, it ends as an infrastructure error (default: none)",
         )
         .option("--solo", "solo mode: the agent works from the task's ticket with the customer's tools")
         .option("--max-cost <usd>", "budget of the run: no new conversation starts once it is spent")
@@ -170,8 +166,20 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         ? numbers.maxConcurrency
         : (storedConfig?.max_concurrency ?? numbers.maxConcurrency);
     const maxCost = numbers.maxCost ?? storedConfig?.max_cost ?? undefined;
-    const resolvedConfig: RunConfig = { ...config, max_concurrency: concurrency, max_cost: maxCost ?? null };
-    const participants = participantsFromFlags(modelFlagsOf(resolvedConfig), context, firstData.dataDir);
+    const maxSimSeconds = numbers.maxSimSeconds ?? storedConfig?.max_sim_seconds ?? undefined;
+    const resolvedConfig: RunConfig = {
+      ...config,
+      max_concurrency: concurrency,
+      max_cost: maxCost ?? null,
+      max_sim_seconds: maxSimSeconds ?? null,
+    };
+    const participants = participantsFromFlags(
+      modelFlagsOf(resolvedConfig),
+      context,
+      firstData.dataDir,
+      datas.map((d) => d.domain),
+    );
+    const texts = participants.protocol.name === "tau2" ? participants.protocol.texts : undefined;
     resolvedConfig.scripted_demo = participants.scriptedDemo;
     const thresholds: Threshold[] = parseThresholds(flags.failUnder ?? [], {
       numTrials: resolvedConfig.num_trials,
@@ -214,12 +222,12 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         agent: {
           name: participants.agent.name,
           llm: participants.agent.model ?? resolvedConfig.models.agentLlm,
-          llmArgs: parseArgs(resolvedConfig.models.agentLlmArgs),
+          llmArgs: participants.agentLlmArgs,
         },
         user: {
           name: resolvedConfig.solo ? "dummy_user" : participants.user.name,
           llm: resolvedConfig.solo ? null : (participants.user.model ?? resolvedConfig.models.userLlm),
-          llmArgs: parseArgs(resolvedConfig.models.userLlmArgs),
+          llmArgs: resolvedConfig.solo ? {} : participants.userLlmArgs,
           guidelines: guidelines
             ? hasUserTools
               ? guidelines.guidelinesWithTools
@@ -233,6 +241,9 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         version,
         passk: {
           run_id: runId,
+          protocol: resolvedConfig.protocol,
+          // The commit whose prompt and tool texts the models were shown (τ² protocol, models reading them).
+          upstream_commit: texts?.commit ?? null,
           ...(participants.scriptedDemo ? { scripted_demo: true, notice: SCRIPTED_DEMO_BANNER } : {}),
           config: { ...resolvedConfig, runner: null },
         },
@@ -333,9 +344,11 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
           user: participants.user,
           ...(participants.judge ? { judge: participants.judge } : {}),
           solo: resolvedConfig.solo,
+          protocol: participants.protocol,
           ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
           maxSteps: resolvedConfig.max_steps,
           maxErrors: resolvedConfig.max_errors,
+          ...(maxSimSeconds !== undefined ? { maxDurationMs: maxSimSeconds * 1000 } : {}),
         }),
         onEvent: (event) => {
           display.onEvent(event);
@@ -407,6 +420,14 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     println(context);
     println(context, `${prefix}${describeMetricsHeader(resolvedConfig, run)}`);
     println(context, formatMetrics(metrics));
+    const comparability = sourceComparability(context, {
+      label: `run ${run.id}`,
+      numTrials: resolvedConfig.num_trials,
+      simulations,
+      run: store.getRun(run.id),
+    });
+    for (const [domain, verdict] of Object.entries(comparability))
+      println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context, costLine(metrics, outcome.spent));
     const unfinished = outcome.counts.queued + outcome.counts.claimed;
     const stopLine =

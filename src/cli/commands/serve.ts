@@ -3,7 +3,7 @@ import path from "node:path";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { z } from "zod";
-import { createAgent } from "../../agents/create-agent.js";
+import { createAgent, isScriptedSpec } from "../../agents/create-agent.js";
 import { ConfigError } from "../../core/errors.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { createJudge } from "../../judge/create-judge.js";
@@ -13,6 +13,7 @@ import { resolveStorePath } from "../../store/store-location.js";
 import { Store } from "../../store/store.js";
 import { createUserSimulator, readUserGuidelines } from "../../users/create-user.js";
 import { println, withDataOption, type CliContext } from "../context.js";
+import { resolveProtocol } from "../model-flags.js";
 
 const ServeOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535),
@@ -30,6 +31,8 @@ const ServeOptionsSchema = z.object({
   maxSteps: z.coerce.number().int().positive(),
   trustProxy: z.boolean().optional(),
   webRoot: z.string().optional(),
+  protocol: z.enum(["tau2", "passk"]).optional(),
+  upstream: z.string().optional(),
 });
 
 /** The built web app shipped with passk (`web/dist` beside `dist/`). */
@@ -65,7 +68,15 @@ export function registerServe(program: Command, context: CliContext): void {
       .option("--max-conversations <n>", "conversations running at once", "20")
       .option("--max-steps <n>", "steps per conversation", "200")
       .option("--trust-proxy", "take client addresses from X-Forwarded-For (behind your own proxy only)")
-      .option("--web-root <dir>", "folder of the built web app (default: the one shipped with passk)"),
+      .option("--web-root <dir>", "folder of the built web app (default: the one shipped with passk)")
+      .option(
+        "--protocol <name>",
+        "tau2 (default): playground conversations on τ²'s domains run as τ²-bench runs them; passk: passk's own prompt and tool descriptions",
+      )
+      .option(
+        "--upstream <dir>",
+        "the upstream τ²-bench source files for the τ² protocol's texts (default: $PASSK_TAU2_UPSTREAM, else <data>/upstream)",
+      ),
   ).action(async (raw: Record<string, unknown>) => {
     const parsed = ServeOptionsSchema.safeParse(raw);
     if (!parsed.success) {
@@ -76,12 +87,40 @@ export function registerServe(program: Command, context: CliContext): void {
     const options = parsed.data;
     const dataDir = resolveDataDir(options.data, context.env);
     const env = context.env;
-    const agentModel = { env, ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}) };
-    const userModel = { env, ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}) };
+    // Any model offered reads the protocol's texts; scripted participants read none.
+    const protocol = resolveProtocol(
+      {
+        ...(options.protocol ? { protocol: options.protocol } : {}),
+        ...(options.upstream ? { upstream: options.upstream } : {}),
+        agentLlm: options.agentLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
+        userLlm: options.userLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
+      },
+      context,
+      dataDir,
+      [...context.domains.values()].filter((d) => d.tau2 !== undefined),
+    );
+    const texts = protocol.name === "tau2" ? protocol.texts : undefined;
+    // τ²'s protocol: its prompt templates and temperature 0 for both models.
+    const tau2Args = protocol.name === "tau2" ? { args: { temperature: 0 } } : {};
+    const agentModel = {
+      env,
+      ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}),
+      ...tau2Args,
+      ...(texts ? { templates: texts.prompts.agent, doneTool: texts.doneTool } : {}),
+    };
+    const userModel = {
+      env,
+      ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}),
+      ...tau2Args,
+    };
     // Built once, now: configuration problems (unknown provider, missing key) show before serving, and
     // every conversation shares them (each conversation is its own session of the same participant).
     let guidelines: ReturnType<typeof readUserGuidelines> | undefined;
-    const userGuidelines = () => (guidelines ??= readUserGuidelines(dataDir));
+    const userGuidelines = () =>
+      (guidelines ??= {
+        ...readUserGuidelines(dataDir),
+        ...(texts ? { template: texts.prompts.user.SYSTEM_PROMPT } : {}),
+      });
     const agents = new Map(options.agentLlm.map((spec) => [spec, createAgent(spec, agentModel)]));
     const users = new Map(
       options.userLlm.map((spec) => [
@@ -120,6 +159,7 @@ export function registerServe(program: Command, context: CliContext): void {
       webRoot,
       secrets: secretValues(env),
       trustProxy: options.trustProxy ?? false,
+      protocol,
       log: (line) => context.stderr.write(`${line}\n`),
     });
     // Parse every domain's data now, so that the first visitor does not wait for it.

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { evaluateSimulation } from "../../evaluation/evaluate-simulation.js";
 import { runSimulation } from "../../orchestrator/orchestrator.js";
-import { conversationSetup } from "../../runner/simulation-setup.js";
+import { conversationSetup, protocolValidation } from "../../runner/simulation-setup.js";
 import { scenarioText } from "../../users/user-prompt.js";
 import { terminalUser } from "../../users/terminal-user.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
@@ -36,7 +36,7 @@ function withConversationFlags(command: Command): Command {
 async function converse(flags: SimulateFlags, context: CliContext, human: boolean): Promise<void> {
   const data = loadDomain(context, flags.domain, flags);
   const task = data.task(flags.task);
-  const participants = participantsFromFlags(flags, context, data.dataDir);
+  const participants = participantsFromFlags(flags, context, data.dataDir, [data.domain]);
   if (participants.scriptedDemo && !human) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
   if (human) {
     println(context, "You are the customer. Your situation (hidden from the agent):");
@@ -50,6 +50,7 @@ async function converse(flags: SimulateFlags, context: CliContext, human: boolea
     agent: participants.agent,
     user,
     solo: flags.solo ?? false,
+    protocol: participants.protocol,
     ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
     maxSteps: Number(flags.maxSteps),
     maxErrors: Number(flags.maxErrors),
@@ -64,7 +65,11 @@ async function converse(flags: SimulateFlags, context: CliContext, human: boolea
   const reward = await evaluateSimulation(
     run,
     task,
-    { newWorld: (o) => data.newWorld(o), solo: flags.solo ?? false },
+    {
+      newWorld: (o) => data.newWorld(o),
+      solo: flags.solo ?? false,
+      validation: protocolValidation(participants.protocol),
+    },
     participants.judge,
   );
   participants.cache?.close();

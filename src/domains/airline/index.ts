@@ -1,5 +1,6 @@
 import { defineDomain } from "../../env/domain.js";
 import { FlightDbSchema, type FlightDb } from "./db-schema.js";
+import { TAU2_TYPES } from "./tau2-types.js";
 import {
   bookReservation,
   calculate,
@@ -43,6 +44,7 @@ export const airlineDomain = defineDomain<FlightDb>({
       getFlightStatus,
     ],
   },
+  tau2: { agentTools: "src/tau2/domains/airline/tools.py", types: TAU2_TYPES },
   data: {
     folder: "airline",
     db: "db.json",

@@ -1,4 +1,5 @@
 import { defineDomain } from "../../env/domain.js";
+import { TAU2_TYPES } from "./tau2-types.js";
 import { MockDbSchema, MockUserDbSchema, type MockDb, type MockUserDb } from "./db-schema.js";
 import { assertTaskStatus, createTask, getUsers, transferToHumanAgents, updateTaskStatus } from "./tools.js";
 import {
@@ -24,6 +25,11 @@ export const mockDomain = defineDomain<MockDb, MockUserDb>({
     db: MockUserDbSchema,
     tools: [checkNotifications, dismissNotification],
     functions: { add_notification: addNotification, assert_notification_status: assertNotificationStatus },
+  },
+  tau2: {
+    agentTools: "src/tau2/domains/mock/tools.py",
+    userTools: "src/tau2/domains/mock/user_tools.py",
+    types: TAU2_TYPES,
   },
   data: {
     folder: "mock",

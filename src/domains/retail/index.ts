@@ -49,6 +49,7 @@ export const retailDomain = defineDomain<RetailDb>({
       transferToHumanAgents,
     ],
   },
+  tau2: { agentTools: "src/tau2/domains/retail/tools.py" },
   data: {
     folder: "retail",
     db: "db.json",

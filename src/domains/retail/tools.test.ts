@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalDbText } from "../../env/db-hash.js";
-import { pyShapeOf } from "../../env/py-shape.js";
+import { pyShapeOf } from "../../python/py-shape.js";
 import type { ArgumentValidation } from "../../env/world.js";
 import { runSingleCall } from "../../evaluation/single-call.js";
 import { DomainData } from "../../formats/tau2/domain-data.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { toPyJson } from "../../env/py-json.js";
-import { ANY_SHAPE } from "../../env/py-shape.js";
+import { toPyJson } from "../../python/py-json.js";
+import { ANY_SHAPE } from "../../python/py-shape.js";
 import { defineTool } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";
 import { calculateTool } from "../shared/calculator/calculate-tool.js";

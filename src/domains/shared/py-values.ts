@@ -1,4 +1,4 @@
-import { pyFloatRepr } from "../../env/py-json.js";
+import { pyFloatRepr } from "../../python/py-json.js";
 import { ToolError } from "../../env/world.js";
 
 // In lenient mode a domain's tools receive the model's raw arguments, as the reference does, and must

@@ -1,4 +1,4 @@
-import { pyArgStr } from "../../env/py-float.js";
+import { pyArgStr } from "../../python/py-float.js";
 import type { EnvFunction } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";
 import {

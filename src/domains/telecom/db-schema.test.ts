@@ -1,7 +1,7 @@
 import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { canonicalDbText } from "../../env/db-hash.js";
-import { pyShapeOf } from "../../env/py-shape.js";
+import { pyShapeOf } from "../../python/py-shape.js";
 import { DeviceSchema, LineSchema } from "./db-schema.js";
 
 describe("telecom dates", () => {

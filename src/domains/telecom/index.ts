@@ -3,6 +3,7 @@ import { agentFunctions } from "./agent-functions.js";
 import { TelecomDbSchema, type TelecomDb } from "./db-schema.js";
 import { telecomPolicy } from "./policy.js";
 import { syncTelecom } from "./sync.js";
+import { TAU2_TYPES } from "./tau2-types.js";
 import { agentTools } from "./tools.js";
 import { userFunctions } from "./user-functions.js";
 import { TelecomUserDbSchema, type TelecomUserDb } from "./user-db-schema.js";
@@ -42,6 +43,11 @@ function telecomVariant(options: {
       },
       { env_type: "user", func_name: "set_user_location", arguments: { abroad: false } },
     ],
+    tau2: {
+      agentTools: "src/tau2/domains/telecom/tools.py",
+      userTools: "src/tau2/domains/telecom/user_tools.py",
+      types: TAU2_TYPES,
+    },
     data: { ...dataFiles, policy: options.policy, soloPolicy: options.soloPolicy },
   });
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { pyArgStr } from "../../env/py-float.js";
-import { pyFloatRepr } from "../../env/py-json.js";
+import { pyArgStr } from "../../python/py-float.js";
+import { pyFloatRepr } from "../../python/py-json.js";
 import { defineTool } from "../../env/tool.js";
 import { parseApnSettings } from "./apn-settings.js";
 import { canSendMms, searchNetwork, simStatus, speedTest, statusBar, withStatusBar } from "./phone.js";

@@ -3,7 +3,11 @@ import path from "node:path";
 import type { z } from "zod";
 import { InvalidInputFileError, type InputProblem } from "../../core/errors.js";
 import { ResultsSchema, type Results } from "../../core/simulation.js";
-import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../env/py-float.js";
+import {
+  copyPyFloatMarks,
+  parseJsonKeepingPyFloats,
+  stringifyKeepingPyFloats,
+} from "../../python/py-float.js";
 import { parseJsonFile } from "../json-file.js";
 import { zodProblems } from "./zod-problems.js";
 
@@ -255,7 +259,10 @@ const REWARD_INFO: ModelSpec = {
     ["reward"],
     ["db_check", { fields: [["db_match"], ["db_reward"]] }],
     ["env_assertions", { list: { fields: [["env_assertion", ENV_ASSERTION], ["met"], ["reward"]] } }],
-    ["action_checks", { list: { fields: [["action", ACTION], ["action_match"], ["action_reward"]] } }],
+    [
+      "action_checks",
+      { list: { fields: [["action", ACTION], ["action_match"], ["action_reward"], ["tool_type"]] } },
+    ],
     ["nl_assertions", { list: { fields: [["nl_assertion"], ["met"], ["justification"]] } }],
     ["communicate_checks", { list: { fields: [["info"], ["met"], ["justification"]] } }],
     ["reward_basis"],
@@ -348,7 +355,9 @@ export function toOfficialResults(results: ResultsInput): Record<string, unknown
  * Python's `json.dumps` does.
  */
 export function formatResults(results: ResultsInput): string {
-  return JSON.stringify(toOfficialResults(results), null, 2).replace(
+  // Tool arguments the model wrote as floats (`2.0`) are written as floats: the reference's strict
+  // replay prints them into tool outputs (telecom's "2.0 GB").
+  return stringifyKeepingPyFloats(toOfficialResults(results), 2).replace(
     /[\u0080-\uffff]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );

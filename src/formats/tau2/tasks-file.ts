@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { InvalidInputFileError } from "../../core/errors.js";
-import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../env/py-float.js";
+import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../python/py-float.js";
 import { TaskListSchema, TaskSplitsSchema, type Task, type TaskSplits } from "../../core/task.js";
 import { parseJsonFile, readJsonFile, validateInputFile } from "../json-file.js";
 

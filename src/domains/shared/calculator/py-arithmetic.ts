@@ -1,4 +1,4 @@
-import { pyFloatRepr } from "../../../env/py-json.js";
+import { pyFloatRepr } from "../../../python/py-json.js";
 import { ToolError } from "../../../env/world.js";
 import { correctlyRoundedPow } from "./correct-pow.js";
 

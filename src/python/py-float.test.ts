@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { copyPyFloatMarks, isPyFloat, parseJsonKeepingPyFloats, pyArgStr } from "./py-float.js";
+import {
+  copyPyFloatMarks,
+  isPyFloat,
+  parseJsonKeepingPyFloats,
+  pyArgStr,
+  stringifyKeepingPyFloats,
+} from "./py-float.js";
 
 describe("Python float marks", () => {
   it("marks integral numbers written as floats, and only those", () => {
@@ -58,5 +64,22 @@ describe("Python float marks", () => {
   it("parses text without float literals as JSON.parse does", () => {
     const text = '{"a": [1, 2, {"b": "x"}], "c": null}';
     expect(parseJsonKeepingPyFloats(text)).toEqual(JSON.parse(text));
+  });
+});
+
+describe("stringifyKeepingPyFloats", () => {
+  it("writes numbers read as Python floats with their point, and everything else as JSON.stringify does", () => {
+    const text = '{"gb_amount": 2.0, "n": 2, "nested": [{"x": 1e3, "y": 1.5}], "s": "2.0"}';
+    const value = parseJsonKeepingPyFloats(text);
+    expect(stringifyKeepingPyFloats(value)).toBe(
+      '{"gb_amount":2.0,"n":2,"nested":[{"x":1000.0,"y":1.5}],"s":"2.0"}',
+    );
+    expect(stringifyKeepingPyFloats({ a: 2, b: [1, 2] }, 2)).toBe(
+      JSON.stringify({ a: 2, b: [1, 2] }, null, 2),
+    );
+    // Round trip: read back, the floats are floats again.
+    const again = parseJsonKeepingPyFloats(stringifyKeepingPyFloats(value)) as { gb_amount: number };
+    expect(isPyFloat(again, "gb_amount")).toBe(true);
+    expect(isPyFloat(again as object, "n")).toBe(false);
   });
 });

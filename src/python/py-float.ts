@@ -111,3 +111,28 @@ function restore(value: unknown): boolean {
   }
   return marked;
 }
+
+const FLOAT_TAG = /"\\u0000passk-py-float:(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"/g;
+
+/**
+ * `JSON.stringify` that writes a number marked as a Python float with its point (`2.0`, not `2`), so
+ * that a value read with {@link parseJsonKeepingPyFloats} (a recorded tool argument) is written back as
+ * the reference wrote it. Unmarked values are written exactly as `JSON.stringify` writes them.
+ */
+export function stringifyKeepingPyFloats(value: unknown, space?: number): string {
+  let tagged = false;
+  const text = JSON.stringify(
+    value,
+    function (this: unknown, key: string, child: unknown) {
+      if (typeof child === "number" && Number.isInteger(child) && typeof this === "object" && this !== null) {
+        if (marks.get(this)?.has(key)) {
+          tagged = true;
+          return `${SENTINEL}${pyFloatRepr(child)}`;
+        }
+      }
+      return child;
+    },
+    space,
+  );
+  return tagged ? text.replace(FLOAT_TAG, "$1") : text;
+}

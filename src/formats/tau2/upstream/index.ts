@@ -1,0 +1,47 @@
+// Reading the reference's (τ²-bench's) model-facing texts out of its Python source, as data.
+
+export {
+  readPythonModule,
+  parsePythonExpression,
+  PythonSyntaxError,
+  UpstreamSourceError,
+  type PyClass,
+  type PyExpr,
+  type PyFunction,
+  type PyModule,
+  type PyParameter,
+  type PyValue,
+} from "./python-source.js";
+export {
+  cleandoc,
+  parseDocstring,
+  toolDescription,
+  type DocstringParam,
+  type ParsedDocstring,
+} from "./docstring.js";
+export {
+  parametersJsonSchema,
+  pythonTitle,
+  sortLikePydantic,
+  type JsonObject,
+  type JsonValue,
+  type SchemaOptions,
+  type SchemaParameter,
+} from "./pydantic-schema.js";
+export {
+  extractDoneTool,
+  extractToolkit,
+  extractToolkitWithDiscoverable,
+  type ExtractedTool,
+  type ExtractedToolkit,
+  type ExtractToolkitOptions,
+  type ToolType,
+} from "./extract-tools.js";
+export {
+  extractPromptTemplates,
+  LLM_AGENT_FILE,
+  USER_SIMULATOR_FILE,
+  type AgentPromptTemplates,
+  type PromptTemplates,
+  type UserPromptTemplates,
+} from "./extract-prompts.js";

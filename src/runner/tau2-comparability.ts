@@ -1,0 +1,91 @@
+import { RunConfigSchema } from "./run-config.js";
+
+/** Whether a run's numbers can be put beside the τ²-bench leaderboard's, and if not, why. */
+export interface Tau2Comparability {
+  comparable: boolean;
+  /** Each reason a sentence fragment, e.g. "3 of 50 base tasks not run (a task subset)". */
+  reasons: string[];
+}
+
+export interface ComparabilityInput {
+  /** The run's τ² `info` (with passk's own section when passk made it). */
+  info: unknown;
+  /** The task ids the run has simulations of. */
+  taskIds: Iterable<string>;
+  /** Trials per task the run asked for. */
+  numTrials: number | null;
+  /** Its simulations' reward infos, to see whether NL assertions were judged. */
+  rewardInfos: Iterable<
+    { reward_breakdown?: Record<string, unknown> | null; info?: unknown } | null | undefined
+  >;
+  /** The ids of the domain's `base` split, when the data is at hand. */
+  baseTaskIds?: readonly string[];
+}
+
+const LEADERBOARD_TRIALS = 4;
+
+/**
+ * The leaderboard's conditions, checked against what a run recorded: τ²'s protocol with the reference's
+ * own texts, its default agent and limits, every task of the base split, four or more trials, and every
+ * NL assertion judged. A run made by the reference itself (no passk section) is held to the same
+ * conditions, bar the protocol, which is τ²'s by construction.
+ */
+export function tau2Comparability(input: ComparabilityInput): Tau2Comparability {
+  const reasons: string[] = [];
+  const info = (input.info ?? {}) as { agent_info?: { llm?: unknown } | null; passk?: unknown };
+  const passk = info.passk as { protocol?: unknown; config?: unknown; scripted_demo?: unknown } | undefined;
+  const agentLlm = typeof info.agent_info?.llm === "string" ? info.agent_info.llm : "";
+  if (agentLlm.startsWith("scripted:") || passk?.scripted_demo === true)
+    reasons.push("a scripted demo (scripted:gold plays the gold actions), not a model");
+  const config = passk ? RunConfigSchema.safeParse(passk.config).data : undefined;
+  if (passk !== undefined) {
+    const protocol = typeof passk.protocol === "string" ? passk.protocol : (config?.protocol ?? "passk");
+    if (protocol !== "tau2")
+      reasons.push(
+        "run under passk's protocol (its own prompt and tool descriptions, strict argument checks)",
+      );
+  }
+  if (config) {
+    if (config.models.agentLlm.startsWith("module:"))
+      reasons.push(`a custom agent (${config.models.agentLlm}) instead of τ²'s LLM agent`);
+    if (config.models.agentPromptTemplate !== undefined)
+      reasons.push("a custom agent prompt (--agent-prompt-template)");
+    if (config.models.toolSpec !== undefined) reasons.push("custom tool descriptions (--tool-spec)");
+    if (config.solo) reasons.push("solo mode");
+    if (config.max_steps !== 200) reasons.push(`--max-steps ${config.max_steps} (τ²: 200)`);
+    if (config.max_errors !== 10) reasons.push(`--max-errors ${config.max_errors} (τ²: 10)`);
+  }
+  const ran = new Set(input.taskIds);
+  if (input.baseTaskIds) {
+    const missing = input.baseTaskIds.filter((id) => !ran.has(id)).length;
+    const extra = [...ran].filter((id) => !input.baseTaskIds!.includes(id)).length;
+    if (missing > 0)
+      reasons.push(`${missing} of ${input.baseTaskIds.length} base-split tasks not run (a task subset)`);
+    if (extra > 0) reasons.push(`${extra} task(s) outside the base split`);
+  } else if (config) {
+    const { split, task_ids: taskIds, num_tasks: numTasks } = config.selection;
+    if (taskIds !== null || numTasks !== null || (split !== null && split !== "base"))
+      reasons.push("a task subset (--task-ids, --num-tasks or a split other than base)");
+  }
+  if (input.numTrials !== null && input.numTrials < LEADERBOARD_TRIALS)
+    reasons.push(
+      `${input.numTrials} trial${input.numTrials === 1 ? "" : "s"} per task (the leaderboard asks for ${LEADERBOARD_TRIALS} or more)`,
+    );
+  let unjudged = 0;
+  for (const reward of input.rewardInfos) {
+    // Stored runs keep the NL component as null; results files leave it out and say so in the info.
+    const pending = (reward?.info as { nl_assertions_needing_llm_judge?: unknown } | null | undefined)
+      ?.nl_assertions_needing_llm_judge;
+    if (reward?.reward_breakdown?.NL_ASSERTION === null || (typeof pending === "number" && pending > 0))
+      unjudged++;
+  }
+  if (unjudged > 0) reasons.push(`NL assertions not judged in ${unjudged} simulation(s) (no --judge-llm)`);
+  return { comparable: reasons.length === 0, reasons };
+}
+
+/** `τ²-comparable`, or `not τ²-comparable: <reasons>`. */
+export function describeComparability(comparability: Tau2Comparability): string {
+  return comparability.comparable
+    ? "τ²-comparable"
+    : `not τ²-comparable: ${comparability.reasons.join("; ")}`;
+}

@@ -1,0 +1,233 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { TAU2_TYPES as AIRLINE_TYPES } from "../src/domains/airline/tau2-types.js";
+import { TAU2_TYPES as MOCK_TYPES } from "../src/domains/mock/tau2-types.js";
+import { TAU2_TYPES as TELECOM_TYPES } from "../src/domains/telecom/tau2-types.js";
+import {
+  extractDoneTool,
+  extractPromptTemplates,
+  extractToolkit,
+  extractToolkitWithDiscoverable,
+  type ExtractedTool,
+} from "../src/formats/tau2/upstream/index.js";
+import { readFixtureJson, tau2Dir } from "../src/testing/tau2-fixtures.js";
+
+// The texts passk extracts from the reference's Python source (prompt templates, tool descriptions and
+// parameter schemas) must equal what the reference itself sends to models: the fixtures were produced
+// by running tau2-bench. Schemas are compared as JSON text, so key order counts.
+
+const upstreamDir = path.join(tau2Dir(), "upstream");
+const hasUpstream = existsSync(path.join(upstreamDir, "src", "tau2"));
+const upstream = (file: string) => readFileSync(path.join(upstreamDir, file), "utf8");
+
+interface FixtureTool {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+  x_tau2: { tool_type: string; mutates_state: boolean };
+}
+interface ToolsFixture {
+  agent_tools: FixtureTool[];
+  user_tools: FixtureTool[] | null;
+}
+
+/**
+ * The fixture's tool without `x_tau2` and without any `description` inside `$defs`: passk builds named
+ * types (pydantic models, Enum classes) from its own zod schemas, which must not carry the reference's
+ * wording, and the reference's descriptions of nested model fields live in upstream data-model files
+ * passk does not read. So our `$defs` entries have no descriptions at all, by design.
+ */
+function expectedTool(tool: FixtureTool): string {
+  const strip = (value: unknown, inDefs: boolean): unknown => {
+    if (Array.isArray(value)) return value.map((item) => strip(item, inDefs));
+    if (value === null || typeof value !== "object") return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (inDefs && key === "description" && typeof item === "string") continue;
+      out[key] = strip(item, inDefs || key === "$defs");
+    }
+    return out;
+  };
+  return JSON.stringify({ type: tool.type, function: strip(tool.function, false) });
+}
+
+function asFunction(tool: ExtractedTool): string {
+  return JSON.stringify({
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  });
+}
+
+function expectSameTools(extracted: ExtractedTool[], expected: FixtureTool[]): void {
+  expect(extracted.map((t) => t.name)).toEqual(expected.map((t) => t.function.name));
+  extracted.forEach((tool, i) => {
+    const fixture = expected[i]!;
+    expect(asFunction(tool), tool.name).toBe(expectedTool(fixture));
+    expect(tool.toolType, tool.name).toBe(fixture.x_tau2.tool_type);
+    expect(tool.mutatesState, tool.name).toBe(fixture.x_tau2.mutates_state);
+  });
+}
+
+describe.runIf(hasUpstream)("extraction from the upstream source", () => {
+  it("prompt templates equal the reference's", () => {
+    const templates = extractPromptTemplates(
+      upstream("src/tau2/agent/llm_agent.py"),
+      upstream("src/tau2/user/user_simulator.py"),
+    );
+    const fixture = readFixtureJson<{ agent: Record<string, unknown>; user: Record<string, unknown> }>(
+      "fixtures/prompts/prompt_templates.json",
+    );
+    for (const [key, value] of Object.entries(templates.agent)) expect(value, key).toBe(fixture.agent[key]);
+    expect(templates.user.SYSTEM_PROMPT).toBe(fixture.user.SYSTEM_PROMPT);
+  });
+
+  it("the solo agent's done tool", () => {
+    const done = extractDoneTool(upstream("src/tau2/agent/llm_agent.py"));
+    const fixture = readFixtureJson<{ agent: { solo_stop_function_name: string } }>(
+      "fixtures/prompts/prompt_templates.json",
+    );
+    expect(done.name).toBe(fixture.agent.solo_stop_function_name);
+    expect(
+      JSON.stringify({ name: done.name, description: done.description, parameters: done.parameters }),
+    ).toBe(
+      JSON.stringify({
+        name: "done",
+        description: "Call this function when you are done with the task.",
+        parameters: { properties: {}, title: "parameters", type: "object" },
+      }),
+    );
+  });
+
+  const toolkits: Array<{
+    domain: string;
+    side: "agent_tools" | "user_tools";
+    file: string;
+    className: string;
+    types?: ReadonlyMap<string, z.ZodType>;
+  }> = [
+    { domain: "mock", side: "agent_tools", file: "mock/tools.py", className: "MockTools", types: MOCK_TYPES },
+    {
+      domain: "mock",
+      side: "user_tools",
+      file: "mock/user_tools.py",
+      className: "MockUserTools",
+      types: MOCK_TYPES,
+    },
+    {
+      domain: "airline",
+      side: "agent_tools",
+      file: "airline/tools.py",
+      className: "AirlineTools",
+      types: AIRLINE_TYPES,
+    },
+    { domain: "retail", side: "agent_tools", file: "retail/tools.py", className: "RetailTools" },
+    {
+      domain: "telecom",
+      side: "agent_tools",
+      file: "telecom/tools.py",
+      className: "TelecomTools",
+      types: TELECOM_TYPES,
+    },
+    {
+      domain: "telecom",
+      side: "user_tools",
+      file: "telecom/user_tools.py",
+      className: "TelecomUserTools",
+      types: TELECOM_TYPES,
+    },
+    {
+      domain: "banking_knowledge",
+      side: "agent_tools",
+      file: "banking_knowledge/tools.py",
+      className: "KnowledgeTools",
+    },
+    {
+      domain: "banking_knowledge",
+      side: "user_tools",
+      file: "banking_knowledge/tools.py",
+      className: "KnowledgeUserTools",
+    },
+  ];
+
+  it.each(toolkits)("$domain $side ($className) equal fixtures/tools/$domain.json", (toolkit) => {
+    const file = `src/tau2/domains/${toolkit.file}`;
+    const extracted = extractToolkit(upstream(file), file, {
+      className: toolkit.className,
+      ...(toolkit.types ? { types: toolkit.types } : {}),
+    });
+    const fixture = readFixtureJson<ToolsFixture>(`fixtures/tools/${toolkit.domain}.json`);
+    expectSameTools(extracted, fixture[toolkit.side]!);
+  });
+
+  describe("banking_knowledge beyond the base toolkits", () => {
+    interface BankingFixture extends ToolsFixture {
+      agent_tools_by_retrieval_config: Record<string, string[]>;
+      agent_tool_schemas: Record<string, FixtureTool>;
+      discoverable_agent_tools: Record<
+        string,
+        { tool_type: string; mutates_state: boolean; python_params: string[] }
+      >;
+      discoverable_user_tools: Record<
+        string,
+        { tool_type: string; mutates_state: boolean; python_params: string[] }
+      >;
+    }
+    const fixture = () => readFixtureJson<BankingFixture>("fixtures/tools/banking_knowledge.json");
+    const toolsFile = "src/tau2/domains/banking_knowledge/tools.py";
+    const mixinsFile = "src/tau2/domains/banking_knowledge/retrieval_mixins.py";
+    const mixins = [
+      "KBSearchMixin",
+      "GrepMixin",
+      "KBSearchBm25AllToolsMixin",
+      "KBSearchDenseAllToolsMixin",
+      "ShellMixin",
+    ];
+
+    it("every retrieval config's tool list is retrieval-mixin tools, then the base agent tools", () => {
+      const source = upstream(mixinsFile);
+      const retrieval = new Map(
+        mixins.flatMap((className) =>
+          extractToolkit(source, mixinsFile, { className }).map((tool) => [tool.name, tool] as const),
+        ),
+      );
+      const expected = fixture();
+      for (const tool of retrieval.values()) {
+        const schema = expected.agent_tool_schemas[tool.name]!;
+        expect(asFunction(tool), tool.name).toBe(expectedTool(schema));
+        expect(tool.toolType).toBe(schema.x_tau2.tool_type);
+        expect(tool.mutatesState).toBe(schema.x_tau2.mutates_state);
+      }
+      const base = expected.agent_tools.map((t) => t.function.name);
+      for (const [config, names] of Object.entries(expected.agent_tools_by_retrieval_config)) {
+        const extra = names.length - base.length;
+        expect(names.slice(extra), config).toEqual(base);
+        for (const name of names.slice(0, extra))
+          expect(retrieval.has(name), `${config}: ${name}`).toBe(true);
+      }
+    });
+
+    it("discoverable tools: names, order, types and parameter names", () => {
+      const source = upstream(toolsFile);
+      const expected = fixture();
+      const agent = extractToolkitWithDiscoverable(source, toolsFile, {
+        className: "KnowledgeTools",
+      }).discoverable;
+      const user = extractToolkitWithDiscoverable(source, toolsFile, {
+        className: "KnowledgeUserTools",
+      }).discoverable;
+      for (const [tools, listed] of [
+        [agent, expected.discoverable_agent_tools],
+        [user, expected.discoverable_user_tools],
+      ] as const) {
+        expect(tools.map((t) => t.name)).toEqual(Object.keys(listed));
+        for (const tool of tools) {
+          const entry = listed[tool.name]!;
+          expect(tool.toolType, tool.name).toBe(entry.tool_type);
+          expect(tool.mutatesState, tool.name).toBe(entry.mutates_state);
+          expect(Object.keys(tool.parameters.properties as object), tool.name).toEqual(entry.python_params);
+        }
+      }
+    });
+  });
+});

@@ -7,6 +7,7 @@ import { registerExport } from "./commands/export.js";
 import { registerImport } from "./commands/import.js";
 import { registerReplay } from "./commands/replay.js";
 import { registerSimulate } from "./commands/simulate.js";
+import { registerSubmit } from "./commands/submit.js";
 import { registerReport } from "./commands/report.js";
 import { registerRun } from "./commands/run.js";
 import { registerRuns } from "./commands/runs.js";
@@ -39,6 +40,7 @@ export function buildProgram(context: CliContext): Command {
   registerRun(program, context);
   registerRuns(program, context);
   registerCompare(program, context);
+  registerSubmit(program, context);
   registerServe(program, context);
   return program;
 }

@@ -1,3 +1,4 @@
+import { stringifyKeepingPyFloats } from "../python/py-float.js";
 import type { LlmMessage, LlmResponse } from "./llm.js";
 import type { Message, ToolCall, ToolRequestor, Usage } from "./message.js";
 
@@ -75,5 +76,6 @@ export function participantView(
 
 function rawArguments(call: ToolCall): string {
   const raw = (call as { raw_arguments?: unknown }).raw_arguments;
-  return typeof raw === "string" ? raw : JSON.stringify(call.arguments);
+  // The model sees its own floats as it wrote them (`2.0`), not as JavaScript would print them.
+  return typeof raw === "string" ? raw : stringifyKeepingPyFloats(call.arguments);
 }

@@ -284,9 +284,13 @@ export function toPrompt(
             type: "tool-call",
             toolCallId: call.id,
             toolName: call.name,
-            // A malformed earlier call is replayed as its raw text where the wire allows a string
-            // (Chat Completions); Anthropic requires an object, so it gets an empty one.
-            input: call.arguments ?? (protocol === "anthropic" ? {} : call.argumentsText),
+            // Where the wire takes the arguments as text (Chat Completions) the model gets back what it
+            // wrote: a malformed call as is, floats as floats (`2.0`). Anthropic requires an object (an
+            // empty one for a malformed call).
+            input:
+              protocol === "anthropic"
+                ? (call.arguments ?? {})
+                : (call.argumentsText ?? call.arguments ?? {}),
           });
         }
         prompt.push({ role: "assistant", content });

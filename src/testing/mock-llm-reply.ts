@@ -1,3 +1,5 @@
+import { stringifyKeepingPyFloats } from "../python/py-float.js";
+
 /** A tool call the mock model makes. `arguments` as a string is sent verbatim, so it may be malformed JSON. */
 export interface MockToolCall {
   id?: string;
@@ -94,7 +96,8 @@ export const mockReply = {
 
 /** Arguments as the wire carries them: JSON text, kept verbatim when scripted as a string. */
 export function argumentsText(call: MockToolCall): string {
-  return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+  // Floats a task wrote as `2.0` go out as `2.0`, as a model writing them would send them.
+  return typeof call.arguments === "string" ? call.arguments : stringifyKeepingPyFloats(call.arguments);
 }
 
 /** Cuts text into pieces for streaming. */

@@ -111,6 +111,30 @@ describe("passk core commands", () => {
     },
   );
 
+  it("tools shows the reference's own texts by default (upstream files at hand), passk's with --protocol passk", async () => {
+    const reference = readFixtureJson<{ agent_tools: Array<{ type: string; function: unknown }> }>(
+      "fixtures/tools/retail.json",
+    ).agent_tools.map((t) => ({ type: t.type, function: t.function }));
+    const tau2 = await runCli(["tools", "--domain", "retail", "--format", "openai"], { env });
+    expect(tau2.code, tau2.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(tau2.stdout))).toBe(JSON.stringify(reference));
+    const passk = await runCli(["tools", "--domain", "retail", "--format", "openai", "--protocol", "passk"], {
+      env,
+    });
+    const ours = JSON.parse(passk.stdout) as Array<{ function: { name: string; description: string } }>;
+    expect(ours.map((t) => t.function.name)).toEqual(
+      reference.map((t) => (t.function as { name: string }).name),
+    );
+    expect(ours.map((t) => t.function.description)).not.toEqual(
+      reference.map((t) => (t.function as { description: string }).description),
+    );
+    const without = await runCli(["tools", "--domain", "retail", "--format", "openai"], {
+      env: { ...env, PASSK_TAU2_UPSTREAM: undefined },
+    });
+    expect(without.code).toBe(0);
+    expect(without.stderr).toContain("note: passk's own tool descriptions");
+  });
+
   it("tools --tool-spec of another domain warns which tools it leaves alone and which it names wrongly", async () => {
     const spec = path.join(tau2Dir(), "fixtures", "tools", "airline.json");
     const run = await runCli(["tools", "--domain", "retail", "--format", "openai", "--tool-spec", spec], {

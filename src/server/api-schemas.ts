@@ -255,6 +255,8 @@ export const RunSummarySchema = z.object({
   totalCost: z.number().nullable(),
   /** When the run was made (the results file's timestamp), else when it was imported. */
   date: z.string().nullable(),
+  /** Whether its numbers can stand beside the τ²-bench leaderboard's, and if not, why. */
+  comparability: z.object({ comparable: z.boolean(), reasons: z.array(z.string()) }),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 

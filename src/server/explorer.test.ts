@@ -86,6 +86,15 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("explorer API o
     expect(run.passHatKs["4"]).toBeCloseTo(1 / 3, 12);
     expect(run.totalCost).toBeCloseTo(3 * (0.01 + 0.02 + 0.03 + 0.04) + 12 * 0.002, 12);
 
+    // A scripted demo over 3 of the base split's tasks cannot stand beside the leaderboard, and it says why.
+    expect(run.comparability.comparable).toBe(false);
+    expect(run.comparability.reasons).toEqual(
+      expect.arrayContaining([
+        "a scripted demo (scripted:gold plays the gold actions), not a model",
+        expect.stringMatching(/^\d+ of \d+ base-split tasks not run \(a task subset\)$/),
+      ]),
+    );
+
     const list = (await (await server.request("/api/runs")).json()) as RunList;
     expect(list.runs.map((r) => r.id)).toEqual([run.id]);
 

@@ -16,6 +16,7 @@ import type {
 } from "./api-schemas.js";
 import type { RunStore, SimulationKey, StoredRun, StoredSimulationSummary } from "./run-store.js";
 import { RunNotFoundError, SimulationNotFoundError } from "./server-errors.js";
+import { tau2Comparability, type Tau2Comparability } from "../runner/tau2-comparability.js";
 
 const stringOr = (value: unknown): string | null =>
   typeof value === "string" && value !== "" ? value : null;
@@ -90,7 +91,31 @@ export class RunViews {
       avgReward: metrics.avg_reward,
       totalCost: sumOrNull(simulations.map((s) => sumOrNull([s.agent_cost, s.user_cost]))),
       date: run.timestamp ?? run.createdAt,
+      comparability: this.#comparability(run, simulations),
     };
+  }
+
+  /** τ²-comparability over the run's domains (reasons prefixed with the domain when it has several). */
+  #comparability(run: StoredRun, simulations: readonly StoredSimulationSummary[]): Tau2Comparability {
+    const domains = [...new Set(simulations.map((s) => s.domain))].sort();
+    const reasons: string[] = [];
+    for (const domain of domains) {
+      const ofDomain = simulations.filter((s) => s.domain === domain);
+      const data = this.#loadDomainData(domain);
+      const base = data?.domain.tau2 ? data.splits?.base : undefined;
+      const verdict = tau2Comparability({
+        info: run.info,
+        taskIds: ofDomain.map((s) => s.task_id),
+        numTrials: run.numTrials,
+        rewardInfos: ofDomain.map((s) => s.reward_info),
+        ...(base ? { baseTaskIds: base } : {}),
+      });
+      for (const reason of verdict.reasons) {
+        const line = domains.length > 1 ? `${domain}: ${reason}` : reason;
+        if (!reasons.includes(line)) reasons.push(line);
+      }
+    }
+    return { comparable: reasons.length === 0, reasons };
   }
 
   list(): RunSummary[] {

@@ -172,6 +172,10 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.getByTestId("run-grid").waitFor();
     await page.getByTestId("pass-k-chart").locator("canvas").waitFor();
     expect(await page.locator(".grid-cell").count()).toBe(SEED_TASKS.length * 4);
+    // The page says whether the run can stand beside the leaderboard, and why not.
+    expect(await page.locator(".page-head .comparability").innerText()).toMatch(
+      /^not τ²-comparable: .*base-split tasks not run \(a task subset\)/,
+    );
     const failing = page.locator('.grid-cell[data-reward="0"]');
     expect(await failing.count()).toBe(3);
     // Filtering by the failing check keeps only the tasks that failed it.

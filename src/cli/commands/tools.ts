@@ -11,7 +11,56 @@ import { readJsonFile } from "../../formats/json-file.js";
 import { getDomain } from "../../domains/registry.js";
 import type { AnyDomain } from "../../env/domain.js";
 import { println, type CliContext } from "../context.js";
+import { resolveDataDir } from "../../formats/tau2/data-dir.js";
+import {
+  loadReferenceTexts,
+  missingUpstreamMessage,
+  resolveUpstreamDir,
+  type ReferenceTexts,
+} from "../../formats/tau2/upstream/reference-texts.js";
 import { formatTable } from "../table.js";
+
+interface ToolsOptions {
+  domain: string;
+  format: string;
+  side: string;
+  toolSpec?: string;
+  protocol?: "tau2" | "passk";
+  upstream?: string;
+  data?: string;
+}
+
+/**
+ * The reference's texts when the τ² protocol applies: asked for, or by default on τ²'s domains when
+ * the upstream files are at hand (a note says when they are not, and passk's own texts are shown).
+ */
+function referenceTextsFor(
+  context: CliContext,
+  domain: AnyDomain,
+  options: ToolsOptions,
+): ReferenceTexts | undefined {
+  if (options.protocol === "passk") return undefined;
+  if (domain.tau2 === undefined) {
+    if (options.protocol === "tau2")
+      throw new ConfigError(`--protocol tau2: domain ${domain.name} is not one of τ²-bench's domains`);
+    return undefined;
+  }
+  let dataDir: string | undefined;
+  try {
+    dataDir = resolveDataDir(options.data, context.env);
+  } catch {
+    dataDir = undefined;
+  }
+  const dir = resolveUpstreamDir(options.upstream, context.env, dataDir);
+  if (dir === undefined) {
+    if (options.protocol === "tau2") throw new ConfigError(missingUpstreamMessage("--protocol tau2"));
+    context.stderr.write(
+      "note: passk's own tool descriptions (the reference's texts need the upstream files: `passk data pull`)\n",
+    );
+    return undefined;
+  }
+  return loadReferenceTexts(dir);
+}
 
 /** Read a `--tool-spec FILE` (τ² tools JSON) into description/parameter overrides. */
 export function readToolSpecFile(file: string): ToolOverrides {
@@ -37,9 +86,21 @@ export function registerTools(program: Command, context: CliContext): void {
       "--tool-spec <file>",
       "take descriptions and parameters from this tools JSON (exact-prompt comparisons)",
     )
-    .action((options: { domain: string; format: string; side: string; toolSpec?: string }) => {
+    .addOption(
+      new Option(
+        "--protocol <name>",
+        "tau2: the reference's own texts, as a default run on τ²'s domains shows them (when the upstream files are at hand); passk: passk's own",
+      ).choices(["tau2", "passk"]),
+    )
+    .option(
+      "--upstream <dir>",
+      "the upstream τ²-bench source files (default: $PASSK_TAU2_UPSTREAM, else <data>/upstream)",
+    )
+    .option("--data <dir>", "τ² data directory, where `passk data pull` puts the upstream files")
+    .action((options: ToolsOptions) => {
       const domain = getDomain(options.domain, context.domains);
-      const toolkit = options.side === "user" ? domain.user : domain.agent;
+      const side = options.side === "user" ? "user" : "agent";
+      const toolkit = side === "user" ? domain.user : domain.agent;
       if (!toolkit)
         throw new ConfigError(
           `domain ${options.domain} has no user tools (its customer only talks); drop --side user to list the agent's tools.`,
@@ -47,7 +108,11 @@ export function registerTools(program: Command, context: CliContext): void {
       const tools = toolkit.tools;
       const overrides = options.toolSpec ? readToolSpecFile(options.toolSpec) : undefined;
       if (overrides) warnAboutSpecCoverage(context, options.toolSpec!, tools, overrides, domain);
-      const specs = toolSpecs(tools, overrides);
+      const texts = referenceTextsFor(context, domain, options);
+      const specs = (texts ? texts.toolSpecs(domain, side) : toolSpecs(tools)).map((spec) => {
+        const override = overrides?.get(spec.name);
+        return override ? { name: spec.name, ...override } : spec;
+      });
       if (options.format === "openai") {
         println(context, JSON.stringify(toOpenAiTools(specs), null, 2));
         return;

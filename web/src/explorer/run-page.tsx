@@ -8,6 +8,7 @@ import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
 import { runName } from "./runs-page.js";
+import { ComparabilityBadge } from "../components/comparability-badge.js";
 
 function TerminationChart(props: { reasons: Record<string, number> }) {
   const option = useMemo((): ChartOption => {
@@ -191,6 +192,9 @@ export function RunPage(props: { runId: string }) {
         <p className="muted">
           {run.model ?? "unknown model"} · {run.domains.join(", ")} · {run.tasks} tasks × {run.trials} trials
           ({run.simulations} simulations) · {formatCost(run.totalCost)} · {formatDate(run.date)}
+        </p>
+        <p>
+          <ComparabilityBadge comparability={run.comparability} detailed />
         </p>
       </header>
       <div className="stats">

@@ -9,6 +9,7 @@ import { ApiRequestError, describeError, getJson } from "../api.js";
 import { formatCost, formatDate, formatPercent } from "../format.js";
 import { href } from "../router.js";
 import { PassKChart, type PassKSeries } from "./pass-k-chart.js";
+import { ComparabilityBadge } from "../components/comparability-badge.js";
 
 export function runName(run: RunSummary): string {
   return run.label ?? run.model ?? run.id;
@@ -153,7 +154,8 @@ export function RunsPage() {
                     />
                   </td>
                   <td>
-                    <a href={href({ page: "run", runId: run.id })}>{runName(run)}</a>
+                    <a href={href({ page: "run", runId: run.id })}>{runName(run)}</a>{" "}
+                    <ComparabilityBadge comparability={run.comparability} />
                   </td>
                   <td className="wide-only">{run.model ?? "—"}</td>
                   <td className="wide-only">{run.domains.join(", ")}</td>

@@ -342,3 +342,40 @@ describe("bad input", () => {
     expect(run.stderr).toMatch(/run "nope" is not known \(known: official\)/);
   });
 });
+
+describe("a run over several domains", () => {
+  it("exports each domain with its own environment (name and policy), as --save-to writes it", async () => {
+    const store = path.join(work, "multi.db");
+    const saveTo = path.join(work, "multi.json");
+    const run = await passk(
+      "run",
+      "--domain",
+      "mock,airline",
+      "--agent-llm",
+      "scripted:gold",
+      "--num-tasks",
+      "1",
+      "--store",
+      store,
+      "--save-to",
+      saveTo,
+      "--progress",
+      "none",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const runId = /run (\d{8}-\d{6}-[0-9a-f]{4})/.exec(run.stderr)![1]!;
+    const exported = path.join(work, "multi-airline-export.json");
+    const out = await passk("export", runId, "--domain", "airline", "--output", exported, "--store", store);
+    expect(out.code, out.stderr).toBe(0);
+    const environment = (file: string) =>
+      (JSON.parse(readFileSync(file, "utf8")) as { info: { environment_info: unknown } }).info
+        .environment_info;
+    const airline = new DomainData(builtinDomains.get("airline")!, dataDir);
+    expect(environment(exported)).toEqual({
+      domain_name: "airline",
+      policy: airline.policy,
+      tool_defs: null,
+    });
+    expect(environment(exported)).toEqual(environment(path.join(work, "multi.airline.json")));
+  });
+});

@@ -25,10 +25,22 @@ export function runResults(store: Store, runId: string, options: { domain?: stri
   return {
     ...(run.extra ?? {}),
     timestamp: run.timestamp,
-    info: (run.info ?? {}) as ResultsInput["info"],
+    info: domainInfo(run.info ?? {}, chosen),
     tasks: store.getTasks(run.id, chosen).map((t) => t.task),
     simulations: store
       .getSimulations(run.id, chosen === undefined ? {} : { domain: chosen })
       .map((s) => s.simulation),
   };
+}
+
+/**
+ * The run's τ² info for one of its domains: a run over several domains stores the first one's info and
+ * each domain's environment (`passk.environments`, written by `passk run`).
+ */
+function domainInfo(info: Record<string, unknown>, domain: string | undefined): ResultsInput["info"] {
+  const environments = (info.passk as { environments?: Record<string, unknown> } | undefined)?.environments;
+  const environment = domain !== undefined ? environments?.[domain] : undefined;
+  if (environment === undefined || environment === null || typeof environment !== "object")
+    return info as ResultsInput["info"];
+  return { ...info, environment_info: environment as Record<string, unknown> } as ResultsInput["info"];
 }

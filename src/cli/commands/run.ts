@@ -249,6 +249,17 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         },
       });
 
+    // The stored info is the first domain's; a run over several domains keeps each one's environment
+    // too, so that `export --domain` and `submit prepare` write each domain's file as `--save-to` does.
+    const storedInfo = (runId: string): Record<string, unknown> => {
+      const info = infoOf(runId, resolvedConfig.domains[0]!) as Record<string, unknown>;
+      if (resolvedConfig.domains.length === 1) return info;
+      const environments = Object.fromEntries(
+        resolvedConfig.domains.map((domain) => [domain, infoOf(runId, domain).environment_info]),
+      );
+      return { ...info, passk: { ...(info.passk as Record<string, unknown>), environments } };
+    };
+
     // Nothing has been spent yet; from here on the run exists in the store.
     const runner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
     const run = store.transaction(() => {
@@ -269,7 +280,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         timestamp: resolved.adopt?.results.timestamp ?? new Date().toISOString().replace("Z", ""),
       });
       store.updateRun(created.id, {
-        info: infoOf(created.id, resolvedConfig.domains[0]!) as Record<string, unknown>,
+        info: storedInfo(created.id),
       });
       for (const [name, { tasks }] of domains) store.putTasks(created.id, name, tasks);
       if (resolved.adopt) {

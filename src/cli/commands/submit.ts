@@ -65,8 +65,9 @@ function recordedDataDir(info: unknown): string | undefined {
 }
 
 /**
- * The domain's results of a stored run. A run spanning several domains stores one τ² info, that of
- * its first domain; each other domain's trajectory file gets its own environment (name and policy).
+ * The domain's results of a stored run. Runs over several domains keep each domain's environment
+ * (`runResults` picks it); runs stored before they did have only the first domain's, so each other
+ * domain's trajectory file gets its environment (name and policy) from the data.
  */
 function storedDomainResults(
   context: CliContext,

@@ -121,15 +121,61 @@ describe("passk score", () => {
     );
   });
 
-  it("uses the tasks embedded in the file before the data directory's", async () => {
-    // Embed a changed task: communicating "Done." is now required of create_task_1, so its trials fail.
+  it("grades against the official tasks, and says loudly (exit 1) that the file's own tasks differ", async () => {
+    // Embed a changed task: communicating "a refund of 1234" is now required of create_task_1.
     const changed = structuredClone(official);
     const task = changed.tasks.find((t) => t.id === "create_task_1")!;
     task.evaluation_criteria = { ...task.evaluation_criteria, communicate_info: ["a refund of 1234"] };
-    const run = await passk("score", writeResults("changed-task.json", changed), "--json");
-    const rewards = JSON.parse(run.stdout).simulations.map((s: { reward: number }) => s.reward);
+    const file = writeResults("changed-task.json", changed);
+    const audit = await passk("score", file, "--json");
+    expect(audit.code).toBe(1);
+    expect(audit.stderr).toContain("DISAGREES WITH THE OFFICIAL DATA");
+    expect(audit.stderr).toContain(
+      "1 task(s) embedded in the file are graded differently from the official mock tasks (create_task_1)",
+    );
+    const graded = JSON.parse(audit.stdout);
+    expect(graded.simulations.map((s: { reward: number }) => s.reward)).toEqual(MOCK_RUN_EXPECTED.rewards);
+    expect(graded.audit).toMatchObject({ domain: "mock", tasks: "official" });
+    // Trusting the file's tasks (explicitly) grades against them instead.
+    const trusted = await passk("score", file, "--json", "--trust-embedded-tasks");
+    const rewards = JSON.parse(trusted.stdout).simulations.map((s: { reward: number }) => s.reward);
     expect(rewards.slice(0, 3)).toEqual([0, 0, 0]);
+    expect(trusted.stderr).toContain("graded against the file's own tasks (--trust-embedded-tasks)");
+    expect(trusted.code).toBe(1); // the recorded rewards are not what those tasks give
+  });
+
+  it("catches a run stripped of its tool calls whose tasks were emptied to match", async () => {
+    const stripped = structuredClone(official);
+    for (const task of stripped.tasks)
+      task.evaluation_criteria = {
+        actions: [],
+        env_assertions: [],
+        communicate_info: [],
+        nl_assertions: [],
+        reward_basis: [],
+      };
+    for (const simulation of stripped.simulations) {
+      simulation.messages = simulation.messages
+        .filter((m) => m.role !== "tool")
+        .map((m) => ({ ...m, tool_calls: null }));
+      simulation.reward_info = { ...simulation.reward_info!, reward: 1 };
+    }
+    const run = await passk("score", writeResults("stripped.json", stripped), "--json");
     expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/\d+ task\(s\) embedded in the file are graded differently/);
+    const output = JSON.parse(run.stdout);
+    expect(output.summary.differing).toBeGreaterThan(0);
+  });
+
+  it("refuses a file whose tasks are not the declared domain's, naming the discrepancy", async () => {
+    const relabelled = structuredClone(official);
+    relabelled.info.environment_info = { ...relabelled.info.environment_info, domain_name: "retail" };
+    const run = await passk("score", writeResults("relabelled.json", relabelled));
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(
+      /disagrees with the official retail data: .*are not official retail tasks \(create_task_1/,
+    );
+    expect(run.stderr).toContain("--trust-embedded-tasks");
   });
 });
 
@@ -155,7 +201,7 @@ describe("passk score with natural-language assertions", () => {
       nl_assertions: [{ nl_assertion: assertion, met: false, justification: "no" }],
     };
     t2!.reward_info = { ...t2!.reward_info!, reward: 0, nl_assertions: null };
-    const run = await passk("score", writeResults("nl.json", file), "--json");
+    const run = await passk("score", writeResults("nl.json", file), "--json", "--trust-embedded-tasks");
     const output = JSON.parse(run.stdout);
     expect(output.simulations.slice(0, 3).map((s: { reward: number }) => s.reward)).toEqual([1, 0, 1]);
     expect(output.summary).toMatchObject({
@@ -189,6 +235,18 @@ describe.runIf(builtinDomains.has("airline"))("passk score and report on an airl
       "DB: final database differs from the gold database",
       'COMMUNICATE: did not communicate "1628"',
     ]);
+  });
+
+  it("says loudly when an airline run claims to be retail (same task ids, another domain's tools)", async () => {
+    const airline = new DomainData(builtinDomains.get("airline")!, dataDir);
+    const lying = buildOfficialResults(airline, AIRLINE_RUN_PLAN);
+    lying.info.environment_info = { ...lying.info.environment_info, domain_name: "retail" };
+    lying.tasks = [];
+    const run = await passk("score", writeResults("airline-as-retail.json", lying), "--json");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /the trajectories call \d+ tool\(s\) that retail does not have and airline does \(.*\): the file's declared domain .* looks wrong/,
+    );
   });
 });
 

@@ -44,7 +44,7 @@ function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
   const who = config.scripted_demo
     ? "scripted:gold (agent and user)"
     : `agent ${config.models.agentLlm}, user ${config.models.userLlm}`;
-  return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.num_trials} trial(s) · seed ${config.seed}`;
+  return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.num_trials} trial(s) · seed ${config.seed} · ${config.protocol === "tau2" ? "τ²" : "passk"} protocol`;
 }
 
 function costLine(metrics: RunMetrics, spent: number): string {

@@ -1,10 +1,13 @@
 import type { Command } from "commander";
-import { UnknownNameError } from "../../core/errors.js";
+import { ConfigError, UnknownNameError } from "../../core/errors.js";
 import type { Judge } from "../../core/judge.js";
 import type { NlAssertionCheck, RewardInfo } from "../../core/simulation.js";
 import type { Task } from "../../core/task.js";
 import { evaluateSimulation } from "../../evaluation/evaluate-simulation.js";
-import { readResultsFile } from "../../formats/tau2/results.js";
+import { readResultsFile, type ResultsFile } from "../../formats/tau2/results.js";
+import type { AnyDomain } from "../../env/domain.js";
+import { deepEqual } from "../../env/set-state.js";
+import type { ArgumentValidation } from "../../env/world.js";
 import { isSuccessful } from "../../metrics/pass-hat-k.js";
 import { computeRunMetrics } from "../../metrics/run-metrics.js";
 import { loadDomain, println, wholeNumber, withDataOption, type CliContext } from "../context.js";
@@ -18,7 +21,83 @@ interface ScoreOptions {
   data?: string;
   domain?: string;
   seed: string;
+  trustEmbeddedTasks?: boolean;
 }
+
+/** The parts of a task that decide its grade: its starting state and its evaluation criteria. */
+const gradingParts = (task: Task) => ({
+  initial_state: task.initial_state ?? null,
+  evaluation_criteria: task.evaluation_criteria ?? null,
+});
+
+/**
+ * How the file's trajectories passed arguments to tools: passk's protocol checked them strictly (runs
+ * recorded before passk recorded its protocol ran passk's); the reference, and passk under τ²'s
+ * protocol, passed them raw.
+ */
+function recordedValidation(info: unknown): ArgumentValidation {
+  const passk = (info as { passk?: { protocol?: unknown } } | null)?.passk;
+  if (passk === undefined || passk === null) return "lenient";
+  return passk.protocol === "tau2" ? "lenient" : "strict";
+}
+
+/**
+ * Where an audited file disagrees with the data: embedded tasks whose grading differs from the official
+ * ones, simulations of tasks the domain does not have, and tool calls that name another domain's tools.
+ */
+function auditAgainstData(
+  results: ResultsFile,
+  domainName: string,
+  official: ReadonlyMap<string, Task>,
+  domains: ReadonlyMap<string, AnyDomain>,
+): string[] {
+  const problems: string[] = [];
+  const changed = results.results.tasks.filter((task) => {
+    const theirs = official.get(task.id);
+    return theirs !== undefined && !deepEqual(plain(gradingParts(task)), plain(gradingParts(theirs)));
+  });
+  if (changed.length > 0)
+    problems.push(
+      `${changed.length} task(s) embedded in the file are graded differently from the official ${domainName} tasks ` +
+        `(${changed
+          .slice(0, 5)
+          .map((t) => t.id)
+          .join(", ")}${changed.length > 5 ? ", …" : ""})`,
+    );
+  const unknown = [
+    ...new Set(results.results.simulations.map((s) => s.task_id).filter((id) => !official.has(id))),
+  ];
+  if (unknown.length > 0)
+    problems.push(
+      `${unknown.length} simulated task(s) are not official ${domainName} tasks (${unknown.slice(0, 5).join(", ")}${unknown.length > 5 ? ", …" : ""})`,
+    );
+  // Tools of another domain in the trajectories: the declared domain is not the one that was run.
+  const declared = domains.get(domainName);
+  const own = new Set(
+    [...(declared?.agent.tools ?? []), ...(declared?.user?.tools ?? [])].map((t) => t.name),
+  );
+  const called = new Set<string>();
+  for (const simulation of results.results.simulations)
+    for (const message of simulation.messages)
+      if (message.role === "assistant" || message.role === "user")
+        for (const call of message.tool_calls ?? []) if (!own.has(call.name)) called.add(call.name);
+  for (const [name, other] of domains) {
+    if (name === domainName || called.size === 0) continue;
+    const theirs = new Set([...other.agent.tools, ...(other.user?.tools ?? [])].map((t) => t.name));
+    const matching = [...called].filter((tool) => theirs.has(tool));
+    if (matching.length > 0 && matching.length === called.size) {
+      problems.push(
+        `the trajectories call ${matching.length} tool(s) that ${domainName} does not have and ${name} does (${matching.slice(0, 5).join(", ")}): the file's declared domain (info.environment_info.domain_name) looks wrong`,
+      );
+      break;
+    }
+  }
+  return problems;
+}
+
+/** A value as plain JSON (Maps of ordered records become objects), for comparing tasks. */
+const plain = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, (_key, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v)));
 
 /**
  * A judge that answers with the verdicts a results file recorded, so that re-scoring checks every
@@ -47,9 +126,10 @@ export interface ScoredRow {
 const EPSILON = 1e-9;
 
 /**
- * `passk score FILE`: re-evaluate every simulation of a τ² results file against the data (tasks
- * embedded in the file take precedence) and compare with the recorded rewards. Exit code 1 when
- * any recomputed reward differs from the recorded one.
+ * `passk score FILE`: an audit. Re-evaluate every simulation of a τ² results file against the official
+ * tasks of the data directory (the file's own tasks only with `--trust-embedded-tasks`) and compare with
+ * the recorded rewards. Exit code 1 when any recomputed reward differs from the recorded one, or when the
+ * file disagrees with the data (edited tasks, another domain's trajectories) and its tasks are not trusted.
  */
 export function registerScore(program: Command, context: CliContext): void {
   withDataOption(
@@ -62,25 +142,43 @@ export function registerScore(program: Command, context: CliContext): void {
       .argument("<file>", "results JSON file (or a τ² run directory)")
       .option("--json", 'print {"simulations":[{id,task_id,trial,recorded_reward,reward}],"metrics":{…}}')
       .option("--domain <name>", "domain of the file when info.environment_info.domain_name is missing")
+      .option(
+        "--trust-embedded-tasks",
+        "grade against the tasks embedded in the file instead of the data directory's official ones",
+      )
       .option("--seed <n>", "seed of the bootstrap resampling", "0"),
   ).action(async (file: string, options: ScoreOptions) => {
     const seed = wholeNumber("--seed", options.seed, 2 ** 32 - 1);
     const results = readResultsFile(file);
     const domainName = resultsDomain(results, options.domain, file);
     const data = loadDomain(context, domainName, options);
+    const trust = options.trustEmbeddedTasks ?? false;
+    const official = new Map<string, Task>(data.tasks.map((t) => [t.id, t]));
     const embedded = new Map<string, Task>(results.results.tasks.map((t) => [t.id, t]));
+    // An audit grades against the official tasks: a file's own tasks may have been edited to pass.
     const taskOf = (id: string): Task => {
-      const task = embedded.get(id) ?? data.tasks.find((t) => t.id === id);
+      const task = trust ? (embedded.get(id) ?? official.get(id)) : official.get(id);
       if (!task) {
         throw new UnknownNameError(
           `${domainName} task`,
           id,
-          [...embedded.keys(), ...data.tasks.map((t) => t.id)],
-          `${file} neither embeds it nor does the data directory have it; pass --data with the data the run used.`,
+          [...official.keys()],
+          trust
+            ? `${file} neither embeds it nor does the data directory have it; pass --data with the data the run used.`
+            : `it is not an official ${domainName} task: check the file's domain (--domain) and --data, or pass --trust-embedded-tasks to grade against the file's own tasks.`,
         );
       }
       return task;
     };
+    const disagreements = auditAgainstData(results, domainName, official, context.domains);
+    const validation = recordedValidation(results.results.info);
+    const untrusted = results.results.simulations.filter((s) => !official.has(s.task_id));
+    if (untrusted.length > 0 && !trust) {
+      throw new ConfigError(
+        `${file} disagrees with the official ${domainName} data: ${disagreements.join("; ")}. ` +
+          "Check the file's domain (--domain) and --data, or pass --trust-embedded-tasks to grade against the file's own tasks.",
+      );
+    }
 
     const rows: ScoredRow[] = [];
     // What the file records, with each reward_info replaced by the recomputed one below.
@@ -92,11 +190,8 @@ export function registerScore(program: Command, context: CliContext): void {
       const rewardInfo: RewardInfo = await evaluateSimulation(
         simulation,
         taskOf(simulation.task_id),
-        {
-          newWorld: (o) => data.newWorld(o),
-          // Trajectories recorded by the reference passed arguments unchecked; replay them the same way.
-          validation: "lenient",
-        },
+        // Replayed with arguments checked as they were when recorded.
+        { newWorld: (o) => data.newWorld(o), validation },
         recordedVerdicts ? recordedJudge(recordedVerdicts) : undefined,
       );
       const judged = rewardInfo.reward_breakdown?.NL_ASSERTION !== null;
@@ -122,8 +217,17 @@ export function registerScore(program: Command, context: CliContext): void {
       numTrials: results.results.info.num_trials ?? null,
       bootstrap: { seed },
     });
-    if (mismatches.length > 0) process.exitCode = 1;
+    // Disagreeing with the data fails the audit, whatever the rewards, unless the file's tasks are trusted.
+    if (mismatches.length > 0 || (disagreements.length > 0 && !trust)) process.exitCode = 1;
     const demo = isScriptedDemoInfo(results.results.info);
+    if (disagreements.length > 0) {
+      context.stderr.write(
+        `${file} DISAGREES WITH THE OFFICIAL DATA:\n${disagreements.map((d) => `  - ${d}\n`).join("")}` +
+          (trust
+            ? "graded against the file's own tasks (--trust-embedded-tasks): these numbers are not an audit against the official tasks.\n"
+            : `graded against the official ${domainName} tasks of ${data.dataDir}; pass --trust-embedded-tasks to grade against the file's own tasks instead.\n`),
+      );
+    }
 
     if (options.json) {
       println(
@@ -132,6 +236,11 @@ export function registerScore(program: Command, context: CliContext): void {
           {
             simulations: rows,
             metrics,
+            audit: {
+              domain: domainName,
+              tasks: trust ? "embedded" : "official",
+              disagreements,
+            },
             ...(demo ? { scripted_demo: true } : {}),
             summary: {
               simulations: rows.length,

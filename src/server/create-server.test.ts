@@ -178,6 +178,27 @@ describe("playground API", () => {
     expect(end.some((e) => e.type === "reward")).toBe(true);
   });
 
+  it("a person stopping a simulated conversation ends it as stopped: ungraded, nobody's failure", async () => {
+    // A simulated customer whose model call is in flight (it waits until aborted, as a fetch would).
+    const waitingUser: UserSimulator = {
+      name: "slow-user",
+      start: ({ signal }) => ({
+        respond: () =>
+          new Promise((_, reject) =>
+            signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))),
+          ),
+      }),
+    };
+    const app = server({ participants: participants({ createUserSimulator: () => waitingUser }) });
+    const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "simulate" });
+    await readEvents(app, id, (e) => e.type === "message");
+    expect((await app.request(`/api/conversations/${id}/end`, { method: "POST" })).status).toBe(200);
+    const events = await readEvents(app, id);
+    expect(events.at(-1)).toMatchObject({ type: "conversation-end", reason: "abandoned" });
+    expect(events.some((e) => e.type === "reward")).toBe(false);
+    expect(events.some((e) => e.type === "simulation-end")).toBe(false);
+  });
+
   it("lets the person use their own tools (the telecom phone) and streams the phone's new state", async () => {
     const app = server();
     const id = await start(app, {

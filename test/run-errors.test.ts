@@ -81,6 +81,21 @@ describe("passk run refuses bad input before any model call", () => {
       error: "error: --num-trials must be a whole number ≥ 1",
     },
     {
+      name: "a --timeout past what a timer can wait (it would silently become 1 ms)",
+      args: ["--domain", "mock", "--timeout", "3000000"],
+      error: 'error: --timeout "3000000" is not a number of seconds between 0 and 2147483 (about 24 days)',
+    },
+    {
+      name: "a --timeout that is not a number",
+      args: ["--domain", "mock", "--timeout", "soon"],
+      error: 'error: --timeout "soon" is not a number of seconds',
+    },
+    {
+      name: "--max-retries that is not a count",
+      args: ["--domain", "mock", "--max-retries", "1e9"],
+      error: 'error: --max-retries "1e9" is not a whole number from 1 to 100',
+    },
+    {
       name: "an unknown run to resume",
       args: ["--resume", "20990101-000000-beef"],
       error: 'error: run "20990101-000000-beef" is not known',
@@ -269,5 +284,26 @@ describe("passk run refuses bad input before any model call", () => {
     expect(again.stderr).toContain(
       `error: --resume ${id} continues the run as it was configured; these flags differ from it:\n  --num-trials: 1 → 3\n`,
     );
+  });
+});
+
+describe("a run that could grade nothing", () => {
+  it("says so and exits 3, instead of completing with exit 0", async () => {
+    const failing = await startMockLlmServer({ script: () => mockReply.error(500) });
+    try {
+      const result = await run(
+        ["--domain", "mock", "--num-tasks", "2", "--max-retries", "1", "--max-attempts", "1"],
+        {
+          baseUrl: failing.baseUrl,
+        },
+      );
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toContain(
+        "error: nothing could be graded: all 2 conversations ended without a gradable result (infrastructure_error 2)",
+      );
+      expect(result.stderr).toMatch(/continue with `passk run --resume \d{8}-\d{6}-[0-9a-f]{4}`/);
+    } finally {
+      await failing.close();
+    }
   });
 });

@@ -209,7 +209,11 @@ describe("bad model output under the τ² protocol", () => {
       ],
       { env },
     );
-    expect(run.code, run.stderr).toBe(0);
+    // Nothing could be graded: the run says so and exits 3, never "completed" with 0.
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toContain(
+      "error: nothing could be graded: all 1 conversations ended without a gradable result",
+    );
     const [simulation] = parseResults(readFileSync(saveTo, "utf8"), saveTo).results.simulations;
     expect(simulation!.termination_reason).toBe("infrastructure_error");
     expect(simulation!.info).toMatchObject({ error_type: "UnusableModelOutputError" });

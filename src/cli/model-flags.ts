@@ -135,6 +135,29 @@ export function resolveProtocol(
   return { name, texts: loadReferenceTexts(dir) };
 }
 
+/** Node's timers hold 32-bit milliseconds; a longer delay silently becomes 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `--timeout` in milliseconds: seconds > 0, within what a timer can wait. */
+export function callTimeoutMs(text: string): number {
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds * 1000 > MAX_TIMER_MS)
+    throw new ConfigError(
+      `--timeout "${text}" is not a number of seconds between 0 and ${Math.floor(MAX_TIMER_MS / 1000)} (about 24 days); e.g. --timeout 120`,
+    );
+  return seconds * 1000;
+}
+
+/** `--max-retries`: attempts per model call, a whole number from 1 to 100. */
+function callAttempts(text: string): number {
+  const attempts = Number(text);
+  if (!Number.isInteger(attempts) || attempts < 1 || attempts > 100)
+    throw new ConfigError(
+      `--max-retries "${text}" is not a whole number from 1 to 100; e.g. --max-retries 5`,
+    );
+  return attempts;
+}
+
 /** τ² calls both models at temperature 0 unless told otherwise (its DEFAULT_LLM_ARGS_AGENT / _USER). */
 function withTau2Temperature(text: string | undefined, flag: string): LlmArgs | undefined {
   const args = text === undefined ? {} : parseLlmArgs(text, flag);
@@ -159,8 +182,8 @@ export function participantsFromFlags(
   const userArgs = tau2 ? withTau2Temperature(flags.userLlmArgs, "--user-llm-args") : flags.userLlmArgs;
   const common: ModelOptions = {
     env: context.env,
-    timeoutMs: Number(flags.timeout ?? 120) * 1000,
-    retry: { maxAttempts: Math.max(1, Number(flags.maxRetries ?? 5)) },
+    timeoutMs: callTimeoutMs(flags.timeout ?? "120"),
+    retry: { maxAttempts: callAttempts(flags.maxRetries ?? "5") },
   };
   if (flags.prices) common.priceOverrides = loadPriceOverrides(flags.prices);
   let cache: ResponseCache | undefined;

@@ -260,10 +260,13 @@ describe("orchestrator", () => {
       expect(String((user.info as { error?: string }).error)).toContain(
         "user simulator's model sent an empty message",
       );
+      expect(user.info).toMatchObject({ fault: "user_simulator" });
+      // Under passk's protocol too, the customer's empty message is the simulator's fault, not the agent's.
       const passk = await runSimulation(
         setup("create_task_1", constantAgent({ role: "assistant", content: "ok" }), scriptedUser([""])),
       );
-      expect(passk.termination_reason).toBe("user_error");
+      expect(passk.termination_reason).toBe("infrastructure_error");
+      expect(passk.info).toMatchObject({ fault: "user_simulator", error_type: "UserSimulatorError" });
     });
 
     it("the agent's ###STOP### does not end a conversation with a customer", async () => {
@@ -301,5 +304,47 @@ describe("orchestrator", () => {
     expect(run.termination_reason).toBe("infrastructure_error");
     expect(run.info).toMatchObject({ error_type: "SimulationTimeoutError" });
     expect(String((run.info as { error?: string }).error)).toContain("wall-clock limit of 0.05 s");
+  });
+
+  describe("faults of the simulated customer are never the agent's", () => {
+    it("a customer model that throws ends as an infrastructure error of the simulator", async () => {
+      const broken: UserSimulator = {
+        name: "broken",
+        start: () => ({ respond: () => Promise.reject(new Error("content filter")) }),
+      };
+      for (const protocol of ["tau2", "passk"] as const) {
+        const run = await runSimulation(
+          setup("create_task_1", constantAgent({ role: "assistant", content: "ok" }), broken, { protocol }),
+        );
+        expect(run.termination_reason).toBe("infrastructure_error");
+        expect(run.info).toMatchObject({ fault: "user_simulator", error_type: "UserSimulatorError" });
+        expect(String((run.info as { error?: string }).error)).toContain("content filter");
+      }
+    });
+
+    it("a customer calling unknown tools until --max-errors: the simulator's fault (τ²: too_many_errors, noted)", async () => {
+      const looping: UserSimulator = {
+        name: "looping",
+        start: () => ({
+          respond: async () => ({
+            role: "user",
+            content: null,
+            tool_calls: [{ id: "u1", name: "no_such_tool", arguments: {}, requestor: "user" }],
+          }),
+        }),
+      };
+      const agent = constantAgent({ role: "assistant", content: "ok" });
+      const passk = await runSimulation(setup("create_task_1", agent, looping, { maxErrors: 3 }));
+      expect(passk.termination_reason).toBe("infrastructure_error");
+      expect(passk.info).toMatchObject({ fault: "user_simulator" });
+      expect(String((passk.info as { error?: string }).error)).toContain(
+        "own tool calls failed 3 of 3 times",
+      );
+      const tau2 = await runSimulation(
+        setup("create_task_1", agent, looping, { maxErrors: 3, protocol: "tau2" }),
+      );
+      expect(tau2.termination_reason).toBe("too_many_errors");
+      expect(tau2.info).toMatchObject({ fault: "user_simulator" });
+    });
   });
 });

@@ -135,18 +135,30 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
   }
 
   let failureType: string | undefined;
+  /** Whose fault an unscored ending is (`user_simulator`), recorded as `info.fault`. */
+  let fault: "user_simulator" | undefined;
   const fail = (reason: TerminationReason, error: unknown) => {
     termination = reason;
     failure = error instanceof Error ? error.message : String(error);
     if (error instanceof Error && error.name !== "Error") failureType = error.name;
   };
+  /**
+   * The simulated customer failed (its model threw, sent nothing, or its own tool calls kept failing): a
+   * fault of the simulator, never the agent's — an infrastructure error, left out of scores and run again.
+   */
+  const simulatorFault = (error: unknown) => {
+    fault = "user_simulator";
+    fail("infrastructure_error", error);
+  };
+  let userErrors = 0;
   /** Whether an agent message ends the conversation: its stop token (under τ², only a solo agent's). */
   const agentStops = (message: Message): boolean =>
     message.role === "assistant" &&
     !hasToolCalls(message) &&
     (message.content?.includes(AGENT_STOP_TOKEN) ?? false) &&
     (!tau2 || solo);
-  const classify = (error: unknown, role: "agent" | "user"): TerminationReason => {
+  /** A participant's failure: a stop or a set-up error (rethrown), the provider's, or the agent's own. */
+  const classify = (error: unknown): "infrastructure_error" | "agent_error" => {
     if (error instanceof SimulationAbortedError || setup.signal?.aborted) throw new SimulationAbortedError();
     // The wall-clock limit aborted the call in flight.
     if (deadline.signal.aborted) throw deadline.signal.reason;
@@ -154,7 +166,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     // so that the conversation is never graded as the agent's (or the customer's) failure.
     if (ConfigError.isInstance(error)) throw error;
     if (InfrastructureError.isInstance(error)) return "infrastructure_error";
-    return role === "agent" ? "agent_error" : "user_error";
+    return "agent_error";
   };
 
   let agent: AgentSession | undefined;
@@ -240,16 +252,18 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
         try {
           message = stamp(await user!.respond(pending));
         } catch (error) {
-          fail(classify(error, "user"), error);
+          if (classify(error) === "infrastructure_error") fail("infrastructure_error", error);
+          else simulatorFault(new UserSimulatorError(error));
           break;
         }
         const unusable = unusableOutput(message, "user simulator");
         if (unusable && tau2) {
+          fault = "user_simulator";
           fail("infrastructure_error", unusable);
           break;
         }
         if (!hasToolCalls(message) && !message.content?.trim()) {
-          fail("user_error", new Error("the user simulator sent an empty message"));
+          simulatorFault(new UserSimulatorError("the user simulator sent an empty message"));
           break;
         }
         trajectory.push(message);
@@ -264,7 +278,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
         try {
           message = stamp(await agent.respond(pending));
         } catch (error) {
-          fail(classify(error, "agent"), error);
+          fail(classify(error), error);
           break;
         }
         const unusable = unusableOutput(message, "agent");
@@ -300,7 +314,10 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
             requestor: caller.role,
             error: result.error,
           });
-          if (result.error) errors++;
+          if (result.error) {
+            errors++;
+            if (caller.role === "user") userErrors++;
+          }
           trajectory.push(toolMessage);
           results.push(toolMessage);
           yield { type: "tool-call-end", call, result: toolMessage, latencyMs: performance.now() - began };
@@ -319,7 +336,21 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
       yield* worldChanges(before, world);
       if (termination === undefined && to !== "env") {
         if (steps >= maxSteps) termination = "max_steps";
-        if (errors >= maxErrors) termination = "too_many_errors";
+        if (errors >= maxErrors) {
+          // Mostly the customer's own tool calls failing (an unknown tool, again and again): under
+          // passk's protocol that is the simulator's fault; τ² scores it as too_many_errors, noted.
+          const customers = userErrors * 2 > errors;
+          if (customers && !tau2)
+            simulatorFault(
+              new UserSimulatorError(
+                `the simulated customer's own tool calls failed ${userErrors} of ${errors} times (--max-errors ${maxErrors})`,
+              ),
+            );
+          else {
+            termination = "too_many_errors";
+            if (customers) fault = "user_simulator";
+          }
+        }
       }
     }
   } catch (error) {
@@ -349,8 +380,14 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     messages: trajectory,
     trial,
     seed,
-    ...(failure !== undefined
-      ? { info: { error: failure, ...(failureType ? { error_type: failureType } : {}) } }
+    ...(failure !== undefined || fault !== undefined
+      ? {
+          info: {
+            ...(failure !== undefined ? { error: failure } : {}),
+            ...(failureType ? { error_type: failureType } : {}),
+            ...(fault ? { fault } : {}),
+          },
+        }
       : {}),
   };
   yield { type: "simulation-end", run };
@@ -397,6 +434,19 @@ function unusableOutput(
       `the ${who}'s model sent an empty message; under the τ² protocol the simulation is run again`,
     );
   return undefined;
+}
+
+/** The simulated customer failed: its own fault, never the agent's. */
+export class UserSimulatorError extends Error {
+  constructor(cause: unknown) {
+    super(
+      typeof cause === "string"
+        ? cause
+        : `the user simulator failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      ...(typeof cause === "string" ? [] : [{ cause }]),
+    );
+    this.name = "UserSimulatorError";
+  }
 }
 
 /** The conversation ran past its wall-clock limit (`--max-sim-seconds`). */

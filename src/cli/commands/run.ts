@@ -38,7 +38,7 @@ import {
 } from "./run-resolve.js";
 
 /** Exit codes a CI script can branch on. */
-export const RUN_EXIT = { ok: 0, belowThreshold: 1, interrupted: 130 } as const;
+export const RUN_EXIT = { ok: 0, belowThreshold: 1, nothingGraded: 3, interrupted: 130 } as const;
 
 function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
   const who = config.scripted_demo
@@ -466,6 +466,21 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       if (results.some((r) => !r.passed) || incomplete) code = Math.max(code, RUN_EXIT.belowThreshold);
       if (code === RUN_EXIT.belowThreshold)
         code = outcome.reason === "interrupted" ? RUN_EXIT.interrupted : code;
+    }
+    // A run that graded nothing measured nothing: never "completed" with exit 0.
+    if (simulations.length > 0 && metrics.total_simulations === 0 && outcome.reason !== "interrupted") {
+      const first = store
+        .getSimulations(run.id)
+        .map((s) => (s.simulation.info as { error?: unknown } | null | undefined)?.error)
+        .find((e): e is string => typeof e === "string");
+      context.stderr.write(
+        `error: nothing could be graded: all ${simulations.length} conversations ended without a gradable result ` +
+          `(${Object.entries(metrics.termination_reasons)
+            .map(([reason, n]) => `${reason} ${n}`)
+            .join(", ")})${first ? `; the first said: ${first}` : ""}. Fix the cause (provider, --timeout, ` +
+          `base URL), then continue with \`passk run --resume ${run.id}\`.\n`,
+      );
+      code = Math.max(code, RUN_EXIT.nothingGraded);
     }
     return code;
   } finally {

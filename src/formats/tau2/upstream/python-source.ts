@@ -566,7 +566,9 @@ class ExpressionParser {
 
 /** Parse an expression written as source text (an annotation, a default, a decorator…). */
 export function parsePythonExpression(text: string, file = "<expression>"): PyExpr {
-  const lines = tokenizePython(text.replace(/\n/g, " "), file);
+  if (pyIsSpace(text)) throw new PythonSyntaxError("expression expected", file, 1);
+  // Inside brackets line breaks do not end the expression, and string literals keep theirs.
+  const lines = tokenizePython(`(${text}\n)`, file);
   if (lines.length !== 1) throw new PythonSyntaxError(`expected one expression: ${text}`, file, 1);
   return parseTokens(lines[0]!.tokens, file);
 }
@@ -630,6 +632,17 @@ export interface PyFunction {
   nested: PyFunction[];
 }
 
+/**
+ * A class-level assignment, in source order: `name = value`, `name: annotation = value` or a bare
+ * `name: annotation` (a pydantic field without default). Annotation and value are source text.
+ */
+export interface PyClassMember {
+  name: string;
+  line: number;
+  annotation: string | undefined;
+  value: string | undefined;
+}
+
 export interface PyClass {
   name: string;
   line: number;
@@ -637,6 +650,8 @@ export interface PyClass {
   decorators: string[];
   docstring: string | undefined;
   constants: ReadonlyMap<string, PyValue>;
+  /** Every class-level assignment and annotated name, in source order (fields, enum members, config). */
+  members: PyClassMember[];
   methods: PyFunction[];
 }
 
@@ -887,6 +902,7 @@ function readClass(statement: Statement, decorators: string[], file: string): Py
   if (!isOpToken(tokens[colon], ":")) throw new PythonSyntaxError("expected ':'", file, line);
   const inline = tokens.slice(colon + 1);
   const constants = new Map<string, PyValue>();
+  const members: PyClassMember[] = [];
   const methods: PyFunction[] = [];
   let pending: string[] = [];
   for (const member of statement.body) {
@@ -903,6 +919,8 @@ function readClass(statement: Statement, decorators: string[], file: string): Py
         const value = valueOf(assignment.value, file);
         for (const target of assignment.targets) constants.set(target, value);
       }
+      const classMember = readClassMember(memberTokens, member.line.line);
+      if (classMember) members.push(...classMember);
     }
     pending = [];
   }
@@ -913,8 +931,34 @@ function readClass(statement: Statement, decorators: string[], file: string): Py
     decorators,
     docstring: docstringOf(inline.length > 0 ? inline : statement.body[0]?.line.tokens),
     constants,
+    members,
     methods,
   };
+}
+
+const KEYWORDS = new Set(
+  (
+    "False None True and as assert async await break class continue def del elif else except finally for " +
+    "from global if import in is lambda nonlocal not or pass raise return try while with yield"
+  ).split(" "),
+);
+
+/** `a = b = value`, `name: annotation = value` and `name: annotation` as class members. */
+function readClassMember(tokens: readonly PyToken[], line: number): PyClassMember[] | undefined {
+  const head = tokens[0];
+  if (head?.type !== "name" || KEYWORDS.has(head.text)) return undefined;
+  if (isOpToken(tokens[1], ":")) {
+    const [left, ...rest] = splitTopLevel(tokens, "=");
+    if (rest.length > 1 || left!.length < 3) return undefined;
+    const annotation = renderTokens(left!.slice(2));
+    const value = rest.length === 1 ? tokens.slice(left!.length + 1) : undefined;
+    if (value !== undefined && value.length === 0) return undefined;
+    return [{ name: head.text, line, annotation, value: value && renderTokens(value) }];
+  }
+  const assignment = readAssignment(tokens);
+  if (!assignment) return undefined;
+  const value = renderTokens(assignment.value);
+  return assignment.targets.map((name) => ({ name, line, annotation: undefined, value }));
 }
 
 /** Read a Python module's constants, classes and functions (see the file comment). */

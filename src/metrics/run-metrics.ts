@@ -156,11 +156,22 @@ function checkCounts(evaluated: readonly ScoredSimulation[]) {
   return counts;
 }
 
-/** τ²'s K: the run's trial count, lowered to the fewest evaluable trials any task has. */
+/**
+ * The largest k reported. τ² reports every k up to the trial count; past a few dozen the numbers say
+ * nothing more (and each k costs a pass over every task), so a run of thousands of trials stays linear.
+ */
+export const MAX_REPORTED_K = 32;
+
+/**
+ * τ²'s K: the run's trial count, lowered to the fewest evaluable trials any task has — and to
+ * {@link MAX_REPORTED_K}.
+ */
 export function maxK(outcomes: readonly TaskOutcome[], numTrials?: number | null): number {
   if (outcomes.length === 0) return 0;
-  const fewest = Math.min(...outcomes.map((o) => o.trials));
-  return numTrials === null || numTrials === undefined ? fewest : Math.min(numTrials, fewest);
+  let fewest = Infinity;
+  for (const o of outcomes) fewest = Math.min(fewest, o.trials);
+  const K = numTrials === null || numTrials === undefined ? fewest : Math.min(numTrials, fewest);
+  return Math.min(K, MAX_REPORTED_K);
 }
 
 function countReasons(simulations: readonly ScoredSimulation[]): Record<string, number> {

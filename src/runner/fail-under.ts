@@ -1,5 +1,5 @@
 import { ConfigError } from "../core/errors.js";
-import type { Metrics, RunMetrics } from "../metrics/run-metrics.js";
+import { MAX_REPORTED_K, type Metrics, type RunMetrics } from "../metrics/run-metrics.js";
 
 /** One `--fail-under` gate: a metric (optionally of one domain) that must reach a threshold. */
 export interface Threshold {
@@ -68,6 +68,10 @@ export function parseThresholds(
             `--fail-under "${text}": k = ${k} needs 1 ≤ k ≤ --num-trials (${options.numTrials}); raise --num-trials or lower k`,
           );
         }
+        if (k > MAX_REPORTED_K)
+          throw new ConfigError(
+            `--fail-under "${text}": pass^k is reported for k ≤ ${MAX_REPORTED_K}; lower k`,
+          );
         threshold.k = k;
       }
       return threshold;

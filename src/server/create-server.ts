@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { zValidator } from "@hono/zod-validator";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
@@ -103,6 +104,12 @@ export interface ServerDeps {
   trustProxy?: boolean;
   /** How playground conversations on τ²'s domains run (default: passk's protocol). */
   protocol?: ConversationProtocol;
+  /**
+   * Host names the server answers for (besides localhost, 127.0.0.1 and ::1): its `--host` and a
+   * deployment's names (`--allowed-host`). Any other Host header is refused, so a DNS-rebinding page
+   * cannot reach the API.
+   */
+  allowedHosts?: readonly string[];
   /** Server-side log (errors with stacks); default: nowhere. */
   log?: (line: string) => void;
   newId?: () => string;
@@ -139,6 +146,11 @@ const limitJsonBody = bodyLimit({
       413,
     ),
 });
+
+/** A host name as compared: lower case, IPv6 without brackets. */
+function hostKey(host: string): string {
+  return host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+}
 
 /** JSON endpoints say so when the body is not JSON (instead of validating an empty object). */
 const requireJson: MiddlewareHandler = async (c, next) => {
@@ -248,6 +260,44 @@ export function createServer(deps: ServerDeps) {
   };
 
   const app = new Hono();
+
+  // Only the names this server serves: a page whose name was rebound to this address is refused. An
+  // address given as an IP literal is no rebinding (that needs a name), so addresses are answered.
+  const hosts = new Set(["localhost", ...(deps.allowedHosts ?? [])].map(hostKey));
+  app.use("*", async (c, next) => {
+    const host = hostKey(new URL(c.req.url).hostname);
+    if (!hosts.has(host) && isIP(host) === 0) {
+      return c.json(
+        {
+          code: "host_not_allowed",
+          message: `this server answers for ${[...hosts].join(", ")}, not "${host}"; start it with --allowed-host ${host} if that name is yours`,
+        },
+        421,
+      );
+    }
+    await next();
+  });
+  // State-changing requests only from this server's own pages (or from tools that send no Origin).
+  app.use("/api/*", async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      const origin = c.req.header("Origin");
+      const site = c.req.header("Sec-Fetch-Site");
+      const sameOrigin =
+        origin === undefined || origin === "null"
+          ? site === undefined || site === "same-origin" || site === "none"
+          : URL.canParse(origin) && new URL(origin).host === new URL(c.req.url).host;
+      if (!sameOrigin) {
+        return c.json(
+          {
+            code: "cross_origin_refused",
+            message: `a ${c.req.method} from another origin (${origin ?? site}) is refused: use the web app served here`,
+          },
+          403,
+        );
+      }
+    }
+    await next();
+  });
 
   app.onError((error, c) => {
     if (PasskError.isInstance(error)) {
@@ -392,6 +442,7 @@ export function createServer(deps: ServerDeps) {
     .post(
       "/api/runs/import",
       limited,
+      requireJson,
       bodyLimit({
         maxSize: limits.maxUploadBytes,
         onError: (c) =>

@@ -33,6 +33,7 @@ const ServeOptionsSchema = z.object({
   webRoot: z.string().optional(),
   protocol: z.enum(["tau2", "passk"]).optional(),
   upstream: z.string().optional(),
+  allowedHost: z.array(z.string().min(1)).optional(),
 });
 
 /** The built web app shipped with passk (`web/dist` beside `dist/`). */
@@ -69,6 +70,10 @@ export function registerServe(program: Command, context: CliContext): void {
       .option("--max-steps <n>", "steps per conversation", "200")
       .option("--trust-proxy", "take client addresses from X-Forwarded-For (behind your own proxy only)")
       .option("--web-root <dir>", "folder of the built web app (default: the one shipped with passk)")
+      .option(
+        "--allowed-host <name...>",
+        "host names the server answers for besides localhost and IP addresses (a deployment's DNS names)",
+      )
       .option(
         "--protocol <name>",
         "tau2 (default): playground conversations on τ²'s domains run as τ²-bench runs them; passk: passk's own prompt and tool descriptions",
@@ -160,6 +165,7 @@ export function registerServe(program: Command, context: CliContext): void {
       secrets: secretValues(env),
       trustProxy: options.trustProxy ?? false,
       protocol,
+      allowedHosts: [options.host, ...(options.allowedHost ?? [])],
       log: (line) => context.stderr.write(`${line}\n`),
     });
     // Parse every domain's data now, so that the first visitor does not wait for it.

@@ -31,9 +31,11 @@ export function ensureWebBuilt(): void {
 
 /**
  * Debian's Chromium, headless, with a fresh profile (`--user-data-dir`, which Playwright takes as the
- * persistent context's folder) that is removed on close.
+ * persistent context's folder) that is removed on close; `extraArgs` add switches (e.g. host rules).
  */
-export async function launchChromium(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+export async function launchChromium(
+  extraArgs: readonly string[] = [],
+): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const profile = mkdtempSync(path.join(tmpdir(), "passk-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -48,6 +50,7 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
   return {

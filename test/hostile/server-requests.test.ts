@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { goldAgent } from "../../src/agents/gold-agent.js";
+import { builtinDomains } from "../../src/domains/registry.js";
+import { createServer } from "../../src/server/create-server.js";
+import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
+import { goldUser } from "../../src/users/gold-user.js";
+
+// A team exposes `passk serve`; strangers' pages and DNS names reach it. Each case: what an attacker
+// sends, and that the server refuses it with a sentence and changes nothing.
+
+function server(allowedHosts: string[] = []) {
+  const store = createMemoryRunStore();
+  const app = createServer({
+    domains: builtinDomains,
+    dataDir: tau2DataDir(),
+    participants: {
+      agents: ["scripted:gold"],
+      users: ["scripted:gold"],
+      createAgent: () => goldAgent,
+      createUserSimulator: () => goldUser,
+    },
+    store,
+    allowedHosts,
+  });
+  return { app, store };
+}
+
+const RESULTS = JSON.stringify({ timestamp: null, info: {}, tasks: [], simulations: [] });
+
+describe("hostile requests to the server", () => {
+  it.each(["evil.example", "passk.attacker.test", "localhost.evil.example"])(
+    "refuses a Host it does not serve (DNS rebinding): %s",
+    async (host) => {
+      const { app } = server();
+      for (const [method, path] of [
+        ["GET", "/api/info"],
+        ["GET", "/api/runs"],
+        ["POST", "/api/runs/import?name=x"],
+        ["GET", "/"],
+      ] as const) {
+        const response = await app.request(`http://${host}:8787${path}`, {
+          method,
+          ...(method === "POST" ? { body: RESULTS, headers: { "Content-Type": "application/json" } } : {}),
+        });
+        expect(response.status, `${method} ${path}`).toBe(421);
+        expect(((await response.json()) as { message: string }).message).toContain(`not "${host}"`);
+      }
+    },
+  );
+
+  it.each(["localhost", "127.0.0.1", "[::1]", "192.168.1.20", "[fe80::1]"])(
+    "answers its own names and any IP address: %s",
+    async (host) => {
+      const { app } = server();
+      expect((await app.request(`http://${host}:8787/api/info`)).status).toBe(200);
+    },
+  );
+
+  it("answers a deployment's name given with --allowed-host", async () => {
+    const { app } = server(["passk.example.com"]);
+    expect((await app.request("http://PASSK.example.com/api/info")).status).toBe(200);
+    expect((await app.request("http://other.example.com/api/info")).status).toBe(421);
+  });
+
+  it.each([
+    {
+      name: "a text/plain upload (a form post from any page)",
+      headers: { "Content-Type": "text/plain" },
+      status: 400,
+    },
+    {
+      name: "a JSON upload from another origin",
+      headers: { "Content-Type": "application/json", Origin: "http://evil.example" },
+      status: 403,
+    },
+    {
+      name: "a JSON upload from another port of the same host",
+      headers: { "Content-Type": "application/json", Origin: "http://localhost:9999" },
+      status: 403,
+    },
+    {
+      name: "a cross-site request without Origin",
+      headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "cross-site" },
+      status: 403,
+    },
+    {
+      name: "an opaque Origin (sandboxed frame)",
+      headers: { "Content-Type": "application/json", Origin: "null", "Sec-Fetch-Site": "cross-site" },
+      status: 403,
+    },
+  ])("refuses $name and stores nothing", async ({ headers, status }) => {
+    const { app, store } = server();
+    const response = await app.request("http://localhost:8787/api/runs/import?name=x", {
+      method: "POST",
+      headers,
+      body: RESULTS,
+    });
+    expect(response.status).toBe(status);
+    expect(((await response.json()) as { message: string }).message.length).toBeGreaterThan(20);
+    expect(store.listRuns()).toEqual([]);
+  });
+
+  it("refuses ending a conversation from another origin, and allows its own pages", async () => {
+    const { app } = server();
+    const started = await app.request("http://localhost:8787/api/conversations", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: "http://localhost:8787" },
+      body: JSON.stringify({ domain: "mock", taskId: "create_task_1", mode: "human" }),
+    });
+    expect(started.status).toBe(201);
+    const { conversationId } = (await started.json()) as { conversationId: string };
+    const foreign = await app.request(`http://localhost:8787/api/conversations/${conversationId}/end`, {
+      method: "POST",
+      headers: { Origin: "http://evil.example" },
+    });
+    expect(foreign.status).toBe(403);
+    const own = await app.request(`http://localhost:8787/api/conversations/${conversationId}/end`, {
+      method: "POST",
+      headers: { Origin: "http://localhost:8787", "Sec-Fetch-Site": "same-origin" },
+    });
+    expect(own.status).toBe(200);
+  });
+});

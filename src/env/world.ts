@@ -144,18 +144,18 @@ export class World<ADB = unknown, UDB = unknown> {
    */
   callTool(request: ToolCallRequest, options: { sync?: boolean } = {}): ToolCallResult {
     const found = this.#findTool(request);
-    if ("error" in found) return { content: `Error: ${found.error}`, error: true, errorType: "ValueError" };
+    if ("error" in found) return { content: errorContent(found.error), error: true, errorType: "ValueError" };
     const { tool, side } = found;
     const toolkit = (side === "agent" ? this.domain.agent : this.domain.user) as Toolkit<unknown>;
     let args: Record<string, unknown>;
     if (this.validation === "strict") {
       const checked = validateToolArguments(tool, request.arguments);
       if (!checked.ok)
-        return { content: `Error: ${checked.message}`, error: true, tool, errorType: "TypeError" };
+        return { content: errorContent(checked.message), error: true, tool, errorType: "TypeError" };
       args = checked.args;
     } else {
       const problem = lenientArgumentError(tool, request.arguments, toolkit.className);
-      if (problem) return { content: `Error: ${problem}`, error: true, tool, errorType: "TypeError" };
+      if (problem) return { content: errorContent(problem), error: true, tool, errorType: "TypeError" };
       args = structuredClone(request.arguments);
     }
     // Numbers written as floats (`2.0`) stay floats for tools that print their arguments.
@@ -177,7 +177,7 @@ export class World<ADB = unknown, UDB = unknown> {
       return { content, error: false, tool };
     } catch (error) {
       return {
-        content: `Error: ${errorText(error)}`,
+        content: errorContent(errorText(error)),
         error: true,
         tool,
         errorType: error instanceof ToolError ? error.pyType : "ValueError",
@@ -345,4 +345,18 @@ export function toolOutputText(result: unknown, shape: PyShape): string {
 function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/** Longest error text a tool call answers with; the rest is cut, and the cut said. */
+export const MAX_TOOL_ERROR_CHARS = 8192;
+
+/**
+ * `Error: <message>` as τ² writes it — cut past {@link MAX_TOOL_ERROR_CHARS}: an error that echoes a
+ * huge argument (a 10 MB "reservation id") would otherwise go back to the model, into the trajectory and
+ * the store whole. Errors of real calls are far shorter, so their text is the reference's exactly.
+ */
+function errorContent(message: string): string {
+  const text = `Error: ${message}`;
+  if (text.length <= MAX_TOOL_ERROR_CHARS) return text;
+  return `${text.slice(0, MAX_TOOL_ERROR_CHARS)}… (${text.length - MAX_TOOL_ERROR_CHARS} more characters cut)`;
 }

@@ -30,8 +30,50 @@ export const httpFetch: typeof fetch = async (input, init) => {
     !url.startsWith("http:") ||
     !(body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array)
   ) {
-    return globalThis.fetch(input, init);
+    return limitedBody(await globalThis.fetch(input, init));
   }
+  return nodeFetch(url, body, init);
+};
+
+/**
+ * The most a model's answer may weigh. A hostile or broken provider answering hundreds of megabytes
+ * would otherwise be held whole in memory; past this the body fails like a dropped connection (an
+ * infrastructure error, retried), never as the agent's fault.
+ */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** The response with its body cut off, with an error naming the limit, past {@link MAX_RESPONSE_BYTES}. */
+export function limitedBody(response: Response, limit = MAX_RESPONSE_BYTES): Response {
+  if (response.body === null) return response;
+  const tooLarge = () =>
+    new TypeError(`the provider's answer is larger than ${limit} bytes; it was not read further`);
+  const declared = Number(response.headers.get("content-length"));
+  let seen = 0;
+  const counted = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      start(controller) {
+        if (Number.isFinite(declared) && declared > limit) controller.error(tooLarge());
+      },
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > limit) controller.error(tooLarge());
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(counted, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** The answer of a plain-http call through node:http, its body capped at {@link MAX_RESPONSE_BYTES}. */
+async function nodeFetch(
+  url: string,
+  body: string | Uint8Array | null | undefined,
+  init: RequestInit | undefined,
+): Promise<Response> {
   const signal = init?.signal ?? undefined;
   signal?.throwIfAborted();
   const headers = headerRecord(init?.headers);
@@ -65,7 +107,7 @@ export const httpFetch: typeof fetch = async (input, init) => {
   const status = response.statusCode ?? 0;
   if (REDIRECT_STATUSES.has(status) && response.headers.location !== undefined) {
     response.resume();
-    return globalThis.fetch(input, init);
+    return limitedBody(await globalThis.fetch(url, init));
   }
   const responseHeaders = new Headers();
   const raw = response.rawHeaders;
@@ -74,12 +116,27 @@ export const httpFetch: typeof fetch = async (input, init) => {
     response.resume();
     return new Response(null, { status, statusText: response.statusMessage ?? "", headers: responseHeaders });
   }
-  return new Response(Readable.toWeb(decoded(response)) as ReadableStream<Uint8Array>, {
+  return new Response(Readable.toWeb(capped(decoded(response))) as ReadableStream<Uint8Array>, {
     status,
     statusText: response.statusMessage ?? "",
     headers: responseHeaders,
   });
-};
+}
+
+/** A node stream that fails once more than {@link MAX_RESPONSE_BYTES} went through it. */
+function capped(stream: Readable): Readable {
+  let seen = 0;
+  stream.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > MAX_RESPONSE_BYTES)
+      stream.destroy(
+        new TypeError(
+          `the provider's answer is larger than ${MAX_RESPONSE_BYTES} bytes; it was not read further`,
+        ),
+      );
+  });
+  return stream;
+}
 
 /** The body as sent, or decompressed when the server compressed it anyway (fetch decompresses too). */
 function decoded(response: http.IncomingMessage): Readable {

@@ -63,7 +63,7 @@ describe("hostile requests to the server", () => {
     expect((await app.request("http://other.example.com/api/info")).status).toBe(421);
   });
 
-  it.each([
+  it.each<{ name: string; headers: Record<string, string>; status: number }>([
     {
       name: "a text/plain upload (a form post from any page)",
       headers: { "Content-Type": "text/plain" },

@@ -58,7 +58,7 @@ export { parseTasks, readTasksFile } from "./formats/tau2/tasks-file.js";
 export { readResultsFile, writeResultsFile } from "./formats/tau2/results.js";
 export { generateTasks } from "./generator/generate-tasks.js";
 export { readTaskComponents } from "./generator/read-task-components.js";
-export { formatPyJson } from "./generator/format-py-json.js";
+export { formatPyJson } from "./python/py-json-indent.js";
 
 // Conversations
 export { simulate, runSimulation } from "./orchestrator/orchestrator.js";

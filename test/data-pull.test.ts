@@ -1,22 +1,31 @@
 import { createServer, type Server } from "node:http";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinDomains } from "../src/domains/registry.js";
 import { gitBlobHash, pullFiles } from "../src/formats/tau2/data-pull.js";
+import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { OFFICIAL_COMMIT } from "../src/formats/tau2/official-manifest.js";
 import { tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
+import { upstreamWithStandInModels, writeStandInModules } from "./helpers/stand-in-data-models.js";
 
 /**
  * A stand-in for raw.githubusercontent.com serving ../shared/tau2/data and ../shared/tau2/upstream in
- * the repository's layout.
+ * the repository's layout, and stand-in data-model modules (generated from the fixtures' schemas): as
+ * they are, altered (`models = "tampered"`) or not at all (`"404"`).
  */
 let server: Server;
 let baseUrl: string;
 let corrupt: string | undefined;
+let models: "served" | "tampered" | "404" = "served";
 const requests: string[] = [];
+const standIns = mkdtempSync(path.join(tmpdir(), "passk-stand-in-models-"));
+const tamperedStandIns = mkdtempSync(path.join(tmpdir(), "passk-stand-in-models-"));
+writeStandInModules(standIns);
+writeStandInModules(tamperedStandIns, { tamper: true });
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -24,13 +33,16 @@ beforeAll(async () => {
     const prefix = `/sierra-research/tau2-bench/${OFFICIAL_COMMIT}/`;
     if (!req.url?.startsWith(prefix)) return void res.writeHead(404).end();
     const remote = req.url.slice(prefix.length);
-    const { data, upstream } = pullFiles();
+    const { data, upstream, models: modules } = pullFiles();
     const known = data.find((f) => f.remote === remote);
+    const model = modules.some((f) => f.remote === remote);
     const file = known
       ? path.join(tau2DataDir(), known.local)
       : upstream.some((f) => f.remote === remote)
         ? path.join(tau2Dir(), "upstream", remote)
-        : undefined;
+        : model && models !== "404"
+          ? path.join(models === "served" ? standIns : tamperedStandIns, remote)
+          : undefined;
     if (!file || !existsSync(file)) return void res.writeHead(404).end();
     const bytes = readFileSync(file);
     res.writeHead(200).end(remote === corrupt ? Buffer.concat([bytes, Buffer.from(" ")]) : bytes);
@@ -42,19 +54,34 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 // The pulls here choose where upstream files come from themselves, whatever the caller's environment says.
 const env = { PASSK_TAU2_UPSTREAM: undefined };
-const { data: DATA_FILES, upstream: UPSTREAM_FILES } = pullFiles();
+const { data: DATA_FILES, upstream: UPSTREAM_FILES, models: MODEL_FILES } = pullFiles();
 const ALL_FILES = [...DATA_FILES, ...UPSTREAM_FILES];
+const TOTAL = ALL_FILES.length + MODEL_FILES.length;
+const CONSEQUENCE =
+  "tool schemas will carry the nested models without their descriptions; everything else is exact.";
+const modelRequests = (from: number) =>
+  requests.slice(from).filter((url) => MODEL_FILES.some((m) => url.endsWith(m.remote)));
 
 describe("passk data pull", () => {
-  it("downloads every official data file and upstream source file, verified, and then finds them up to date", async () => {
+  it("downloads every official data file, upstream source file and data-model module, verified, and then finds them up to date", async () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
     const first = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`${ALL_FILES.length} downloaded, 0 already up to date`);
+    expect(first.stdout).toContain(`${TOTAL} downloaded, 0 already up to date`);
+    expect(first.stderr).toBe("");
     for (const file of ALL_FILES) {
       expect(gitBlobHash(readFileSync(path.join(dest, file.local)))).toBe(file.blob);
     }
     expect(existsSync(path.join(dest, "upstream", "src", "tau2", "agent", "llm_agent.py"))).toBe(true);
+    for (const model of MODEL_FILES) {
+      expect(model.local).toBe(path.join("upstream", model.remote));
+      expect(readFileSync(path.join(dest, model.local), "utf8")).toBe(
+        readFileSync(path.join(standIns, model.remote), "utf8"),
+      );
+    }
+    // The pulled modules are used: the τ² tools carry the nested models' descriptions.
+    const texts = loadReferenceTexts(path.join(dest, "upstream"));
+    expect(texts.nestedModelDescriptions(builtinDomains.get("telecom")!)).toBe("complete");
     // Again with no network at all (nothing listens at the base URL): a verified no-op that succeeds.
     const requestsBefore = requests.length;
     const second = await runCli(
@@ -62,13 +89,94 @@ describe("passk data pull", () => {
       { env },
     );
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain(`0 downloaded, ${ALL_FILES.length} already up to date`);
+    expect(second.stdout).toContain(`0 downloaded, ${TOTAL} already up to date`);
+    expect(second.stderr).toBe("");
     expect(requests.length).toBe(requestsBefore);
     // The pulled directory is usable as a data dir.
     const replay = await runCli(["replay", "--domain", "mock", "--data", dest, "--task", "create_task_1"], {
       env,
     });
     expect(JSON.parse(replay.stdout).evaluation.reward_excluding_nl_assertions).toBe(1);
+  });
+
+  it("data-model modules the server does not have: a one-line warning each, success, and no retry on a pull that fetches nothing else", async () => {
+    const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
+    models = "404";
+    try {
+      const first = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain(`${ALL_FILES.length} downloaded, 0 already up to date`);
+      const warnings = first.stderr.trim().split("\n");
+      expect(warnings).toEqual(
+        MODEL_FILES.map(
+          (m) =>
+            `warning: optional upstream data model ${m.remote} could not be downloaded (HTTP 404): ${CONSEQUENCE}`,
+        ),
+      );
+      for (const model of MODEL_FILES) expect(existsSync(path.join(dest, model.local))).toBe(false);
+      // Offline, data in place: no request, the same success, the modules still reported missing.
+      const before = requests.length;
+      const second = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+      expect(second.code).toBe(0);
+      expect(requests.length).toBe(before);
+      expect(second.stdout).toContain(`0 downloaded, ${ALL_FILES.length} already up to date`);
+      expect(second.stderr).toContain(
+        `${MODEL_FILES[0]!.remote} was not fetched: an earlier pull could not get it`,
+      );
+      expect(second.stderr).toContain(CONSEQUENCE);
+      // A pull that downloads something anyway tries them again, and gets them once they are there.
+      models = "served";
+      rmSync(path.join(dest, DATA_FILES[0]!.local));
+      const third = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+      expect(third.code).toBe(0);
+      expect(third.stderr).toBe("");
+      expect(third.stdout).toContain(
+        `${1 + MODEL_FILES.length} downloaded, ${ALL_FILES.length - 1} already up to date`,
+      );
+      for (const model of MODEL_FILES) {
+        expect(existsSync(path.join(dest, model.local))).toBe(true);
+        expect(existsSync(`${path.join(dest, model.local)}.unavailable`)).toBe(false);
+      }
+    } finally {
+      models = "served";
+    }
+  });
+
+  it("data-model modules that do not give the expected schemas are not written, with a warning", async () => {
+    const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
+    models = "tampered";
+    try {
+      const run = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+      expect(run.code).toBe(0);
+      for (const model of MODEL_FILES) {
+        expect(run.stderr).toContain(
+          `warning: optional upstream data model ${model.remote} does not give the expected schemas (its schema entries have digest `,
+        );
+        expect(existsSync(path.join(dest, model.local))).toBe(false);
+      }
+      expect(run.stderr.trim().split("\n")).toHaveLength(MODEL_FILES.length);
+      expect(modelRequests(0).length).toBeGreaterThan(0);
+    } finally {
+      models = "served";
+    }
+  });
+
+  it("a data dir pulled before the modules existed tries them once, even when everything else is in place", async () => {
+    const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
+    models = "404";
+    try {
+      expect((await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env })).code).toBe(0);
+    } finally {
+      models = "served";
+    }
+    for (const model of MODEL_FILES) rmSync(`${path.join(dest, model.local)}.unavailable`);
+    const before = requests.length;
+    const run = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(modelRequests(before)).toHaveLength(MODEL_FILES.length);
+    expect(requests.length - before).toBe(MODEL_FILES.length);
+    expect(run.stdout).toContain(`${MODEL_FILES.length} downloaded, ${ALL_FILES.length} already up to date`);
   });
 
   it("refuses a file whose hash does not match and leaves no trace of it", async () => {
@@ -122,8 +230,40 @@ describe("passk data pull", () => {
       `${DATA_FILES.length} downloaded, ${UPSTREAM_FILES.length} already up to date`,
     );
     expect(run.stdout).toContain(`upstream source files: verified in place at ${upstream}`);
+    // That copy has no data-model modules: optional, so nothing is said about them.
+    expect(run.stderr).toBe("");
     expect(requests.slice(before).some((url) => url.includes("/src/tau2/"))).toBe(false);
     expect(existsSync(path.join(dest, "upstream"))).toBe(false);
+  });
+
+  it("verifies data-model modules present in the PASSK_TAU2_UPSTREAM copy, warning about one that does not match", async () => {
+    const copy = upstreamWithStandInModels();
+    const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
+    const good = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], {
+      env: { PASSK_TAU2_UPSTREAM: copy },
+    });
+    expect(good.code).toBe(0);
+    expect(good.stderr).toBe("");
+    expect(good.stdout).toContain(
+      `${DATA_FILES.length} downloaded, ${UPSTREAM_FILES.length + MODEL_FILES.length} already up to date`,
+    );
+    const altered = MODEL_FILES[1]!;
+    writeFileSync(
+      path.join(copy, altered.remote),
+      readFileSync(path.join(tamperedStandIns, altered.remote), "utf8"),
+    );
+    const before = requests.length;
+    const bad = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], {
+      env: { PASSK_TAU2_UPSTREAM: copy },
+    });
+    expect(bad.code).toBe(0);
+    expect(requests.length).toBe(before);
+    expect(bad.stderr.trim()).toMatch(
+      new RegExp(
+        `^warning: optional upstream data model ${altered.remote.replace(/\./g, "\\.")} in .* is not usable \\(its schema entries have digest [0-9a-f]{64}, expected [0-9a-f]{64}\\): `,
+      ),
+    );
+    expect(bad.stderr).toContain(CONSEQUENCE);
   });
 
   it("refuses an incomplete or altered upstream copy with a sentence naming the file", async () => {

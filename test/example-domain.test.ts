@@ -6,7 +6,7 @@ import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { parseTasks } from "../src/formats/tau2/tasks-file.js";
 import { checkComposedTasks } from "../src/generator/check-composed-tasks.js";
 import { composeTasks } from "../src/generator/compose-tasks.js";
-import { formatPyJson } from "../src/generator/format-py-json.js";
+import { formatPyJson } from "../src/python/py-json-indent.js";
 import { generateTasks } from "../src/generator/generate-tasks.js";
 import { readTaskComponents } from "../src/generator/read-task-components.js";
 import { runCli } from "./helpers/run-cli.js";

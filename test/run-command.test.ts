@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { parseResults } from "../src/formats/tau2/results.js";
-import { trialSeeds } from "../src/runner/python-random.js";
+import { trialSeeds } from "../src/runner/run-plan.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { mockModelFlags, runCli } from "./helpers/run-cli.js";

@@ -78,7 +78,22 @@ describe("passk run refuses bad input before any model call", () => {
     {
       name: "zero trials",
       args: ["--domain", "mock", "--num-trials", "0"],
-      error: "error: --num-trials must be a whole number ≥ 1",
+      error: "error: --num-trials must be a whole number from 1 to 1000",
+    },
+    {
+      name: "a billion trials (would exhaust memory before the first call)",
+      args: ["--domain", "mock", "--num-trials", "1e9"],
+      error: "error: --num-trials must be a whole number from 1 to 1000",
+    },
+    {
+      name: "an absurd concurrency",
+      args: ["--domain", "mock", "--max-concurrency", "100000"],
+      error: "error: --max-concurrency must be a whole number from 1 to 1000",
+    },
+    {
+      name: "a seed past exact integers",
+      args: ["--domain", "mock", "--seed", "1e300"],
+      error: "error: --seed must be a whole number of at most 15 digits",
     },
     {
       name: "a --timeout past what a timer can wait (it would silently become 1 ms)",

@@ -15,6 +15,7 @@ import {
 } from "../src/testing/index.js";
 import { readFixtureJson, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
 import { mockModelFlags, runCli } from "./helpers/run-cli.js";
+import { upstreamWithStandInModels } from "./helpers/stand-in-data-models.js";
 
 // The τ² protocol over real HTTP: a default `passk run` on τ²'s domains shows the models exactly what the
 // reference shows them — the agent system prompt, the tools (agent's and, in telecom, the customer's),
@@ -31,9 +32,9 @@ interface ToolsFixture {
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
- * The fixture's tools as passk can know them: the descriptions inside `$defs` (fields of the reference's
- * nested data models: FlightInfo, Passenger, Payment, APNSettings) live in upstream data-model modules
- * that the pinned upstream files do not include, so passk sends those models without descriptions.
+ * The fixture's tools as passk knows them from the pinned upstream files alone: the descriptions inside
+ * `$defs` (fields of the reference's nested data models: FlightInfo, Passenger, Payment, APNSettings)
+ * live in the optional data-model modules, without which passk sends those models without descriptions.
  */
 function withoutDefsDescriptions(value: Json, inDefs = false): Json {
   if (Array.isArray(value)) return value.map((v) => withoutDefsDescriptions(v, inDefs));
@@ -46,17 +47,18 @@ function withoutDefsDescriptions(value: Json, inDefs = false): Json {
   return out;
 }
 
-function expectedTools(tools: FixtureTool[]): Json {
-  return tools.map((t) =>
-    withoutDefsDescriptions({
+function expectedTools(tools: FixtureTool[], complete = false): Json {
+  return tools.map((t) => {
+    const tool: Json = {
       type: "function",
       function: {
         name: t.function.name,
         description: t.function.description,
         parameters: t.function.parameters as Json,
       },
-    }),
-  );
+    };
+    return complete ? tool : withoutDefsDescriptions(tool);
+  });
 }
 
 const body = (request: MockLlmRequest) =>
@@ -72,11 +74,19 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** One conversation of `taskId` through `passk run`, the mock model playing the gold conversation. */
-async function runTask(domain: string, taskId: string, extra: string[] = []) {
+async function runTask(
+  domain: string,
+  taskId: string,
+  extra: string[] = [],
+  extraEnv: Record<string, string> = {},
+) {
   const data = new DomainData(builtinDomains.get(domain)!, tau2DataDir());
   server.setScript(goldScript(data.task(taskId)));
   const before = server.requests.length;
-  const saveTo = path.join(dir, `${domain}-${taskId}-${extra.join("")}.json`);
+  const saveTo = path.join(
+    dir,
+    `${domain}-${taskId}-${extra.join("")}${Object.keys(extraEnv).join("")}.json`,
+  );
   const run = await runCli(
     [
       "run",
@@ -93,7 +103,7 @@ async function runTask(domain: string, taskId: string, extra: string[] = []) {
       "none",
       ...extra,
     ],
-    { env },
+    { env: { ...env, ...extraEnv } },
   );
   expect(run.code, run.stderr).toBe(0);
   const requests = server.requests.slice(before);
@@ -143,6 +153,29 @@ describe("a default passk run on τ²'s domains sends the reference's texts", ()
       expect(run.stdout).toContain("1 trial per task");
     },
   );
+
+  it("with the data-model modules beside the upstream files, the tools are the reference's to the last nested description", async () => {
+    const upstream = upstreamWithStandInModels();
+    const fixture = readFixtureJson<ToolsFixture>("fixtures/tools/telecom.json");
+    const { agent, user } = await runTask(
+      "telecom",
+      examples.telecom!.task_id,
+      ["--task-split-name", "full"],
+      {
+        PASSK_TAU2_UPSTREAM: upstream,
+      },
+    );
+    expect(agent.length).toBeGreaterThan(0);
+    expect(user.length).toBeGreaterThan(0);
+    for (const request of agent)
+      expect(JSON.stringify(body(request).tools)).toBe(
+        JSON.stringify(expectedTools(fixture.agent_tools, true)),
+      );
+    for (const request of user)
+      expect(JSON.stringify(body(request).tools)).toBe(
+        JSON.stringify(expectedTools(fixture.user_tools!, true)),
+      );
+  });
 
   it("--protocol passk sends passk's own prompt and descriptions, and no temperature", async () => {
     const fixture = readFixtureJson<ToolsFixture>("fixtures/tools/airline.json");

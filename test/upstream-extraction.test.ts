@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { TAU2_TYPES as AIRLINE_TYPES } from "../src/domains/airline/tau2-types.js";
+import { builtinDomains } from "../src/domains/registry.js";
 import { TAU2_TYPES as MOCK_TYPES } from "../src/domains/mock/tau2-types.js";
 import { TAU2_TYPES as TELECOM_TYPES } from "../src/domains/telecom/tau2-types.js";
 import {
@@ -12,7 +13,10 @@ import {
   extractToolkitWithDiscoverable,
   type ExtractedTool,
 } from "../src/formats/tau2/upstream/index.js";
+import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
+import { DATA_MODEL_MODULES } from "../src/formats/tau2/official-manifest.js";
 import { readFixtureJson, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { upstreamWithStandInModels } from "./helpers/stand-in-data-models.js";
 
 // The texts passk extracts from the reference's Python source (prompt templates, tool descriptions and
 // parameter schemas) must equal what the reference itself sends to models: the fixtures were produced
@@ -33,10 +37,10 @@ interface ToolsFixture {
 }
 
 /**
- * The fixture's tool without `x_tau2` and without any `description` inside `$defs`: passk builds named
- * types (pydantic models, Enum classes) from its own zod schemas, which must not carry the reference's
- * wording, and the reference's descriptions of nested model fields live in upstream data-model files
- * passk does not read. So our `$defs` entries have no descriptions at all, by design.
+ * The fixture's tool without `x_tau2` and without any `description` inside `$defs`: from the toolkit
+ * files alone passk builds named types (pydantic models, Enum classes) from its own zod schemas, which
+ * must not carry the reference's wording; the reference's descriptions of nested model fields live in
+ * the optional data-model modules (tested below, with stand-ins).
  */
 function expectedTool(tool: FixtureTool): string {
   const strip = (value: unknown, inDefs: boolean): unknown => {
@@ -229,5 +233,58 @@ describe.runIf(hasUpstream)("extraction from the upstream source", () => {
         }
       }
     });
+  });
+});
+
+describe.runIf(hasUpstream)("nested models from the data-model modules", () => {
+  const domains = ["airline", "telecom"] as const;
+  /** The reference's tools as passk sends them: name, description, parameters — key order included. */
+  const fixtureSpecs = (domain: string, side: "agent_tools" | "user_tools", strip: boolean) =>
+    JSON.stringify(
+      (readFixtureJson<ToolsFixture>(`fixtures/tools/${domain}.json`)[side] ?? []).map((tool) => {
+        const fn = strip ? (JSON.parse(expectedTool(tool)) as FixtureTool).function : tool.function;
+        return { name: fn.name, description: fn.description, parameters: fn.parameters };
+      }),
+    );
+  const specsOf = (dir: string, domain: string, side: "agent" | "user") =>
+    JSON.stringify(loadReferenceTexts(dir).toolSpecs(builtinDomains.get(domain)!, side));
+
+  it("with verified modules, airline's and telecom's tools equal the reference's completely", () => {
+    const dir = upstreamWithStandInModels();
+    const texts = loadReferenceTexts(dir);
+    expect(texts.dataModels).toEqual(DATA_MODEL_MODULES.map((m) => ({ path: m.path, status: "verified" })));
+    for (const domain of domains) {
+      expect(specsOf(dir, domain, "agent"), `${domain} agent`).toBe(
+        fixtureSpecs(domain, "agent_tools", false),
+      );
+      expect(texts.nestedModelDescriptions(builtinDomains.get(domain)!)).toBe("complete");
+    }
+    expect(specsOf(dir, "telecom", "user")).toBe(fixtureSpecs("telecom", "user_tools", false));
+    expect(specsOf(dir, "telecom", "user")).toContain(
+      "Represents the configuration for a single Access Point Name",
+    );
+    expect(texts.nestedModelDescriptions(builtinDomains.get("retail")!)).toBe("complete");
+  });
+
+  it("a module with one description changed fails verification: its models go without descriptions", () => {
+    const dir = upstreamWithStandInModels({ tamper: true });
+    const texts = loadReferenceTexts(dir);
+    expect(texts.dataModels.map((m) => m.status)).toEqual(["mismatch", "mismatch"]);
+    expect(texts.dataModels[0]!.reason).toMatch(/^its schema entries have digest [0-9a-f]{64}, expected /);
+    for (const domain of domains) {
+      expect(specsOf(dir, domain, "agent"), `${domain} agent`).toBe(
+        fixtureSpecs(domain, "agent_tools", true),
+      );
+      expect(texts.nestedModelDescriptions(builtinDomains.get(domain)!)).toBe("missing");
+    }
+    expect(specsOf(dir, "telecom", "user")).toBe(fixtureSpecs("telecom", "user_tools", true));
+  });
+
+  it("without the modules: the same description-less models, and it says so", () => {
+    const texts = loadReferenceTexts(upstreamDir);
+    expect(texts.dataModels.map((m) => m.status)).toEqual(["absent", "absent"]);
+    expect(texts.nestedModelDescriptions(builtinDomains.get("airline")!)).toBe("missing");
+    expect(texts.nestedModelDescriptions(builtinDomains.get("mock")!)).toBe("complete");
+    expect(specsOf(upstreamDir, "airline", "agent")).toBe(fixtureSpecs("airline", "agent_tools", true));
   });
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AGENT_STOP_TOKEN } from "../core/agent.js";
 import { readJsonFile } from "../formats/json-file.js";
-import { pyFormat } from "../python/str-format.js";
+import { pyFormat } from "../python/py-str-format.js";
 
 /**
  * Agent prompt templates in the format of τ²'s `prompt_templates.json` (`agent` section). Passing the

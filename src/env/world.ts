@@ -5,6 +5,7 @@ import type { EnvAssertion, EnvFunctionCall } from "../core/task.js";
 import { dbHash } from "./db-hash.js";
 import type { Domain, WorldState } from "./domain.js";
 import { copyPyFloatMarks } from "../python/py-float.js";
+import { PyException } from "../python/py-exception.js";
 import { pyShapeOf, ANY_SHAPE, type PyShape } from "../python/py-shape.js";
 import { sameCanonical, toPyJson } from "../python/py-json.js";
 import type { Tool, Toolkit } from "./tool.js";
@@ -50,14 +51,12 @@ export interface DbHashes {
 
 /**
  * An error a tool throws on purpose. `pyType` is the exception class the reference raises in the same
- * situation (τ² records it in some diagnostics); plain `Error`s count as `ValueError`.
+ * situation (τ² records it in some diagnostics); plain `Error`s count as `ValueError`. A `PyException`
+ * raised by the Python-exact helpers (`src/python/`) counts the same way.
  */
-export class ToolError extends Error {
-  constructor(
-    message: string,
-    readonly pyType: string = "ValueError",
-  ) {
-    super(message);
+export class ToolError extends PyException {
+  constructor(message: string, pyType: string = "ValueError") {
+    super(message, pyType);
     this.name = "ToolError";
   }
 }
@@ -180,7 +179,7 @@ export class World<ADB = unknown, UDB = unknown> {
         content: errorContent(errorText(error)),
         error: true,
         tool,
-        errorType: error instanceof ToolError ? error.pyType : "ValueError",
+        errorType: error instanceof PyException ? error.pyType : "ValueError",
       };
     }
   }

@@ -3,7 +3,6 @@ import { applyInitialState } from "../env/set-state.js";
 import type { World } from "../env/world.js";
 import type { EnvAssertionComponent, TaskComponents } from "./components-schema.js";
 import type { ComposedTask } from "./compose-tasks.js";
-import { withoutPyFloats } from "./py-float.js";
 
 /** A problem found by `checkComposedTasks`, for one task. */
 export interface ComposedTaskProblem {
@@ -30,10 +29,9 @@ export function checkComposedTasks(
   tasks: readonly ComposedTask[],
   newWorld: () => World,
 ): ComposedTaskProblem[] {
-  // Worlds take plain JSON arguments (a PyFloat is a float only for the writer).
-  const plain = withoutPyFloats(components);
+  // Worlds copy the arguments they receive, float marks included: components and tasks go in as they are.
   return tasks.flatMap((composed) =>
-    checkOne(plain, composed, newWorld).map((message) => ({ taskId: composed.task.id, message })),
+    checkOne(components, composed, newWorld).map((message) => ({ taskId: composed.task.id, message })),
   );
 }
 
@@ -64,7 +62,7 @@ function checkOne(components: TaskComponents, composed: ComposedTask, newWorld: 
       });
     }
 
-    const task = withoutPyFloats(composed.task) as unknown as Task;
+    const task = composed.task as unknown as Task;
     const world = newWorld();
     applyInitialState(world, task.initial_state);
     const actions = task.evaluation_criteria?.actions ?? [];

@@ -13,8 +13,8 @@ export interface GeneratedAction {
 }
 
 /**
- * A task in the official τ² JSON shape, keys in the order the official files have them. Arguments may
- * hold `PyFloat`s (whole floats); `withoutPyFloats` gives plain JSON.
+ * A task in the official τ² JSON shape, keys in the order the official files have them. Plain JSON: a
+ * whole float (`2.0`) is a number marked as a float on the object that holds it (python/py-float.ts).
  */
 export interface GeneratedTask {
   id: string;
@@ -58,6 +58,10 @@ export interface ComposedTask {
  * The full generated sequence: for each manager in order, every kept combination of its selection sets
  * (see `enumerateCombinations`), the i-th with persona `personas[i mod n]`. Pure: the same components
  * always give the same tasks, in the same order.
+ *
+ * Whatever holds numbers (each call's, action's and assertion's `arguments`) goes into the tasks as the
+ * very object of the components: the float marks of `2.0` belong to that holder (python/py-float.ts),
+ * so a holder rebuilt here (spread, cloned) would need `copyPyFloatMarks` to keep writing `2.0`.
  */
 export function composeTasks(components: TaskComponents): ComposedTask[] {
   const composed: ComposedTask[] = [];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidInputFileError } from "../core/errors.js";
+import { isPyFloat } from "../python/py-float.js";
 import { parseTaskComponents } from "./read-task-components.js";
 
 /** A minimal valid file; each test breaks one thing. */
@@ -106,5 +107,31 @@ describe("parseTaskComponents", () => {
     expect(() => parseTaskComponents('{\n  "format": 1,\n}', "c.json")).toThrow(
       /line 3, column 1: JSON syntax error/,
     );
+  });
+
+  it.each([
+    ['{"a": 2.0,}', "line 1, column 11: JSON syntax error: PropertyNameExpected"],
+    ['{"a" 1}', "line 1, column 6: JSON syntax error: ColonExpected"],
+    ["[1, 2.0", "line 1, column 8: JSON syntax error: CloseBracketExpected"],
+  ])("names the position of a syntax error in %s, floats or not", (text, message) => {
+    expect(() => parseTaskComponents(text, "c.json")).toThrow(message);
+  });
+
+  it("keeps whole floats marked as floats on the checked value, ints as ints", () => {
+    const file = minimal();
+    file.managers[0]!.env_assertions_fixable[0]!.arguments = { limit: 1 };
+    const text = JSON.stringify(file)
+      .replace('"arguments":{"n":2}', '"arguments":{"n":2.0,"m":[3,1e3],"k":4}')
+      .replace('"arguments":{"limit":1}', '"arguments":{"limit":1.0}');
+    const components = parseTaskComponents(text, "c.json");
+    const args = components.subtasks.a!.fix_actions![0]!.arguments as { n: number; m: number[]; k: number };
+    expect(args).toEqual({ n: 2, m: [3, 1000], k: 4 });
+    expect([isPyFloat(args, "n"), isPyFloat(args.m, 0), isPyFloat(args.m, 1), isPyFloat(args, "k")]).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(isPyFloat(components.managers[0]!.env_assertions_fixable[0]!.arguments, "limit")).toBe(true);
   });
 });

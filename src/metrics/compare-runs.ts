@@ -1,4 +1,4 @@
-import { pandasMean } from "./numpy-mean.js";
+import { pandasMean } from "../python/py-mean.js";
 import { passHatK } from "./pass-hat-k.js";
 import { maxK, taskOutcomes, type ScoredSimulation, type TaskOutcome } from "./run-metrics.js";
 

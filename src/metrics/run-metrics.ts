@@ -1,7 +1,7 @@
 import type { RewardInfo } from "../core/simulation.js";
 import { bootstrapMeanIntervals, type BootstrapOptions, type ConfidenceInterval } from "./bootstrap.js";
 import { failedChecks } from "./failed-checks.js";
-import { pandasMean } from "./numpy-mean.js";
+import { pandasMean } from "../python/py-mean.js";
 import { isSuccessful, passAtK, passHatK } from "./pass-hat-k.js";
 
 /** What metrics need of one simulation (a τ² `SimulationRun` without its messages, plus its domain). */

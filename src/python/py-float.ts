@@ -7,6 +7,11 @@ import { pyFloatRepr, pyNumberStr } from "./py-json.js";
  * integral numbers written as floats on the object or array that holds them, and the world carries
  * the marks over to the copy of the arguments a tool receives. Unmarked numbers read as Python ints
  * when integral, which is what `JSON.parse` of `50` means in Python too.
+ *
+ * This is passk's only float representation: values stay plain JSON (zod and arithmetic see numbers).
+ * A mark belongs to its holder, so whoever copies a holder carries its marks over (`copyPyFloatMarks`:
+ * the readers after a zod parse, the world for tool arguments), and the task generator puts the
+ * components' own holders into the tasks it composes.
  */
 const marks = new WeakMap<object, Set<string>>();
 /** Objects with a mark somewhere below them, so copies descend only where marks are. */

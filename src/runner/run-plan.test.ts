@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { builtinDomains } from "../domains/registry.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
-import { planRun, selectRunTasks, selectTasksOfDomains, type TaskSource } from "./run-plan.js";
+import { planRun, selectRunTasks, selectTasksOfDomains, trialSeeds, type TaskSource } from "./run-plan.js";
 
 const mock = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const telecom = builtinDomains.has("telecom")
@@ -86,5 +86,17 @@ describe("planRun", () => {
     expect(() => planRun({ domains: [], numTrials: 0, seed: 1 })).toThrow(
       "--num-trials 0 must be a whole number ≥ 1",
     );
+  });
+});
+
+describe("trialSeeds", () => {
+  it("equals τ²'s seeds: CPython's random.seed(seed), then randint(0, 1000000) per trial", () => {
+    // Oracle: CPython 3.11, `random.seed(s); [random.randint(0, 1000000) for _ in range(6)]`.
+    expect(trialSeeds(300, 6)).toEqual([626729, 373753, 361454, 1567, 514337, 363271]);
+    expect(trialSeeds(-7, 3)).toEqual([339563, 993908, 158176]);
+  });
+
+  it("a prefix of the trials keeps the same seeds (more trials only add seeds)", () => {
+    expect(trialSeeds(300, 2)).toEqual([626729, 373753]);
   });
 });

@@ -1,7 +1,7 @@
 import { ConfigError, UnknownNameError } from "../core/errors.js";
 import type { Task } from "../core/task.js";
 import type { JobKey } from "../store/job-queue.js";
-import { trialSeeds } from "./python-random.js";
+import { PythonRandom } from "../python/py-random.js";
 
 /** Which tasks of a domain a run takes (τ² `--task-split-name`, `--task-ids`, `--num-tasks`). */
 export interface TaskSelection {
@@ -150,4 +150,14 @@ export function planRun(options: {
     }
   }
   return { numTrials, seed, trialSeeds: trialSeeds(seed, numTrials), domains, jobs };
+}
+
+/**
+ * The per-trial seeds τ²-bench derives from a run's seed: `random.seed(seed)`, then one
+ * `randint(0, 1_000_000)` per trial. Trial `t` (from 0) of every task uses `seeds[t]`.
+ * @example trialSeeds(300, 3) // [626729, 373753, 361454], as CPython gives
+ */
+export function trialSeeds(seed: number, numTrials: number): number[] {
+  const random = new PythonRandom(seed);
+  return Array.from({ length: numTrials }, () => random.randint(0, 1_000_000));
 }

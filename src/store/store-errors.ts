@@ -56,3 +56,17 @@ export class StoreInputError extends PasskError {
     this.name = "StoreInputError";
   }
 }
+
+/** The store's file is damaged (SQLite's integrity check fails). */
+export class StoreDamagedError extends PasskError {
+  readonly file: string;
+  constructor(file: string, problems: readonly string[]) {
+    super(
+      "store_damaged",
+      `${file} is damaged (${problems.slice(0, 3).join("; ")}${problems.length > 3 ? "; …" : ""}): restore it ` +
+        "from a backup, or start a new store with --store PATH; results files written with --save-to are unaffected.",
+    );
+    this.name = "StoreDamagedError";
+    this.file = file;
+  }
+}

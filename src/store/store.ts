@@ -9,7 +9,13 @@ import { NON_EVALUABLE_TERMINATIONS, type ScoredSimulation } from "../metrics/ru
 import { passkVersion } from "../version.js";
 import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
 import { MIGRATIONS, type Migration } from "./schema.js";
-import { NotAStoreError, StoreInputError, StoreNotFoundError, StoreVersionError } from "./store-errors.js";
+import {
+  NotAStoreError,
+  StoreDamagedError,
+  StoreInputError,
+  StoreNotFoundError,
+  StoreVersionError,
+} from "./store-errors.js";
 
 export const RunStatusSchema = z.enum(["running", "completed", "interrupted", "failed", "imported"]);
 /** `running` while a runner works on it; `interrupted` when it stopped early and can be resumed. */
@@ -163,6 +169,22 @@ export class Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * SQLite's quick integrity check of the whole file (a linear scan, about a second per gigabyte):
+   * throws a StoreDamagedError naming the problems, so a damaged store is said to be damaged by the
+   * commands that only list it, not only by those that happen to read the damaged page.
+   */
+  checkIntegrity(): void {
+    let rows: Array<{ quick_check: string }>;
+    try {
+      rows = this.db.pragma("quick_check") as Array<{ quick_check: string }>;
+    } catch (error) {
+      throw new StoreDamagedError(this.file, [(error as Error).message]);
+    }
+    const problems = rows.map((r) => r.quick_check).filter((r) => r !== "ok");
+    if (problems.length > 0) throw new StoreDamagedError(this.file, problems);
   }
 
   /**

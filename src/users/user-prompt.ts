@@ -1,5 +1,5 @@
 import type { StructuredUserInstructions, UserScenario } from "../core/task.js";
-import { pyFormat } from "../python/str-format.js";
+import { pyFormat } from "../python/py-str-format.js";
 
 /** Python `textwrap.indent(text, prefix)`: prefix every line that is not only whitespace. */
 function indent(text: string, prefix = "\t"): string {

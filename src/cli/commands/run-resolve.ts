@@ -44,20 +44,26 @@ export interface RunFlags extends Partial<ModelFlags> {
   maxSimSeconds?: string;
 }
 
-const int = (flag: string, min: number) =>
-  z.coerce
-    .number({ error: () => `${flag} must be a whole number ≥ ${min}` })
-    .int({ error: `${flag} must be a whole number ≥ ${min}` })
-    .min(min, { error: `${flag} must be a whole number ≥ ${min}` });
+/** A whole-number flag within bounds (a huge value would exhaust memory before anything runs). */
+const int = (flag: string, min: number, max: number) => {
+  const sentence = `${flag} must be a whole number from ${min} to ${max}`;
+  return z.coerce
+    .number({ error: () => sentence })
+    .int({ error: sentence })
+    .min(min, { error: sentence })
+    .max(max, { error: sentence });
+};
 
 export const FlagNumbersSchema = z.object({
-  numTrials: int("--num-trials", 1),
-  numTasks: int("--num-tasks", 1).optional(),
-  maxConcurrency: int("--max-concurrency", 1),
-  seed: z.coerce.number().int({ error: "--seed must be a whole number" }),
-  maxSteps: int("--max-steps", 1),
-  maxErrors: int("--max-errors", 1),
-  maxAttempts: int("--max-attempts", 1),
+  numTrials: int("--num-trials", 1, 1000),
+  numTasks: int("--num-tasks", 1, 1_000_000).optional(),
+  maxConcurrency: int("--max-concurrency", 1, 1000),
+  seed: z.coerce
+    .number({ error: () => "--seed must be a whole number" })
+    .refine(Number.isSafeInteger, { error: "--seed must be a whole number of at most 15 digits" }),
+  maxSteps: int("--max-steps", 1, 100_000),
+  maxErrors: int("--max-errors", 1, 100_000),
+  maxAttempts: int("--max-attempts", 1, 100),
   maxCost: z.coerce
     .number({ error: () => "--max-cost must be an amount of USD, e.g. 5 or 2.50" })
     .positive({ error: "--max-cost must be more than 0 USD" })

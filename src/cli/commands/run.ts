@@ -335,7 +335,8 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       outcome = await executeRun({
         queue,
         runId: run.id,
-        concurrency,
+        // No more workers than conversations to run.
+        concurrency: Math.max(1, Math.min(concurrency, plan.jobs.length)),
         seedOf: (job) => plan.trialSeeds[job.trial]!,
         ...(maxCost !== undefined ? { maxCost } : {}),
         previous: {

@@ -26,15 +26,16 @@ export function registerRuns(program: Command, context: CliContext): void {
       .description("The stored runs, newest first, with their average reward and pass^1")
       .option("--json", "print the runs as JSON"),
   ).action((options: { store?: string; json?: boolean }) => {
-    const rows = withStore(context, options.store, { create: false }, (store) =>
-      store.listRuns().map((run) => {
+    const rows = withStore(context, options.store, { create: false }, (store) => {
+      store.checkIntegrity();
+      return store.listRuns().map((run) => {
         const metrics = computeRunMetrics(store.scoredSimulations(run.id), {
           numTrials: run.numTrials,
           bootstrap: { resamples: 0 },
         });
         return { run, metrics };
-      }),
-    );
+      });
+    });
     if (options.json) {
       const list = rows.map(({ run, metrics }) => ({
         ...run,

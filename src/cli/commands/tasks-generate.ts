@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { checkComposedTasks } from "../../generator/check-composed-tasks.js";
-import { formatPyJson } from "../../generator/format-py-json.js";
+import { formatPyJson } from "../../python/py-json-indent.js";
 import { generateTasks } from "../../generator/generate-tasks.js";
 import { readTaskComponents } from "../../generator/read-task-components.js";
 import { loadDomain, println, wholeNumber, withDataOption, type CliContext } from "../context.js";

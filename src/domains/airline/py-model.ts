@@ -6,7 +6,7 @@ import {
   pyRepr,
   pyTypeName,
   type PydanticIssue,
-} from "../shared/py-values.js";
+} from "../../python/py-values.js";
 
 // In lenient mode the tools build the reference's pydantic models from the model's raw arguments, and
 // an invalid value fails there with pydantic's ValidationError text. This reproduces pydantic 2.13's

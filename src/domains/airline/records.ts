@@ -1,6 +1,6 @@
 import { ToolError } from "../../env/world.js";
 import type { Flight, FlightDateStatus, FlightDb, Reservation, User } from "./db-schema.js";
-import { pyDictGet, pyStr } from "../shared/py-values.js";
+import { pyDictGet, pyStr } from "../../python/py-values.js";
 
 // Lookups shared by the airline tools, with the reference's error texts. Ids are matched exactly: the
 // fixtures' reference (commit a2c0247) predates its case-insensitive lookups.

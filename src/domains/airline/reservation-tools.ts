@@ -25,7 +25,7 @@ import {
   userIdParameter,
 } from "./parameters.js";
 import { buildPyModel, modelsIfAllDicts, notAModel } from "./py-model.js";
-import { pyDictGet, pyIterate, pyNumber, pyOperand, pyRepr } from "../shared/py-values.js";
+import { pyDictGet, pyIterate, pyNumber, pyOperand, pyRepr } from "../../python/py-values.js";
 import { getFlight, getFlightInstance, getReservation, getUser, newReservationId, NOW } from "./records.js";
 import { FLIGHT_INFO, PASSENGER, PAYMENT, RESERVATION } from "./reference-models.js";
 

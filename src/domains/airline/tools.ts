@@ -13,7 +13,7 @@ import {
 } from "./db-schema.js";
 import { airportParameter, dateParameter, reservationIdParameter, userIdParameter } from "./parameters.js";
 import { buildPyModel } from "./py-model.js";
-import { pyDictGet, pyStr } from "../shared/py-values.js";
+import { pyDictGet, pyStr } from "../../python/py-values.js";
 import { getFlightInstance, getReservation, getUser, NEW_CERTIFICATE_IDS } from "./records.js";
 import { CERTIFICATE } from "./reference-models.js";
 

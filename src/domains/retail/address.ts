@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../../env/world.js";
 import type { Address } from "./db-schema.js";
-import { pydanticErrorText } from "../shared/py-values.js";
+import { pydanticErrorText } from "../../python/py-values.js";
 
 /** The address parameters of the two address-changing tools, in the reference's order. */
 export const addressParameters = {

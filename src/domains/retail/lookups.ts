@@ -1,6 +1,6 @@
 import { ToolError } from "../../env/world.js";
 import type { GiftCard, Order, PaymentMethod, Product, RetailDb, User, Variant } from "./db-schema.js";
-import { pyDictGet } from "../shared/py-values.js";
+import { pyDictGet } from "../../python/py-values.js";
 
 // Record lookups shared by the retail tools, with the reference's error texts. Ids are raw arguments
 // (any JSON value in lenient mode): a non-string id is simply not found, a list or dict is unhashable.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";
-import { pyRound2 } from "../shared/calculator/py-arithmetic.js";
+import { pyRound2 } from "../../python/py-arithmetic.js";
 import { addressParameters, buildAddress } from "./address.js";
 import {
   CANCEL_REASONS,
@@ -13,13 +13,13 @@ import {
   type Variant,
 } from "./db-schema.js";
 import { getOrder, getPaymentMethod, getUser, getVariant, isGiftCard } from "./lookups.js";
-import { pyCount, pyEquals, pyIterate, pyLen, pySortedStrings, pyStr } from "../shared/py-values.js";
+import { pyCount, pyEquals, pyIterate, pyLen, pySortedStrings, pyStr } from "../../python/py-values.js";
 import { orderIdParameter, userIdParameter } from "./tools.js";
 
 // The retail tools that change orders and users. Arguments are raw JSON values in lenient mode, so
-// list arguments go through the Python-semantics helpers of py-values.ts (a string `item_ids` is
-// iterated character by character, as in the reference). Checks run in the reference's order, since
-// the first failing one decides the error text.
+// list arguments go through the Python-semantics helpers of python/py-values.ts (a string `item_ids`
+// is iterated character by character, as in the reference). Checks run in the reference's order,
+// since the first failing one decides the error text.
 
 const paymentMethodIdParameter = z
   .string()

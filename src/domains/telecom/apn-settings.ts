@@ -1,5 +1,5 @@
 import { ToolError } from "../../env/world.js";
-import { pydanticErrorText, pydanticLaxInt, pyTypeName, type PydanticIssue } from "../shared/py-values.js";
+import { pydanticErrorText, pydanticLaxInt, pyTypeName, type PydanticIssue } from "../../python/py-values.js";
 import { APN_NAMES, ApnSettingsSchema, type ApnSettings } from "./user-db-schema.js";
 
 /**

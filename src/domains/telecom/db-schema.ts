@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pyDate, pyDateTime } from "./py-dates.js";
+import { pyDate, pyDateTime } from "../../python/py-dates.js";
 
 // The carrier's database (τ² `TelecomDB`). Field order is the reference models' order: tool outputs
 // print models field by field in that order.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canSendMms, mobileDataWorking, searchNetwork, speedTest, statusBar } from "./phone.js";
-import { pyFixed } from "./py-format.js";
+import { pyFixed } from "../../python/py-round.js";
 import { TelecomUserDbSchema, type TelecomUserDb } from "./user-db-schema.js";
 
 /** A phone as user_db.toml describes it (defaults everywhere), John Smith at home. */

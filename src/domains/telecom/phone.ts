@@ -1,4 +1,4 @@
-import { pyRound } from "./py-format.js";
+import { pyRound } from "../../python/py-round.js";
 import type {
   DeviceState,
   NetworkModePreference,

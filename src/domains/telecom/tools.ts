@@ -24,7 +24,7 @@ import {
   type Bill,
   type TelecomDb,
 } from "./db-schema.js";
-import { pyFixed } from "./py-format.js";
+import { pyFixed } from "../../python/py-round.js";
 
 // The carrier agent's tools (τ² `TelecomTools`), in the order the reference lists them.
 

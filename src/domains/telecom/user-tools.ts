@@ -4,8 +4,8 @@ import { pyFloatRepr } from "../../python/py-json.js";
 import { defineTool } from "../../env/tool.js";
 import { parseApnSettings } from "./apn-settings.js";
 import { canSendMms, searchNetwork, simStatus, speedTest, statusBar, withStatusBar } from "./phone.js";
-import { pyFixed } from "./py-format.js";
-import { pyRepr } from "../shared/py-values.js";
+import { pyFixed } from "../../python/py-round.js";
+import { pyRepr } from "../../python/py-values.js";
 import {
   ApnSettingsSchema,
   NETWORK_MODES,

@@ -2,7 +2,14 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, PasskError } from "../../core/errors.js";
-import { OFFICIAL_COMMIT, OFFICIAL_FILES, UPSTREAM_FILES } from "./official-manifest.js";
+import {
+  DATA_MODEL_MODULES,
+  OFFICIAL_COMMIT,
+  OFFICIAL_FILES,
+  UPSTREAM_FILES,
+  type DataModelModule,
+} from "./official-manifest.js";
+import { checkDataModelSource } from "./upstream/data-models.js";
 
 export const DEFAULT_DATA_BASE_URL = "https://raw.githubusercontent.com/sierra-research/tau2-bench";
 
@@ -29,8 +36,22 @@ export interface PullFile {
 /** Where the upstream source files live in a data dir: `<data dir>/upstream/<path>`. */
 export const UPSTREAM_FOLDER = "upstream";
 
-/** The files `passk data pull` fetches for a commit: the official data and the upstream source texts. */
-export function pullFiles(ref: string = OFFICIAL_COMMIT): { data: PullFile[]; upstream: PullFile[] } {
+/** An optional upstream data-model module: verified by the digest of what passk reads from it. */
+export interface PullModelFile {
+  remote: string;
+  local: string;
+  module: DataModelModule;
+}
+
+/**
+ * The files `passk data pull` fetches for a commit: the official data, the upstream source texts, and
+ * the optional data-model modules.
+ */
+export function pullFiles(ref: string = OFFICIAL_COMMIT): {
+  data: PullFile[];
+  upstream: PullFile[];
+  models: PullModelFile[];
+} {
   const pinned = ref === OFFICIAL_COMMIT;
   return {
     data: OFFICIAL_FILES.map((f) => ({
@@ -42,6 +63,11 @@ export function pullFiles(ref: string = OFFICIAL_COMMIT): { data: PullFile[]; up
       remote: f.path,
       local: path.join(UPSTREAM_FOLDER, f.path),
       blob: pinned ? f.blob : null,
+    })),
+    models: DATA_MODEL_MODULES.map((module) => ({
+      remote: module.path,
+      local: path.join(UPSTREAM_FOLDER, module.path),
+      module,
     })),
   };
 }
@@ -58,12 +84,20 @@ export interface PullOptions {
   fetch?: typeof fetch;
   timeoutMs?: number;
   onFile?: (event: { path: string; status: "downloaded" | "up-to-date" }) => void;
+  /** A one-line warning about an optional file (default: written to stderr). */
+  onWarning?: (message: string) => void;
 }
 
 export interface PullResult {
   downloaded: string[];
   upToDate: string[];
+  /** Optional data-model modules that are not in place (each also reported through `onWarning`). */
+  missingOptional: string[];
 }
+
+/** What a missing data-model module means for a run, appended to every warning about one. */
+export const MISSING_MODEL_CONSEQUENCE =
+  "tool schemas will carry the nested models without their descriptions; everything else is exact";
 
 /**
  * Download the official data files of an upstream tau2-bench commit into `dest`, and the upstream source
@@ -76,7 +110,7 @@ export async function pullOfficialData(options: PullOptions): Promise<PullResult
   const ref = options.ref ?? OFFICIAL_COMMIT;
   const base = (options.baseUrl ?? DEFAULT_DATA_BASE_URL).replace(/\/+$/, "");
   const files = pullFiles(ref);
-  const result: PullResult = { downloaded: [], upToDate: [] };
+  const result: PullResult = { downloaded: [], upToDate: [], missingOptional: [] };
   if (options.upstreamDir !== undefined) {
     verifyUpstreamCopy(options.upstreamDir, files.upstream);
     result.upToDate.push(...files.upstream.map((f) => f.remote));
@@ -103,7 +137,106 @@ export async function pullOfficialData(options: PullOptions): Promise<PullResult
     result.downloaded.push(file.remote);
     options.onFile?.({ path: file.remote, status: "downloaded" });
   }
+  await pullDataModels(files.models, { ...options, ref, base }, result);
   return result;
+}
+
+/** The marker a pull leaves beside a data-model module it could not fetch: `<module>.unavailable`. */
+export function unavailableMarker(target: string): string {
+  return `${target}.unavailable`;
+}
+
+/**
+ * The optional data-model modules. Each one is verified by the digest of the `$defs` entries read from
+ * it, never by blob hash (passk does not know those); one that cannot be fetched, read or verified is not
+ * written, gets a one-line warning, and the pull still succeeds.
+ *
+ * When to fetch (so that a pull that finds everything in place stays offline): a module already on disk
+ * that verifies is up to date. Otherwise it is fetched only when this pull downloaded some other file
+ * (the network is evidently there and in use), or when no `<module>.unavailable` marker says that an
+ * earlier pull at this ref already tried and failed. A failed attempt leaves that marker; a later success
+ * removes it. So a first pull tries once, a repeated pull with everything else up to date makes no
+ * request, and a pull that fetches new data retries.
+ *
+ * With `upstreamDir` (PASSK_TAU2_UPSTREAM) nothing is fetched: an absent module is fine, a present one is
+ * verified in place.
+ */
+async function pullDataModels(
+  models: readonly PullModelFile[],
+  options: PullOptions & { ref: string; base: string },
+  result: PullResult,
+): Promise<void> {
+  const warn = options.onWarning ?? ((message: string) => void process.stderr.write(`${message}\n`));
+  const missing = (remote: string, why: string) => {
+    result.missingOptional.push(remote);
+    const line = `warning: optional upstream data model ${remote} ${why}: ${MISSING_MODEL_CONSEQUENCE}.`;
+    warn(line.replace(/\s*\n\s*/g, " "));
+  };
+  const verifies = (model: PullModelFile, bytes: Uint8Array) =>
+    checkDataModelSource(model.module, Buffer.from(bytes).toString("utf8"));
+
+  if (options.upstreamDir !== undefined) {
+    for (const model of models) {
+      const full = path.join(options.upstreamDir, model.remote);
+      if (!existsSync(full)) continue;
+      const check = verifies(model, readFileSync(full));
+      if (check.status === "verified") result.upToDate.push(model.remote);
+      else missing(model.remote, `in ${options.upstreamDir} is not usable (${check.reason})`);
+    }
+    return;
+  }
+
+  const networkUsed = result.downloaded.length > 0;
+  for (const model of models) {
+    const target = path.join(options.dest, model.local);
+    const marker = unavailableMarker(target);
+    const onDisk = existsSync(target) ? verifies(model, readFileSync(target)) : undefined;
+    if (onDisk?.status === "verified") {
+      result.upToDate.push(model.remote);
+      options.onFile?.({ path: model.remote, status: "up-to-date" });
+      continue;
+    }
+    if (!networkUsed && markerRef(marker) === options.ref) {
+      missing(
+        model.remote,
+        `was not fetched: an earlier pull could not get it (see ${marker}; delete it to try again)`,
+      );
+      continue;
+    }
+    const url = `${options.base}/${options.ref}/${model.remote}`;
+    const fetched = await tryDownload(url, options);
+    let failure: string;
+    if ("failure" in fetched) {
+      failure = `could not be downloaded (${fetched.failure})`;
+    } else {
+      const check = verifies(model, fetched.bytes);
+      if (check.status === "verified") {
+        writeAtomically(target, fetched.bytes);
+        rmSync(marker, { force: true });
+        result.downloaded.push(model.remote);
+        options.onFile?.({ path: model.remote, status: "downloaded" });
+        continue;
+      }
+      failure =
+        check.status === "mismatch"
+          ? `does not give the expected schemas (${check.reason}), so it was not written`
+          : `could not be read (${check.reason}), so it was not written`;
+    }
+    mkdirSync(path.dirname(marker), { recursive: true });
+    writeFileSync(marker, `${JSON.stringify({ ref: options.ref, url, reason: failure })}\n`);
+    missing(model.remote, failure);
+  }
+}
+
+/** The ref an `.unavailable` marker was written for, if there is a readable one. */
+function markerRef(marker: string): string | undefined {
+  if (!existsSync(marker)) return undefined;
+  try {
+    const parsed = JSON.parse(readFileSync(marker, "utf8")) as { ref?: unknown };
+    return typeof parsed.ref === "string" ? parsed.ref : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A copy of the upstream files named by `PASSK_TAU2_UPSTREAM` must be complete and exact. */
@@ -124,26 +257,35 @@ function verifyUpstreamCopy(dir: string, files: readonly PullFile[]): void {
   }
 }
 
-async function download(url: string, options: PullOptions): Promise<Uint8Array> {
+type Fetched = { bytes: Uint8Array } | { failure: string; http?: number; error?: unknown };
+
+/** One GET: the bytes, or a short reason (the network error's code, or the HTTP status). */
+async function tryDownload(url: string, options: PullOptions): Promise<Fetched> {
   const doFetch = options.fetch ?? fetch;
   let response: Response;
   try {
     response = await doFetch(url, { signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
+    if (!response.ok) return { failure: `HTTP ${response.status}`, http: response.status };
+    return { bytes: new Uint8Array(await response.arrayBuffer()) };
   } catch (error) {
     // undici says only "fetch failed"; the reason (ENOTFOUND, ECONNREFUSED, "bad port") is in its cause.
     const inner = (error as { cause?: { code?: string; message?: string } }).cause;
-    const cause = inner?.code ?? inner?.message ?? (error as Error).message;
+    return { failure: inner?.code ?? inner?.message ?? (error as Error).message, error };
+  }
+}
+
+async function download(url: string, options: PullOptions): Promise<Uint8Array> {
+  const fetched = await tryDownload(url, options);
+  if ("bytes" in fetched) return fetched.bytes;
+  if (fetched.http !== undefined) {
     throw new ConfigError(
-      `could not download ${url} (${cause}). Are you offline? Check the network, or point --data / PASSK_DATA_DIR at an existing copy of the data (e.g. ../shared/tau2/data) and PASSK_TAU2_UPSTREAM at a copy of the upstream source files.`,
-      { cause: error },
+      `downloading ${url} failed with HTTP ${fetched.http}; check --ref (a tau2-bench commit) and --base-url.`,
     );
   }
-  if (!response.ok) {
-    throw new ConfigError(
-      `downloading ${url} failed with HTTP ${response.status}; check --ref (a tau2-bench commit) and --base-url.`,
-    );
-  }
-  return new Uint8Array(await response.arrayBuffer());
+  throw new ConfigError(
+    `could not download ${url} (${fetched.failure}). Are you offline? Check the network, or point --data / PASSK_DATA_DIR at an existing copy of the data (e.g. ../shared/tau2/data) and PASSK_TAU2_UPSTREAM at a copy of the upstream source files.`,
+    { cause: fetched.error },
+  );
 }
 
 function writeAtomically(target: string, bytes: Uint8Array): void {

@@ -110,3 +110,35 @@ export const UPSTREAM_FILES: ReadonlyArray<{ path: string; blob: string }> = [
   },
   { path: "docs/leaderboard-submission.md", blob: "113b7466b05593bcaa2bc6f270ddc87d6325947d" },
 ];
+
+/** An upstream module defining pydantic models that tool parameters take (see `DATA_MODEL_MODULES`). */
+export interface DataModelModule {
+  /** Path in the repository at the pinned commit. */
+  path: string;
+  /** The `$defs` entries the module gives the tool schemas, by model or Enum class name. */
+  defs: readonly string[];
+  /** SHA-256 of the canonical JSON of those entries (`canonicalDefsJson` in formats/tau2/upstream). */
+  digest: string;
+}
+
+/**
+ * Upstream modules holding the pydantic models some tool parameters take (airline's `FlightInfo`,
+ * `Passenger`, `Payment`; telecom's `APNSettings`, `APNNames`, `NetworkModePreference`), whose field
+ * descriptions and docstrings the reference shows models inside the tool schemas' `$defs`. Their git blob
+ * hashes at the pinned commit are not known to passk, so they are optional and verified by what passk
+ * reads from them: each digest is that of the expected `$defs` entries, the schema text the reference
+ * sends (computed once from the reference's recorded tool schemas). Without them, tool schemas carry
+ * these models with passk's structure and no descriptions; everything else is exact.
+ */
+export const DATA_MODEL_MODULES: ReadonlyArray<DataModelModule> = [
+  {
+    path: "src/tau2/domains/airline/data_model.py",
+    defs: ["FlightInfo", "Passenger", "Payment"],
+    digest: "e1a8f37eca9f4035b975eb16f8047073dd4b7b2a61760cf8f502198da82c9893",
+  },
+  {
+    path: "src/tau2/domains/telecom/user_data_model.py",
+    defs: ["APNNames", "APNSettings", "NetworkModePreference"],
+    digest: "1424affeaa46475c22c5428f8cd37bfe34d83f5a8de8f17cc60e70977ae629b6",
+  },
+];

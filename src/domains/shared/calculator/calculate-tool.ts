@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, type Tool } from "../../../env/tool.js";
-import { ToolError } from "../../../env/world.js";
+import { PyException } from "../../../python/py-exception.js";
 import { calculate, CALCULATE_CHARACTERS } from "./calculate.js";
 
 /**
@@ -47,7 +47,7 @@ function rejectUnevaluable(expression: string, context: z.RefinementCtx): void {
     calculate(expression);
   } catch (error) {
     const reason =
-      error instanceof ToolError && error.pyType === "ValueError"
+      error instanceof PyException && error.pyType === "ValueError"
         ? "it may only contain digits, + - * /, parentheses, '.' and spaces"
         : `it cannot be evaluated (${(error as Error).message})`;
     context.addIssue({ code: "custom", message: `invalid expression: ${reason}` });

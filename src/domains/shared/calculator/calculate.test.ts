@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { ToolError } from "../../../env/world.js";
+import { PyException } from "../../../python/py-exception.js";
 import { calculate } from "./calculate.js";
-import { pyRound2 } from "./py-arithmetic.js";
+import { pyRound2 } from "../../../python/py-arithmetic.js";
 
 /** What the reference's `calculate` gives: "OK <result>" or "ERR <Python exception>: <text>". */
 function run(expression: unknown): string {
   try {
     return `OK ${calculate(expression)}`;
   } catch (error) {
-    if (error instanceof ToolError) return `ERR ${error.pyType}: ${error.message}`;
+    if (error instanceof PyException) return `ERR ${error.pyType}: ${error.message}`;
     throw error;
   }
 }

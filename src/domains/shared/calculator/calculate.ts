@@ -1,5 +1,5 @@
 import { ToolError } from "../../../env/world.js";
-import { pyIterate, pyTypeName } from "../py-values.js";
+import { pyIterate, pyTypeName } from "../../../python/py-values.js";
 import { parseExpression, PySyntaxError, type Expression } from "./parse.js";
 import {
   binary,
@@ -11,7 +11,7 @@ import {
   toFloat,
   unary,
   type PyValue,
-} from "./py-arithmetic.js";
+} from "../../../python/py-arithmetic.js";
 
 const ALLOWED_TEXT = "0123456789+-*/(). ";
 const ALLOWED = new Set(ALLOWED_TEXT);
@@ -22,9 +22,10 @@ export const CALCULATE_CHARACTERS = /^[0-9+\-*/(). ]*$/;
 /**
  * τ²'s `calculate` tool: evaluates an arithmetic expression as Python would (`eval` restricted to
  * digits, `+ - * / ( ) .` and spaces) and returns `str(round(float(result), 2))`, e.g. "8276.23".
- * Failures raise ToolError with the Python exception type and text (ZeroDivisionError "division by
- * zero", SyntaxError "invalid syntax (<string>, line 1)", …). `expression` is the raw argument: in
- * lenient mode it may be any JSON value, and fails as Python's iteration over it would.
+ * Failures raise a PyException (a ToolError, or the arithmetic's own) with the Python exception type
+ * and text (ZeroDivisionError "division by zero", SyntaxError "invalid syntax (<string>, line 1)", …).
+ * `expression` is the raw argument: in lenient mode it may be any JSON value, and fails as Python's
+ * iteration over it would.
  */
 export function calculate(expression: unknown): string {
   const characters = charactersOf(expression);

@@ -1,4 +1,4 @@
-import type { BinaryOperator } from "./py-arithmetic.js";
+import type { BinaryOperator } from "../../../python/py-arithmetic.js";
 import { tokenize, type Token } from "./tokenize.js";
 
 // A parser for the Python expressions `calculate` can receive, following the rules of CPython 3.11's

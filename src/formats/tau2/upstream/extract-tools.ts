@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { docstringParamMap, parseDocstring, toolDescription } from "./docstring.js";
+import { moduleTypeAliases } from "./pydantic-models.js";
 import { parametersJsonSchema, type JsonObject, type SchemaParameter } from "./pydantic-schema.js";
 import {
   parsePythonExpression,
@@ -82,14 +83,6 @@ function toolDecorator(text: string, file: string, method: string): ToolDecorato
   return { discoverable: callee === "is_discoverable_tool", toolType, mutatesState };
 }
 
-/** Module-level assignments that are not strings, usable as type aliases (`X = Literal[...]`). */
-function moduleAliases(module: PyModule): Map<string, string> {
-  const aliases = new Map<string, string>();
-  for (const [name, value] of module.assignments)
-    if (value.kind === "expression") aliases.set(name, value.text);
-  return aliases;
-}
-
 function buildTool(
   fn: PyFunction,
   file: string,
@@ -113,7 +106,7 @@ function buildTool(
   try {
     schema = parametersJsonSchema(parameters, {
       types,
-      aliases: moduleAliases(module),
+      aliases: moduleTypeAliases(module),
       context: `${file}: ${fn.name}`,
     });
   } catch (error) {

@@ -6,6 +6,7 @@ export {
   PythonSyntaxError,
   UpstreamSourceError,
   type PyClass,
+  type PyClassMember,
   type PyExpr,
   type PyFunction,
   type PyModule,
@@ -20,6 +21,7 @@ export {
   type ParsedDocstring,
 } from "./docstring.js";
 export {
+  definitionsJsonSchema,
   parametersJsonSchema,
   pythonTitle,
   sortLikePydantic,
@@ -27,7 +29,22 @@ export {
   type JsonValue,
   type SchemaOptions,
   type SchemaParameter,
+  type SourceEnum,
+  type SourceField,
+  type SourceModel,
+  type SourceType,
 } from "./pydantic-schema.js";
+export { moduleTypeAliases, pythonSourceTypes } from "./pydantic-models.js";
+export {
+  canonicalDefsJson,
+  checkDataModelSource,
+  defsDigest,
+  readDataModelDefs,
+  replaceableDefs,
+  withDefs,
+  withoutDescriptions,
+  type DataModelCheck,
+} from "./data-models.js";
 export {
   extractDoneTool,
   extractToolkit,

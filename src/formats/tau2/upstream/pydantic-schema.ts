@@ -6,7 +6,9 @@ import { parsePythonExpression, type PyExpr } from "./python-source.js";
 // `model_json_schema()` to the model. Annotations are Python source text; the names they use resolve to
 // builtins and `typing` forms, to type aliases of the same module, or to passk's zod schemas of the
 // domain's pydantic models and enums. Those zod schemas carry passk's own wording, so nothing inside a
-// named type gets a description: the reference's words for nested fields are not in the files passk has.
+// named type gets a description: the reference's words for nested fields are not in the toolkit files.
+// They are in the reference's data-model modules: read from there (pydantic-models.ts), a model or Enum
+// class is a "source type", whose `$defs` entry carries its docstring and its fields' descriptions.
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export interface JsonObject {
@@ -23,9 +25,46 @@ export interface SchemaParameter {
   description: string | undefined;
 }
 
+/** A pydantic model or an Enum class as read from Python source (see `pythonSourceTypes`). */
+export type SourceType = SourceModel | SourceEnum;
+
+export interface SourceModel {
+  kind: "model";
+  /** The class name: the `$defs` key. */
+  name: string;
+  /** The schema title: `model_config`'s `title`, else the class name. */
+  title: string;
+  /** The cleaned class docstring. */
+  description: string | undefined;
+  /** `model_config`'s `extra`, inherited from the bases. */
+  extra: "forbid" | "allow" | "ignore" | undefined;
+  /** Fields in pydantic's order (inherited ones first, an overridden one where its base had it). */
+  fields: SourceField[];
+}
+
+export interface SourceField {
+  name: string;
+  /** The annotation as source text. */
+  annotation: string;
+  /** The default value expression; undefined when required; "factory" for a `default_factory`. */
+  default: PyExpr | "factory" | undefined;
+  description: string | undefined;
+  title: string | undefined;
+}
+
+export interface SourceEnum {
+  kind: "enum";
+  name: string;
+  description: string | undefined;
+  /** Members in definition order: name and value. */
+  members: Array<[name: string, value: string | number]>;
+}
+
 export interface SchemaOptions {
   /** Named types (pydantic models, Enum classes, Literal aliases) as zod schemas, by Python name. */
   types?: ReadonlyMap<string, z.ZodType>;
+  /** Models and Enum classes read from Python source, by name; they take precedence over `types`. */
+  sourceTypes?: (name: string) => SourceType | undefined;
   /** Module-level type aliases of the same file (name → annotation text), e.g. `TransferReasonLiteral`. */
   aliases?: ReadonlyMap<string, string>;
   /** Where the annotations come from, for error messages (e.g. `tools.py: book_reservation`). */
@@ -40,8 +79,9 @@ type PyType =
   | { kind: "tuple"; items: PyType[]; variadic: boolean }
   | { kind: "union"; members: PyType[] }
   | { kind: "literal"; values: JsonValue[] }
-  | { kind: "enum"; name: string; values: Array<string | number> }
-  | { kind: "model"; name: string; schema: z.ZodObject };
+  | { kind: "enum"; name: string; values: Array<string | number>; description?: string }
+  | { kind: "model"; name: string; schema: z.ZodObject }
+  | { kind: "source-model"; name: string; model: SourceModel };
 
 /** Python's `str.title()`: a cased character is upper-cased after an uncased one, lower-cased otherwise. */
 export function pythonTitle(text: string): string {
@@ -195,6 +235,15 @@ class SchemaBuilder {
       case "NoneType":
         return { kind: "none" };
     }
+    const source = this.options.sourceTypes?.(name);
+    if (source?.kind === "enum")
+      return {
+        kind: "enum",
+        name: source.name,
+        values: source.members.map(([, value]) => value),
+        ...(source.description !== undefined ? { description: source.description } : {}),
+      };
+    if (source?.kind === "model") return { kind: "source-model", name: source.name, model: source };
     const zodType = this.options.types?.get(name);
     if (zodType) return this.fromZod(zodType, name);
     const alias = this.options.aliases?.get(name);
@@ -288,7 +337,14 @@ class SchemaBuilder {
       case "union":
         return this.unionJson(type.members);
       case "enum":
-        if (!this.defs.has(type.name)) this.defs.set(type.name, enumJson(type.name, type.values));
+        if (!this.defs.has(type.name))
+          this.defs.set(type.name, enumJson(type.name, type.values, type.description));
+        return { $ref: `#/$defs/${type.name}` };
+      case "source-model":
+        if (!this.defs.has(type.name)) {
+          this.defs.set(type.name, {});
+          this.defs.set(type.name, this.sourceModelJson(type.model));
+        }
         return { $ref: `#/$defs/${type.name}` };
       case "model":
         if (!this.defs.has(type.name)) {
@@ -365,6 +421,50 @@ class SchemaBuilder {
     return result;
   }
 
+  /** A model read from Python source, as pydantic's `model_json_schema` writes it into `$defs`. */
+  private sourceModelJson(model: SourceModel): JsonObject {
+    const properties: JsonObject = {};
+    const required: string[] = [];
+    for (const field of model.fields) {
+      const where = `${model.name}.${field.name}`;
+      let type: PyType;
+      try {
+        type = this.typeOfAnnotation(field.annotation);
+      } catch (error) {
+        return this.fail(`${where}: ${(error as Error).message}`);
+      }
+      const property = this.json(type);
+      if (field.title !== undefined) property.title = field.title;
+      else if (titleShouldBeSet(type)) property.title = fieldTitle(field.name);
+      if (field.default === undefined) required.push(field.name);
+      else if (field.default !== "factory")
+        property.default = jsonOfDefault(
+          field.default,
+          renderExpr(field.default),
+          (message) => this.fail(`${where}: ${message}`),
+          (dotted) => this.enumMemberValue(dotted),
+        );
+      if (field.description !== undefined) property.description = field.description;
+      properties[field.name] = property;
+    }
+    const result: JsonObject = { properties, title: model.title, type: "object" };
+    if (required.length > 0) result.required = required;
+    if (model.description !== undefined) result.description = model.description;
+    if (model.extra === "forbid") result.additionalProperties = false;
+    else if (model.extra === "allow") result.additionalProperties = true;
+    return result;
+  }
+
+  /** `Enum.MEMBER` as a default: the member's value (pydantic shows the JSON form of a default). */
+  private enumMemberValue(dotted: string): JsonValue | undefined {
+    const dot = dotted.lastIndexOf(".");
+    if (dot < 0) return undefined;
+    const source = this.options.sourceTypes?.(dotted.slice(0, dot));
+    if (source?.kind !== "enum") return undefined;
+    const member = source.members.find(([name]) => name === dotted.slice(dot + 1));
+    return member?.[1];
+  }
+
   definitions(): JsonObject | undefined {
     if (this.defs.size === 0) return undefined;
     return Object.fromEntries(this.defs);
@@ -389,7 +489,7 @@ function union(members: PyType[]): PyType {
   const flat: PyType[] = [];
   const seen = new Set<string>();
   for (const member of members.flatMap((m) => (m.kind === "union" ? m.members : [m]))) {
-    const key = JSON.stringify(member, (k, v: unknown) => (k === "schema" ? undefined : v));
+    const key = JSON.stringify(member, (k, v: unknown) => (k === "schema" || k === "model" ? undefined : v));
     if (seen.has(key)) continue;
     seen.add(key);
     flat.push(member);
@@ -423,8 +523,9 @@ function literalJson(values: JsonValue[]): JsonObject {
   return schema;
 }
 
-function enumJson(name: string, values: Array<string | number>): JsonObject {
+function enumJson(name: string, values: Array<string | number>, description?: string): JsonObject {
   const schema: JsonObject = { title: name, enum: values };
+  if (description !== undefined) schema.description = description;
   const type = jsonTypeOf(values);
   if (type && type !== "null") schema.type = type;
   return schema;
@@ -442,7 +543,7 @@ function flattenedAnyOf(schemas: JsonObject[]): JsonObject {
 
 /** pydantic sets no title on a field whose schema is a reference (a model or an Enum class). */
 function titleShouldBeSet(type: PyType): boolean {
-  if (type.kind === "enum" || type.kind === "model") return false;
+  if (type.kind === "enum" || type.kind === "model" || type.kind === "source-model") return false;
   if (type.kind === "union" && type.members.some((m) => m.kind === "none")) {
     const rest = type.members.filter((m) => m.kind !== "none");
     if (rest.length === 1) return titleShouldBeSet(rest[0]!);
@@ -461,10 +562,24 @@ function toJsonValue(value: unknown, where: string): JsonValue {
   throw new Error(`${where}: default ${String(value)} has no JSON form`);
 }
 
-/** A parameter default written in Python (`None`, `True`, `12`, `"other"`, `'{}'`, `[]`…) as JSON. */
-function defaultValue(text: string, fail: (message: string) => never): JsonValue {
+/**
+ * A default written in Python (`None`, `True`, `12`, `"other"`, `'{}'`, `[]`, `Color.RED`…) as the JSON
+ * pydantic shows; `dotted` resolves `Enum.MEMBER` names to their values.
+ */
+function jsonOfDefault(
+  root: PyExpr,
+  label: string,
+  fail: (message: string) => never,
+  dotted?: (name: string) => JsonValue | undefined,
+): JsonValue {
   const convert = (expr: PyExpr): JsonValue => {
     switch (expr.kind) {
+      case "attribute": {
+        const name = dottedName(expr);
+        const value = name === undefined ? undefined : dotted?.(name);
+        if (value !== undefined) return value;
+        break;
+      }
       case "constant":
         return expr.value;
       case "string":
@@ -488,12 +603,39 @@ function defaultValue(text: string, fail: (message: string) => never): JsonValue
         break;
       }
     }
-    return fail(`unsupported default value '${text}'`);
+    return fail(`unsupported default value '${label}'`);
   };
+  return convert(root);
+}
+
+/** A parameter default written in Python source text, as JSON. */
+function defaultValue(text: string, fail: (message: string) => never): JsonValue {
+  let expr: PyExpr;
   try {
-    return convert(parsePythonExpression(text));
+    expr = parsePythonExpression(text);
   } catch (error) {
     return fail(`cannot read the default '${text}': ${(error as Error).message}`);
+  }
+  return jsonOfDefault(expr, text, fail);
+}
+
+/** A short rendering of an expression for messages. */
+function renderExpr(expr: PyExpr): string {
+  switch (expr.kind) {
+    case "name":
+      return expr.id;
+    case "attribute":
+      return `${renderExpr(expr.value)}.${expr.attr}`;
+    case "string":
+      return JSON.stringify(expr.value ?? "");
+    case "number":
+      return expr.text;
+    case "constant":
+      return expr.value === null ? "None" : expr.value ? "True" : "False";
+    case "call":
+      return `${renderExpr(expr.func)}(…)`;
+    default:
+      return `<${expr.kind}>`;
   }
 }
 
@@ -528,4 +670,17 @@ export function parametersJsonSchema(
   const defs = builder.definitions();
   if (defs) schema.$defs = defs;
   return sortLikePydantic(schema) as JsonObject;
+}
+
+/**
+ * The `$defs` entries pydantic 2.13 writes for named types (models and Enum classes, from Python source
+ * or zod): every entry the roots need, roots included, by name. Fails when a root is not such a type.
+ */
+export function definitionsJsonSchema(roots: readonly string[], options: SchemaOptions = {}): JsonObject {
+  const builder = new SchemaBuilder(options);
+  for (const root of roots) {
+    const reference = builder.json(builder.typeOfAnnotation(root));
+    if (reference.$ref !== `#/$defs/${root}`) builder.fail(`${root} is not a model or an Enum class`);
+  }
+  return sortLikePydantic(builder.definitions() ?? {}) as JsonObject;
 }

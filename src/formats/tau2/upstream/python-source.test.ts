@@ -180,3 +180,50 @@ describe("expressions and errors", () => {
     expect(() => readPythonModule("def f():\n    x = 1\n  y = 2\n", "bad.py")).toThrow(/bad\.py:3: unindent/);
   });
 });
+
+describe("class members", () => {
+  it("lists assignments and annotated names in order, with annotation and value as source text", () => {
+    const module = readPythonModule(
+      `
+class Model(Base):
+    """Doc."""
+
+    model_config = ConfigDict(extra="forbid")
+    a: int
+    b: Optional[
+        str
+    ] = Field(
+        None,
+        description="""Two
+lines.""",
+    )
+    C = D = "x"
+    if TYPE_CHECKING:
+        hidden: int
+
+    def method(self) -> None:
+        inner: int = 1
+`,
+      "m.py",
+    );
+    const members = module.classes[0]!.members.map(({ name, annotation, value }) => ({
+      name,
+      annotation,
+      value,
+    }));
+    expect(members).toEqual([
+      { name: "model_config", annotation: undefined, value: 'ConfigDict(extra="forbid")' },
+      { name: "a", annotation: "int", value: undefined },
+      { name: "b", annotation: "Optional[str]", value: 'Field(None, description="""Two\nlines.""",)' },
+      { name: "C", annotation: undefined, value: '"x"' },
+      { name: "D", annotation: undefined, value: '"x"' },
+    ]);
+    // A value keeps its string literals' line breaks when parsed again.
+    const field = parsePythonExpression(module.classes[0]!.members[2]!.value!);
+    expect(field.kind === "call" && field.keywords[0]![1]).toEqual({
+      kind: "string",
+      value: "Two\nlines.",
+      bytes: false,
+    });
+  });
+});

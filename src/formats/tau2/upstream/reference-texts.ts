@@ -4,9 +4,16 @@ import { ConfigError } from "../../../core/errors.js";
 import type { LlmToolSpec } from "../../../core/llm.js";
 import type { AnyDomain } from "../../../env/domain.js";
 import { gitBlobHash, UPSTREAM_FOLDER } from "../data-pull.js";
-import { OFFICIAL_COMMIT, UPSTREAM_FILES } from "../official-manifest.js";
+import {
+  DATA_MODEL_MODULES,
+  OFFICIAL_COMMIT,
+  UPSTREAM_FILES,
+  type DataModelModule,
+} from "../official-manifest.js";
+import { checkDataModelSource, defNames, replaceableDefs, withDefs } from "./data-models.js";
 import { extractDoneTool, extractToolkit, type ExtractedTool } from "./extract-tools.js";
 import { extractPromptTemplates, type PromptTemplates } from "./extract-prompts.js";
+import type { JsonObject } from "./pydantic-schema.js";
 
 const AGENT_MODULE = "src/tau2/agent/llm_agent.py";
 const USER_MODULE = "src/tau2/user/user_simulator.py";
@@ -27,6 +34,24 @@ export interface ReferenceTexts {
   readonly doneTool: LlmToolSpec;
   /** A τ² domain's tools on one side, as the reference shows them to a model. */
   toolSpecs(domain: AnyDomain, side: "agent" | "user"): LlmToolSpec[];
+  /**
+   * Whether the nested models of a τ² domain's tool schemas (`$defs`) carry the reference's descriptions:
+   * "complete" when every one comes from a verified data-model module (or the tools have none), "missing"
+   * when some are passk's description-less rebuild. Everything else in the tools is exact either way.
+   */
+  nestedModelDescriptions(domain: AnyDomain): NestedModelDescriptions;
+  /** What became of each optional data-model module (`DATA_MODEL_MODULES`) in the folder. */
+  readonly dataModels: ReadonlyArray<DataModelStatus>;
+}
+
+export type NestedModelDescriptions = "complete" | "missing";
+
+export interface DataModelStatus {
+  /** The module's path in the repository (and under the folder). */
+  readonly path: string;
+  readonly status: "verified" | "absent" | "unreadable" | "mismatch";
+  /** Why it is not used, when it is not. */
+  readonly reason?: string;
 }
 
 /**
@@ -69,7 +94,9 @@ const loaded = new Map<string, ReferenceTexts>();
 
 /**
  * The reference's texts from a folder of upstream source files. Every file is checked against its
- * git blob hash at the pinned commit first: a different version would show models other texts.
+ * git blob hash at the pinned commit first: a different version would show models other texts. The
+ * optional data-model modules (`DATA_MODEL_MODULES`) are used when present and verified by the digest
+ * of the schema entries read from them; otherwise nested models go without their descriptions.
  */
 export function loadReferenceTexts(dir: string): ReferenceTexts {
   const resolved = path.resolve(dir);
@@ -102,6 +129,16 @@ export function loadReferenceTexts(dir: string): ReferenceTexts {
   } catch (error) {
     throw new ConfigError(`reading the reference's prompts from ${resolved}: ${(error as Error).message}`);
   }
+  const { verified, statuses } = readDataModels(resolved);
+  const replacements = new Map<AnyDomain, Map<string, JsonObject>>();
+  const replacementsFor = (domain: AnyDomain) => {
+    let found = replacements.get(domain);
+    if (!found) {
+      found = replaceableDefs(verified, domain.tau2?.types);
+      replacements.set(domain, found);
+    }
+    return found;
+  };
   const toolkits = new Map<string, LlmToolSpec[]>();
   const texts: ReferenceTexts = {
     dir: resolved,
@@ -112,14 +149,55 @@ export function loadReferenceTexts(dir: string): ReferenceTexts {
       const key = `${domain.name}\u0000${side}`;
       let specs = toolkits.get(key);
       if (!specs) {
-        specs = domainToolSpecs(domain, side, source);
+        const defs = replacementsFor(domain);
+        specs = domainToolSpecs(domain, side, source).map((spec) =>
+          defs.size === 0 ? spec : { ...spec, parameters: withDefs(spec.parameters as JsonObject, defs) },
+        );
         toolkits.set(key, specs);
       }
       return specs;
     },
+    nestedModelDescriptions(domain) {
+      const defs = replacementsFor(domain);
+      const sides = (["agent", "user"] as const).filter((side) => (domain[side]?.tools.length ?? 0) > 0);
+      const complete = sides.every((side) =>
+        texts
+          .toolSpecs(domain, side)
+          .every((spec) => defNames(spec.parameters as JsonObject).every((name) => defs.has(name))),
+      );
+      return complete ? "complete" : "missing";
+    },
+    dataModels: statuses,
   };
   loaded.set(resolved, texts);
   return texts;
+}
+
+/**
+ * The optional data-model modules in the folder: those whose `$defs` entries have the expected digest,
+ * and what became of each. A module that is absent, unreadable or different is simply not used.
+ */
+function readDataModels(dir: string): {
+  verified: Array<{ module: DataModelModule; defs: JsonObject }>;
+  statuses: DataModelStatus[];
+} {
+  const verified: Array<{ module: DataModelModule; defs: JsonObject }> = [];
+  const statuses: DataModelStatus[] = [];
+  for (const module of DATA_MODEL_MODULES) {
+    const full = path.join(dir, module.path);
+    if (!existsSync(full)) {
+      statuses.push({ path: module.path, status: "absent" });
+      continue;
+    }
+    const check = checkDataModelSource(module, readFileSync(full, "utf8"));
+    if (check.status === "verified") {
+      verified.push({ module, defs: check.defs });
+      statuses.push({ path: module.path, status: "verified" });
+    } else {
+      statuses.push({ path: module.path, status: check.status, reason: check.reason });
+    }
+  }
+  return { verified, statuses };
 }
 
 function asSpec(tool: ExtractedTool): LlmToolSpec {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { numpySum, pandasMean } from "./numpy-mean.js";
+import { numpySum, pandasMean } from "./py-mean.js";
 
 describe("numpySum (numpy's pairwise float64 sum)", () => {
   it("gives numpy's answers where plain left-to-right addition differs", () => {

@@ -1,13 +1,16 @@
-import { pyFloatRepr, pyJsonString } from "../python/py-json.js";
-import { PyFloat } from "./py-float.js";
+import { isPyFloat } from "./py-float.js";
+import { pyFloatRepr, pyJsonString } from "./py-json.js";
 
 /**
  * The text Python's `json.dumps(value, indent=2)` writes (the official τ² task files): two-space
  * indentation, `": "` after keys, `ensure_ascii`, no trailing newline. Whole numbers print as ints,
- * `PyFloat` and fractional numbers through `repr` (`2.0`, `15.1`, `1e-05`).
+ * fractional numbers and whole ones marked as floats (see py-float.ts: `parseJsonKeepingPyFloats` marks
+ * the `2.0` of a file) through `repr` (`2.0`, `15.1`, `1e-05`). A whole number at the top level has no
+ * holder to carry a mark and prints as an int.
  *
  * @example
- * formatPyJson({ gb_amount: new PyFloat(2), ids: [] }) // '{\n  "gb_amount": 2.0,\n  "ids": []\n}'
+ * const task = parseJsonKeepingPyFloats('{"gb_amount": 2.0, "ids": []}');
+ * formatPyJson(task) // '{\n  "gb_amount": 2.0,\n  "ids": []\n}'
  */
 export function formatPyJson(value: unknown, indent = 2): string {
   return new PyJsonWriter(" ".repeat(indent)).write(value, "");
@@ -23,7 +26,7 @@ class PyJsonWriter {
 
   constructor(readonly step: string) {}
 
-  write(value: unknown, current: string): string {
+  write(value: unknown, current: string, asFloat = false): string {
     if (value === null || value === undefined) return "null";
     switch (typeof value) {
       case "string": {
@@ -37,13 +40,12 @@ class PyJsonWriter {
       case "boolean":
         return value ? "true" : "false";
       case "number":
-        return Number.isInteger(value) ? BigInt(value).toString() : pyFloatRepr(value);
+        return Number.isInteger(value) && !asFloat ? BigInt(value).toString() : pyFloatRepr(value);
       case "object":
         break;
       default:
         throw new TypeError(`cannot write a ${typeof value} as JSON`);
     }
-    if (value instanceof PyFloat) return pyFloatRepr(value.value);
     let byDepth = this.#containers.get(value);
     let text = byDepth?.get(current);
     if (text === undefined) {
@@ -58,14 +60,23 @@ class PyJsonWriter {
     const inner = current + this.step;
     if (Array.isArray(value)) {
       if (value.length === 0) return "[]";
-      const items = value.map((item) => inner + this.write(item, inner));
+      const items = value.map((item, index) => inner + this.write(item, inner, markedFloat(value, index)));
       return `[\n${items.join(",\n")}\n${current}]`;
     }
     const entries = value instanceof Map ? [...(value as Map<unknown, unknown>)] : Object.entries(value);
     if (entries.length === 0) return "{}";
-    const members = entries.map(
-      ([key, item]) => `${inner}${this.write(String(key), inner)}: ${this.write(item, inner)}`,
-    );
+    // Marks live on plain objects and arrays (a Map's values are never marked).
+    const marks = !(value instanceof Map);
+    const members = entries.map(([key, item]) => {
+      const asFloat = marks && markedFloat(value, key as string);
+      return `${inner}${this.write(String(key), inner)}: ${this.write(item, inner, asFloat)}`;
+    });
     return `{\n${members.join(",\n")}\n${current}}`;
   }
+}
+
+/** Whether `holder[key]` is a whole number marked as a Python float (fractional ones need no mark). */
+function markedFloat(holder: object, key: string | number): boolean {
+  const item = (holder as Record<string | number, unknown>)[key];
+  return typeof item === "number" && Number.isInteger(item) && isPyFloat(holder, key);
 }

@@ -1,11 +1,12 @@
-import { pyFloatRepr } from "../../../python/py-json.js";
-import { ToolError } from "../../../env/world.js";
-import { correctlyRoundedPow } from "./correct-pow.js";
+import { PyException } from "./py-exception.js";
+import { pyFloatRepr } from "./py-json.js";
+import { correctlyRoundedPow } from "./py-pow.js";
 
 // The values a `calculate` expression can produce in Python, and CPython 3.11's arithmetic on them:
 // ints are unbounded (BigInt), floats are doubles, negative numbers raised to fractional powers give
 // complex numbers, `()` is the empty tuple and `...` is Ellipsis. Each operation raises the exception
-// (type and text) CPython raises, because the tool's error text is what the agent sees.
+// (type and text) CPython raises, as a PyException, because the tool's error text is what the agent
+// sees. The expression grammar itself stays with the tool (domains/shared/calculator/).
 
 export type PyValue =
   | { type: "int"; value: bigint }
@@ -24,16 +25,16 @@ export const float = (value: number): PyValue => ({ type: "float", value });
 const complex = (re: number, im: number): PyValue => ({ type: "complex", re, im });
 const TUPLE: PyValue = { type: "tuple" };
 
-function typeError(message: string): ToolError {
-  return new ToolError(message, "TypeError");
+function typeError(message: string): PyException {
+  return new PyException(message, "TypeError");
 }
 
-function overflow(message: string): ToolError {
-  return new ToolError(message, "OverflowError");
+function overflow(message: string): PyException {
+  return new PyException(message, "OverflowError");
 }
 
-function zeroDivision(message: string): ToolError {
-  return new ToolError(message, "ZeroDivisionError");
+function zeroDivision(message: string): PyException {
+  return new PyException(message, "ZeroDivisionError");
 }
 
 /** `float(int)`, which raises instead of giving infinity. */
@@ -251,7 +252,7 @@ function floorDivide(a: bigint, b: bigint): bigint {
   return a % b !== 0n && a < 0n !== b < 0n ? quotient - 1n : quotient;
 }
 
-function unsupported(operator: BinaryOperator, a: PyValue, b: PyValue): ToolError {
+function unsupported(operator: BinaryOperator, a: PyValue, b: PyValue): PyException {
   const symbol = operator === "**" ? "** or pow()" : operator;
   return typeError(`unsupported operand type(s) for ${symbol}: '${a.type}' and '${b.type}'`);
 }
@@ -337,7 +338,7 @@ function tupleOperation(operator: BinaryOperator, a: PyValue, b: PyValue): PyVal
     const count = a.type === "tuple" ? b : a;
     if (count.type !== "int") throw typeError(`can't multiply sequence by non-int of type '${count.type}'`);
     if (count.value >= 1n << 63n || count.value < -(1n << 63n)) {
-      throw new ToolError("cannot fit 'int' into an index-sized integer", "OverflowError");
+      throw new PyException("cannot fit 'int' into an index-sized integer", "OverflowError");
     }
     return TUPLE;
   }

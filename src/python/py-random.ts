@@ -102,13 +102,3 @@ function seedWords(seed: number | bigint): number[] {
   } while (value > 0n);
   return words;
 }
-
-/**
- * The per-trial seeds τ²-bench derives from a run's seed: `random.seed(seed)`, then one
- * `randint(0, 1_000_000)` per trial. Trial `t` (from 0) of every task uses `seeds[t]`.
- * @example trialSeeds(300, 3) // [626729, 373753, 361454], as CPython gives
- */
-export function trialSeeds(seed: number, numTrials: number): number[] {
-  const random = new PythonRandom(seed);
-  return Array.from({ length: numTrials }, () => random.randint(0, 1_000_000));
-}

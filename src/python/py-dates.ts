@@ -1,10 +1,10 @@
 import { z } from "zod";
 
 /**
- * Dates of the telecom databases, held as ISO text. TOML files may give them as TOML date values
- * (smol-toml `TomlDate`, a `Date`) or as strings; both become the text pydantic's `str()` would
- * print after parsing, so hashes match the reference (`2025-01-15` for a date, `2025-01-15T10:30:00`
- * for a datetime, which the DB hash prints as `2025-01-15 10:30:00`).
+ * Python dates and datetimes held as ISO text (the telecom databases have them). TOML files may give
+ * them as TOML date values (smol-toml `TomlDate`, a `Date`) or as strings; both become the text
+ * pydantic's `str()` would print after parsing, so hashes match the reference (`2025-01-15` for a date,
+ * `2025-01-15T10:30:00` for a datetime, which the DB hash prints as `2025-01-15 10:30:00`).
  */
 function dateText(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString().slice(0, 10);

@@ -1,7 +1,7 @@
 /**
- * Python number formatting the telecom tools print: `f"{x:.2f}"` and `round(x, 2)`. Python rounds the
- * exact binary value half to even; `Number.prototype.toFixed` rounds exact ties up, so ties are settled
- * here.
+ * Python number formatting, as the telecom tools print numbers: `f"{x:.2f}"` and `round(x, 2)`. Python
+ * rounds the exact binary value half to even; `Number.prototype.toFixed` rounds exact ties up, so ties
+ * are settled here.
  */
 export function pyFixed(value: number, digits: number): string {
   const rounded = value.toFixed(digits);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolError } from "../../env/world.js";
+import { PyException } from "./py-exception.js";
 import { pydanticErrorText, pydanticLaxInt, pyIterate, pyNumber, pyRepr, pyTypeName } from "./py-values.js";
 
 // Expected texts are CPython 3.11's `repr()` of the same values (the JSON value's Python reading).
@@ -25,7 +25,7 @@ describe("pyIterate", () => {
     expect(pyIterate("ab")).toEqual(["a", "b"]);
     expect(pyIterate({ x: 1 })).toEqual(["x"]);
     expect(pyIterate(new Map([["y", 1]]))).toEqual(["y"]);
-    expect(() => pyIterate(3)).toThrow(new ToolError("'int' object is not iterable", "TypeError"));
+    expect(() => pyIterate(3)).toThrow(new PyException("'int' object is not iterable", "TypeError"));
     expect(pyTypeName(null)).toBe("NoneType");
   });
 });

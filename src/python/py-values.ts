@@ -1,5 +1,5 @@
-import { pyFloatRepr } from "../../python/py-json.js";
-import { ToolError } from "../../env/world.js";
+import { PyException } from "./py-exception.js";
+import { pyFloatRepr } from "./py-json.js";
 
 // In lenient mode a domain's tools receive the model's raw arguments, as the reference does, and must
 // fail (or, rarely, succeed) the way Python code does on them; the reference's error texts quote them
@@ -65,7 +65,7 @@ function stringRepr(text: string): string {
 export function pyDictGet<V>(map: ReadonlyMap<string, V>, key: unknown): V | undefined {
   if (typeof key === "string") return map.get(key);
   if (key !== null && typeof key === "object") {
-    throw new ToolError(`unhashable type: '${pyTypeName(key)}'`, "TypeError");
+    throw new PyException(`unhashable type: '${pyTypeName(key)}'`, "TypeError");
   }
   return undefined;
 }
@@ -79,7 +79,7 @@ export function pyIterate(value: unknown): unknown[] {
   if (typeof value === "string") return [...value];
   if (value instanceof Map) return [...(value as Map<unknown, unknown>).keys()];
   if (value !== null && typeof value === "object") return Object.keys(value);
-  throw new ToolError(`'${pyTypeName(value)}' object is not iterable`, "TypeError");
+  throw new PyException(`'${pyTypeName(value)}' object is not iterable`, "TypeError");
 }
 
 /** Python's `isinstance(value, dict)` for a value parsed from JSON. */
@@ -94,7 +94,7 @@ export function isPyDict(value: unknown): value is Record<string, unknown> {
 export function pyOperand(value: unknown, describe: (typeName: string) => string): number {
   if (typeof value === "number") return value;
   if (typeof value === "boolean") return value ? 1 : 0;
-  throw new ToolError(describe(pyTypeName(value)), "TypeError");
+  throw new PyException(describe(pyTypeName(value)), "TypeError");
 }
 
 /** `len(value)`. */
@@ -102,7 +102,7 @@ export function pyLen(value: unknown): number {
   if (Array.isArray(value)) return value.length;
   if (typeof value === "string") return [...value].length;
   if (value !== null && typeof value === "object") return Object.keys(value).length;
-  throw new ToolError(`object of type '${pyTypeName(value)}' has no len()`, "TypeError");
+  throw new PyException(`object of type '${pyTypeName(value)}' has no len()`, "TypeError");
 }
 
 /**
@@ -112,7 +112,7 @@ export function pyLen(value: unknown): number {
 export function pyCount(value: unknown, item: unknown): number {
   if (Array.isArray(value)) return value.filter((x) => pyEquals(x, item)).length;
   if (typeof value === "string") return [...value].filter((x) => x === item).length;
-  throw new ToolError(`'${pyTypeName(value)}' object has no attribute 'count'`, "AttributeError");
+  throw new PyException(`'${pyTypeName(value)}' object has no attribute 'count'`, "AttributeError");
 }
 
 /** Python `==` between JSON values (numbers and booleans compare by value, as `True == 1`). */
@@ -141,7 +141,7 @@ export function pySortedStrings(value: unknown): string[] {
   const items = pyIterate(value);
   for (const item of items) {
     if (typeof item !== "string") {
-      throw new ToolError(
+      throw new PyException(
         `'<' not supported between instances of '${pyTypeName(item)}' and 'str'`,
         "TypeError",
       );

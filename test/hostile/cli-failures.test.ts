@@ -1,0 +1,72 @@
+import { copyFileSync, mkdtempSync, openSync, writeSync, closeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { describeError, systemFailure } from "../../src/cli/context.js";
+import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
+import { runCli } from "../helpers/run-cli.js";
+
+// What the machine throws at passk — a damaged store, a full disk, a refused permission, an input too
+// large to hold — reaches the user as one sentence with the fix, never a stack trace.
+
+const dir = mkdtempSync(path.join(tmpdir(), "passk-hostile-cli-"));
+const env = { PASSK_DATA_DIR: tau2DataDir() };
+
+const errno = (code: string, message: string, file?: string) =>
+  Object.assign(new Error(message), { code, ...(file ? { path: file } : {}) });
+
+describe("the CLI's error boundary", () => {
+  it.each([
+    [
+      errno("ENOSPC", "no space left on device", "/data/.passk/passk.db-wal"),
+      /^error: the disk is full \(\/data.*--resume/,
+    ],
+    [errno("SQLITE_FULL", "database or disk is full"), /^error: the disk is full: nothing was lost/],
+    [
+      errno("EACCES", "permission denied", "/data/airline/db.json"),
+      /^error: permission denied \(\/data\/airline\/db\.json\)/,
+    ],
+    [
+      errno("SQLITE_READONLY", "attempt to write a readonly database"),
+      /^error: the store or file is read-only/,
+    ],
+    [
+      errno("SQLITE_CORRUPT", "database disk image is malformed"),
+      /^error: the store is damaged \(database disk image is malformed\)/,
+    ],
+    [
+      errno("ERR_STRING_TOO_LONG", "Cannot create a string longer than 0x1fffffe8 characters"),
+      /too large to read into memory/,
+    ],
+    [new RangeError("Invalid array length"), /too large to hold in memory/],
+  ])("%s → one sentence, no stack", (error, expected) => {
+    const text = describeError(error);
+    expect(text).toMatch(expected);
+    expect(text).not.toContain("    at ");
+  });
+
+  it("keeps the stack only for failures nobody foresaw (a bug to report)", () => {
+    expect(systemFailure(new TypeError("x is undefined"))).toBeUndefined();
+    expect(describeError(new TypeError("x is undefined"))).toContain("TypeError: x is undefined\n    at ");
+  });
+
+  it("a damaged store is said to be damaged by `runs list` too, not only by the command that trips on it", async () => {
+    const store = path.join(dir, "damaged.db");
+    const made = await runCli(
+      ["run", "--domain", "mock", "--agent-llm", "scripted:gold", "--store", store, "--progress", "none"],
+      {
+        env,
+      },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    // Overwrite pages in the middle of the file.
+    copyFileSync(store, `${store}.bak`);
+    const fd = openSync(store, "r+");
+    writeSync(fd, Buffer.alloc(3000, 0x5a), 0, 3000, 4096 * 2);
+    closeSync(fd);
+    const listed = await runCli(["runs", "list", "--store", store], { env });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toMatch(/^error: .*damaged\.db is damaged \(.*\): restore it from a backup/);
+    expect(listed.stderr).not.toContain("    at ");
+  });
+});

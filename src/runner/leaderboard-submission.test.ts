@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "../core/errors.js";
 import { validateResults, writeResultsFile, type ResultsInput } from "../formats/tau2/results.js";
 import {
-  classifyReason,
   prepareSubmission,
   scoreDomain,
   submissionDirectoryName,
@@ -128,42 +127,53 @@ function editSubmission(dir: string, edit: (json: Record<string, unknown>) => vo
   writeFileSync(file, JSON.stringify(json, null, 2));
 }
 
-describe("classifyReason", () => {
-  const reasonsOf = (info: unknown, extra: Partial<Parameters<typeof tau2Comparability>[0]> = {}) =>
-    tau2Comparability({ info, taskIds: TASKS, numTrials: 4, rewardInfos: [], ...extra }).reasons;
+describe("tau2Comparability's deviations", () => {
+  const deviationsOf = (info: unknown, extra: Partial<Parameters<typeof tau2Comparability>[0]> = {}) =>
+    tau2Comparability({ info, taskIds: TASKS, numTrials: 4, rewardInfos: [], ...extra }).deviations;
 
-  it("sorts every reason tau2Comparability gives by its consequence for a submission", () => {
-    const info = (cfg: RunConfig, agent = cfg.models.agentLlm) => ({
+  it("sorts every way a run departs from the standard setup by its consequence for a submission", () => {
+    const info = (cfg: RunConfig, agent = cfg.models.agentLlm, extra: Record<string, unknown> = {}) => ({
       agent_info: { llm: agent },
-      passk: { protocol: cfg.protocol, config: cfg },
+      passk: { protocol: cfg.protocol, config: cfg, ...extra },
     });
-    const cases: Array<[string[], string]> = [
-      [reasonsOf(info(config(), "scripted:gold")), "scripted-demo"],
-      [reasonsOf(info(config({ protocol: "passk" }))), "modified-prompts"],
-      [reasonsOf(info(config({}, { agentLlm: "module:./agent.ts" }))), "modified-prompts"],
-      [reasonsOf(info(config({}, { agentPromptTemplate: "p.json" }))), "modified-prompts"],
-      [reasonsOf(info(config({}, { toolSpec: "tools.json" }))), "modified-prompts"],
-      [reasonsOf(info(config({ solo: true }))), "modified-protocol"],
-      [reasonsOf(info(config({ max_steps: 50 }))), "modified-protocol"],
-      [reasonsOf(info(config({ max_errors: 3 }))), "modified-protocol"],
-      [reasonsOf(info(config({ selection: { split: null, task_ids: null, num_tasks: 2 } }))), "task-subset"],
-      [reasonsOf(info(config()), { baseTaskIds: [...TASKS, "3"] }), "task-subset"],
-      [reasonsOf(info(config()), { baseTaskIds: ["0", "1"] }), "task-subset"],
-      [reasonsOf(info(config()), { numTrials: 2 }), "trials"],
-      [reasonsOf(info(config()), { numTrials: 1 }), "trials"],
+    const cases: Array<[ReturnType<typeof deviationsOf>, string]> = [
+      [deviationsOf(info(config(), "scripted:gold")), "scripted-demo"],
+      [deviationsOf(info(config({ protocol: "passk" }))), "modified-prompts"],
+      [deviationsOf(info(config({}, { agentLlm: "module:./agent.ts" }))), "modified-prompts"],
+      [deviationsOf(info(config({}, { agentPromptTemplate: "p.json" }))), "modified-prompts"],
+      [deviationsOf(info(config({}, { toolSpec: "tools.json" }))), "modified-prompts"],
       [
-        reasonsOf(info(config()), { rewardInfos: [{ reward_breakdown: { NL_ASSERTION: null } }] }),
+        deviationsOf(info(config(), undefined, { nested_model_descriptions: { airline: "missing" } }), {
+          domain: "airline",
+        }),
+        "modified-prompts",
+      ],
+      [deviationsOf(info(config({ solo: true }))), "modified-protocol"],
+      [deviationsOf(info(config({ max_steps: 50 }))), "modified-protocol"],
+      [deviationsOf(info(config({ max_errors: 3 }))), "modified-protocol"],
+      [
+        deviationsOf(info(config({ selection: { split: null, task_ids: null, num_tasks: 2 } }))),
+        "task-subset",
+      ],
+      [deviationsOf(info(config()), { baseTaskIds: [...TASKS, "3"] }), "task-subset"],
+      [deviationsOf(info(config()), { baseTaskIds: ["0", "1"] }), "task-subset"],
+      [deviationsOf(info(config()), { numTrials: 2 }), "trials"],
+      [deviationsOf(info(config()), { numTrials: 1 }), "trials"],
+      [
+        deviationsOf(info(config()), { rewardInfos: [{ reward_breakdown: { NL_ASSERTION: null } }] }),
         "modified-protocol",
       ],
     ];
-    for (const [reasons, kind] of cases) {
-      expect(reasons, kind).toHaveLength(1);
-      expect(classifyReason(reasons[0]!), reasons[0]).toBe(kind);
+    for (const [deviations, kind] of cases) {
+      expect(deviations, kind).toHaveLength(1);
+      expect(deviations[0]!.kind, deviations[0]!.reason).toBe(kind);
     }
-  });
-
-  it("counts an unknown reason as a change of protocol, never as standard", () => {
-    expect(classifyReason("something new")).toBe("modified-protocol");
+    // The same run with its nested descriptions complete, or judged for another domain, is standard.
+    expect(
+      deviationsOf(info(config(), undefined, { nested_model_descriptions: { airline: "complete" } }), {
+        domain: "airline",
+      }),
+    ).toEqual([]);
   });
 });
 

@@ -12,7 +12,9 @@ import {
   type ScoredSimulation,
 } from "../metrics/run-metrics.js";
 import { simulationCost } from "./execute-run.js";
-import { tau2Comparability } from "./tau2-comparability.js";
+import { tau2Comparability, type Deviation, type DeviationKind } from "./tau2-comparability.js";
+
+export type { Deviation, DeviationKind };
 
 // The τ²-bench leaderboard's submission format (its docs/leaderboard-submission.md, text track) and
 // the checks its maintainers run on a submission: what `passk submit prepare` writes and
@@ -142,34 +144,6 @@ const KNOWN_FIELDS = new Set([
 // ---------------------------------------------------------------------------------------------
 // What a run shows about the leaderboard's conditions.
 
-/**
- * Why a run is not the leaderboard's standard setup, by consequence: `trials` only lowers confidence
- * (a warning), `task-subset` omits questions, `modified-prompts` means the model saw other texts than
- * τ²'s (custom, modified_prompts), `scripted-demo` is no model at all, `modified-protocol` is any other
- * change of the benchmark-side setup (custom).
- */
-export type DeviationKind =
-  "trials" | "task-subset" | "modified-prompts" | "scripted-demo" | "modified-protocol";
-
-export interface Deviation {
-  kind: DeviationKind;
-  /** The comparability reason, as `tau2Comparability` words it. */
-  reason: string;
-}
-
-/**
- * The kind of a `tau2Comparability` reason. It reads the reasons' wording, so the unit tests run every
- * reason that module can give through it; a reason it does not know counts as a modified protocol
- * (custom), the side that cannot mislabel a run as standard.
- */
-export function classifyReason(reason: string): DeviationKind {
-  if (/trials? per task/.test(reason)) return "trials";
-  if (/task subset|outside the base split/.test(reason)) return "task-subset";
-  if (/scripted demo/.test(reason)) return "scripted-demo";
-  if (/passk's protocol|custom agent|custom tool descriptions/.test(reason)) return "modified-prompts";
-  return "modified-protocol";
-}
-
 interface InfoView {
   git_commit?: unknown;
   num_trials?: unknown;
@@ -261,14 +235,16 @@ export function scoreDomain(results: Results, domain: string): DomainScore {
 
 /** The ways a domain's run departs from the leaderboard's standard setup (empty: standard). */
 export function runDeviations(results: Results, baseTaskIds?: readonly string[]): Deviation[] {
+  const environment = results.info.environment_info as { domain_name?: unknown } | null | undefined;
   const comparability = tau2Comparability({
+    ...(typeof environment?.domain_name === "string" ? { domain: environment.domain_name } : {}),
     info: results.info,
     taskIds: results.simulations.map((s) => s.task_id),
     numTrials: results.info.num_trials ?? null,
     rewardInfos: results.simulations.map((s) => s.reward_info),
     ...(baseTaskIds ? { baseTaskIds } : {}),
   });
-  const deviations = comparability.reasons.map((reason) => ({ kind: classifyReason(reason), reason }));
+  const deviations = [...comparability.deviations];
   if (isScriptedDemoResults(results) && !deviations.some((d) => d.kind === "scripted-demo"))
     deviations.unshift({ kind: "scripted-demo", reason: "a scripted demo (scripted:gold), not a model" });
   return deviations;

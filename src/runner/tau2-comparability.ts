@@ -1,13 +1,31 @@
 import { RunConfigSchema } from "./run-config.js";
 
+/**
+ * How a run departs from the leaderboard's standard setup, by consequence: `trials` (fewer than four:
+ * still standard, just less reliable), `task-subset` (omitted questions), `modified-prompts` (the models
+ * were not shown τ²'s own texts), `scripted-demo` (no model at all), `modified-protocol` (any other
+ * change of the benchmark-side setup).
+ */
+export type DeviationKind =
+  "trials" | "task-subset" | "modified-prompts" | "scripted-demo" | "modified-protocol";
+
+export interface Deviation {
+  kind: DeviationKind;
+  /** A sentence fragment, e.g. "3 of 50 base-split tasks not run (a task subset)". */
+  reason: string;
+}
+
 /** Whether a run's numbers can be put beside the τ²-bench leaderboard's, and if not, why. */
 export interface Tau2Comparability {
   comparable: boolean;
-  /** Each reason a sentence fragment, e.g. "3 of 50 base tasks not run (a task subset)". */
+  /** The deviations' reasons, in order. */
   reasons: string[];
+  deviations: Deviation[];
 }
 
 export interface ComparabilityInput {
+  /** The domain judged (a run may span several). */
+  domain?: string;
   /** The run's τ² `info` (with passk's own section when passk made it). */
   info: unknown;
   /** The task ids the run has simulations of. */
@@ -24,6 +42,13 @@ export interface ComparabilityInput {
 
 const LEADERBOARD_TRIALS = 4;
 
+interface PasskSection {
+  protocol?: unknown;
+  config?: unknown;
+  scripted_demo?: unknown;
+  nested_model_descriptions?: unknown;
+}
+
 /**
  * The leaderboard's conditions, checked against what a run recorded: τ²'s protocol with the reference's
  * own texts, its default agent and limits, every task of the base split, four or more trials, and every
@@ -31,44 +56,55 @@ const LEADERBOARD_TRIALS = 4;
  * conditions, bar the protocol, which is τ²'s by construction.
  */
 export function tau2Comparability(input: ComparabilityInput): Tau2Comparability {
-  const reasons: string[] = [];
+  const deviations: Deviation[] = [];
+  const add = (kind: DeviationKind, reason: string) => deviations.push({ kind, reason });
   const info = (input.info ?? {}) as { agent_info?: { llm?: unknown } | null; passk?: unknown };
-  const passk = info.passk as { protocol?: unknown; config?: unknown; scripted_demo?: unknown } | undefined;
+  const passk = info.passk as PasskSection | undefined;
   const agentLlm = typeof info.agent_info?.llm === "string" ? info.agent_info.llm : "";
   if (agentLlm.startsWith("scripted:") || passk?.scripted_demo === true)
-    reasons.push("a scripted demo (scripted:gold plays the gold actions), not a model");
+    add("scripted-demo", "a scripted demo (scripted:gold plays the gold actions), not a model");
   const config = passk ? RunConfigSchema.safeParse(passk.config).data : undefined;
   if (passk !== undefined) {
     const protocol = typeof passk.protocol === "string" ? passk.protocol : (config?.protocol ?? "passk");
     if (protocol !== "tau2")
-      reasons.push(
+      add(
+        "modified-prompts",
         "run under passk's protocol (its own prompt and tool descriptions, strict argument checks)",
+      );
+    const nested = (passk.nested_model_descriptions ?? {}) as Record<string, unknown>;
+    if (input.domain !== undefined && nested[input.domain] === "missing")
+      add(
+        "modified-prompts",
+        "the tools' nested models lacked the reference's descriptions (the upstream data-model modules were not at hand: `passk data pull` with network)",
       );
   }
   if (config) {
     if (config.models.agentLlm.startsWith("module:"))
-      reasons.push(`a custom agent (${config.models.agentLlm}) instead of τ²'s LLM agent`);
+      add("modified-prompts", `a custom agent (${config.models.agentLlm}) instead of τ²'s LLM agent`);
     if (config.models.agentPromptTemplate !== undefined)
-      reasons.push("a custom agent prompt (--agent-prompt-template)");
-    if (config.models.toolSpec !== undefined) reasons.push("custom tool descriptions (--tool-spec)");
-    if (config.solo) reasons.push("solo mode");
-    if (config.max_steps !== 200) reasons.push(`--max-steps ${config.max_steps} (τ²: 200)`);
-    if (config.max_errors !== 10) reasons.push(`--max-errors ${config.max_errors} (τ²: 10)`);
+      add("modified-prompts", "a custom agent prompt (--agent-prompt-template)");
+    if (config.models.toolSpec !== undefined)
+      add("modified-prompts", "custom tool descriptions (--tool-spec)");
+    if (config.solo) add("modified-protocol", "solo mode");
+    if (config.max_steps !== 200) add("modified-protocol", `--max-steps ${config.max_steps} (τ²: 200)`);
+    if (config.max_errors !== 10) add("modified-protocol", `--max-errors ${config.max_errors} (τ²: 10)`);
   }
   const ran = new Set(input.taskIds);
   if (input.baseTaskIds) {
+    const base = new Set(input.baseTaskIds);
     const missing = input.baseTaskIds.filter((id) => !ran.has(id)).length;
-    const extra = [...ran].filter((id) => !input.baseTaskIds!.includes(id)).length;
+    const extra = [...ran].filter((id) => !base.has(id)).length;
     if (missing > 0)
-      reasons.push(`${missing} of ${input.baseTaskIds.length} base-split tasks not run (a task subset)`);
-    if (extra > 0) reasons.push(`${extra} task(s) outside the base split`);
+      add("task-subset", `${missing} of ${base.size} base-split tasks not run (a task subset)`);
+    if (extra > 0) add("task-subset", `${extra} task(s) outside the base split`);
   } else if (config) {
     const { split, task_ids: taskIds, num_tasks: numTasks } = config.selection;
     if (taskIds !== null || numTasks !== null || (split !== null && split !== "base"))
-      reasons.push("a task subset (--task-ids, --num-tasks or a split other than base)");
+      add("task-subset", "a task subset (--task-ids, --num-tasks or a split other than base)");
   }
   if (input.numTrials !== null && input.numTrials < LEADERBOARD_TRIALS)
-    reasons.push(
+    add(
+      "trials",
       `${input.numTrials} trial${input.numTrials === 1 ? "" : "s"} per task (the leaderboard asks for ${LEADERBOARD_TRIALS} or more)`,
     );
   let unjudged = 0;
@@ -79,12 +115,19 @@ export function tau2Comparability(input: ComparabilityInput): Tau2Comparability 
     if (reward?.reward_breakdown?.NL_ASSERTION === null || (typeof pending === "number" && pending > 0))
       unjudged++;
   }
-  if (unjudged > 0) reasons.push(`NL assertions not judged in ${unjudged} simulation(s) (no --judge-llm)`);
-  return { comparable: reasons.length === 0, reasons };
+  if (unjudged > 0)
+    add("modified-protocol", `NL assertions not judged in ${unjudged} simulation(s) (no --judge-llm)`);
+  return {
+    comparable: deviations.length === 0,
+    reasons: deviations.map((d) => d.reason),
+    deviations,
+  };
 }
 
 /** `τ²-comparable`, or `not τ²-comparable: <reasons>`. */
-export function describeComparability(comparability: Tau2Comparability): string {
+export function describeComparability(
+  comparability: Pick<Tau2Comparability, "comparable" | "reasons">,
+): string {
   return comparability.comparable
     ? "τ²-comparable"
     : `not τ²-comparable: ${comparability.reasons.join("; ")}`;

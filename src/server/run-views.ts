@@ -16,7 +16,7 @@ import type {
 } from "./api-schemas.js";
 import type { RunStore, SimulationKey, StoredRun, StoredSimulationSummary } from "./run-store.js";
 import { RunNotFoundError, SimulationNotFoundError } from "./server-errors.js";
-import { tau2Comparability, type Tau2Comparability } from "../runner/tau2-comparability.js";
+import { tau2Comparability } from "../runner/tau2-comparability.js";
 
 const stringOr = (value: unknown): string | null =>
   typeof value === "string" && value !== "" ? value : null;
@@ -96,7 +96,10 @@ export class RunViews {
   }
 
   /** τ²-comparability over the run's domains (reasons prefixed with the domain when it has several). */
-  #comparability(run: StoredRun, simulations: readonly StoredSimulationSummary[]): Tau2Comparability {
+  #comparability(
+    run: StoredRun,
+    simulations: readonly StoredSimulationSummary[],
+  ): RunSummary["comparability"] {
     const domains = [...new Set(simulations.map((s) => s.domain))].sort();
     const reasons: string[] = [];
     for (const domain of domains) {
@@ -104,6 +107,7 @@ export class RunViews {
       const data = this.#loadDomainData(domain);
       const base = data?.domain.tau2 ? data.splits?.base : undefined;
       const verdict = tau2Comparability({
+        domain,
         info: run.info,
         taskIds: ofDomain.map((s) => s.task_id),
         numTrials: run.numTrials,

@@ -87,6 +87,7 @@ export function sourceComparability(
       return [
         domain,
         tau2Comparability({
+          domain,
           info,
           taskIds: simulations.map((s) => s.task_id),
           numTrials: source.numTrials,

@@ -244,6 +244,17 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
           protocol: resolvedConfig.protocol,
           // The commit whose prompt and tool texts the models were shown (τ² protocol, models reading them).
           upstream_commit: texts?.commit ?? null,
+          // Per domain: whether the tools' nested models carried the reference's descriptions.
+          ...(texts
+            ? {
+                nested_model_descriptions: Object.fromEntries(
+                  [...domains.values()].map(({ data }) => [
+                    data.domain.name,
+                    texts.nestedModelDescriptions(data.domain),
+                  ]),
+                ),
+              }
+            : {}),
           ...(participants.scriptedDemo ? { scripted_demo: true, notice: SCRIPTED_DEMO_BANNER } : {}),
           config: { ...resolvedConfig, runner: null },
         },

@@ -114,6 +114,42 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     ).toEqual([{ n: 12, keys: 12 }]);
   });
 
+  it("runs delete refuses a run a live process is running (its lock), which then completes untouched", async () => {
+    const store = path.join(dir, "delete-running.db");
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, "bin", "passk.js"),
+        "run",
+        "--domain",
+        "mock",
+        ...modelFlags(),
+        "--max-concurrency",
+        "1",
+        "--store",
+        store,
+      ],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env } },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const running = () =>
+      existsSync(store) &&
+      query(store, "SELECT name FROM sqlite_master WHERE name = 'simulations'").length > 0 &&
+      query<{ n: number }>(store, "SELECT COUNT(*) AS n FROM simulations")[0]!.n > 0;
+    while (!running()) await new Promise((resolve) => setTimeout(resolve, 10));
+    const id = query<{ id: string }>(store, "SELECT id FROM runs")[0]!.id;
+    const refused = await runCli(["runs", "delete", id, "--store", store], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`error: run ${id} is being run by process ${child.pid} on this machine`);
+    expect(await exited, stderr).toBe(0);
+    expect(query(store, "SELECT status FROM runs")).toEqual([{ status: "completed" }]);
+    // Once it ended, it can go.
+    const deleted = await runCli(["runs", "delete", id, "--store", store], { env });
+    expect(deleted.code, deleted.stderr).toBe(0);
+  });
+
   it("Ctrl-C: conversations in flight finish and are stored, nothing new starts, exit 130, resumable", async () => {
     const store = path.join(dir, "interrupt.db");
     const child = spawn(

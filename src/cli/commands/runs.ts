@@ -1,4 +1,8 @@
+import { hostname } from "node:os";
 import type { Command } from "commander";
+import { ConfigError } from "../../core/errors.js";
+import { RunConfigSchema } from "../../runner/run-config.js";
+import { checkNotRunningElsewhere } from "./run-resolve.js";
 import { computeRunMetrics, failingTasks } from "../../metrics/run-metrics.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
 import type { RunRecord } from "../../store/store.js";
@@ -107,9 +111,26 @@ export function registerRuns(program: Command, context: CliContext): void {
     runs
       .command("delete")
       .description("Delete a run with its simulations")
-      .argument("<run>", "run id (or unique prefix)"),
-  ).action((ref: string, options: { store?: string }) => {
-    const deleted = withStore(context, options.store, { create: false }, (store) => store.deleteRun(ref));
+      .argument("<run>", "run id (or unique prefix)")
+      .option("--force", "delete it even though its status says a process on another machine runs it"),
+  ).action((ref: string, options: { store?: string; force?: boolean }) => {
+    const deleted = withStore(context, options.store, { create: false }, (store) =>
+      store.transaction(() => {
+        // The run's lock: a run some live process is running is not pulled from under it.
+        const run = store.getRun(ref);
+        const config = RunConfigSchema.safeParse(run.config);
+        if (run.status === "running" && config.success) {
+          checkNotRunningElsewhere({ run, config: config.data });
+          const runner = config.data.runner;
+          if (runner && runner.host !== hostname() && !options.force)
+            throw new ConfigError(
+              `run ${run.id} is marked running by process ${runner.pid} on ${runner.host} (since ${runner.started_at}); ` +
+                "stop it there first, or pass --force if that process is gone.",
+            );
+        }
+        return store.deleteRun(run.id);
+      }),
+    );
     println(context, `deleted run ${deleted.id} (${deleted.simulations} simulations)`);
   });
 }

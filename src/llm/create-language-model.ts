@@ -4,6 +4,7 @@ import { createAiSdkLanguageModel } from "./ai-sdk-language-model.js";
 import type { PriceOverrides } from "./cost.js";
 import { checkLlmArgs, parseLlmArgs, type LlmArgs } from "./llm-args.js";
 import { parseModelSpec, type ModelSpec } from "./model-spec.js";
+import { urlCredentials } from "./redact.js";
 import { createDefaultProviderRegistry, type ProviderRegistry } from "./provider-registry.js";
 import type { ResponseCache } from "./response-cache.js";
 import { resolveRetryOptions, type RetryOptions } from "./retry.js";
@@ -104,7 +105,8 @@ export function createLanguageModel(
     priceLookup: provider.priceLookup(baseUrl),
     ...(options.priceOverrides ? { priceOverrides: options.priceOverrides } : {}),
     ...(options.cache ? { cache: options.cache } : {}),
-    secrets: apiKey !== undefined ? [apiKey] : [],
+    // A base URL's own credentials (`user:pass@`, `?api-key=`) are secrets like the key.
+    secrets: [...(apiKey !== undefined ? [apiKey] : []), ...urlCredentials(baseUrl)],
     now: options.now ?? (() => new Date()),
   });
 }

@@ -23,4 +23,4 @@ export { callCost, loadPriceOverrides, PriceOverridesSchema, ModelPriceSchema } 
 export type { PriceOverrides, ModelPrice, TokenUsage, PriceLookup } from "./cost.js";
 export { openResponseCache, responseCacheKey } from "./response-cache.js";
 export type { ResponseCache } from "./response-cache.js";
-export { redactSecrets, REDACTED } from "./redact.js";
+export { redactSecrets, redactUrl, isRedactedUrl, urlCredentials, REDACTED } from "./redact.js";

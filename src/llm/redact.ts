@@ -32,3 +32,37 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   }
   return result;
 }
+
+/** Query parameters whose values are credentials (`?api-key=…`, `?token=…`, `?sig=…`). */
+const SECRET_PARAMETER = /key|token|secret|sig|signature|password|passwd|auth|credential/i;
+
+/**
+ * The credentials a base URL carries: its user name and password (`https://user:pass@host`) and the
+ * values of credential-like query parameters. They are secrets like an API key.
+ */
+export function urlCredentials(url: string): string[] {
+  if (!URL.canParse(url)) return [];
+  const parsed = new URL(url);
+  const found = [parsed.username, parsed.password].map((v) => decodeURIComponent(v));
+  for (const [name, value] of parsed.searchParams) if (SECRET_PARAMETER.test(name)) found.push(value);
+  return found.filter((v) => v.length > 0);
+}
+
+/**
+ * A base URL fit to store or print: credentials replaced by {@link REDACTED}.
+ * @example redactUrl("https://me:pw@proxy/v1?api-key=abc") // "https://[redacted]:[redacted]@proxy/v1?api-key=[redacted]"
+ */
+export function redactUrl(url: string): string {
+  if (!URL.canParse(url) || urlCredentials(url).length === 0) return url;
+  const parsed = new URL(url);
+  if (parsed.username) parsed.username = REDACTED;
+  if (parsed.password) parsed.password = REDACTED;
+  for (const name of [...parsed.searchParams.keys()])
+    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, REDACTED);
+  return decodeURIComponent(parsed.href);
+}
+
+/** Whether a stored base URL had its credentials taken out (a resume must be given it again). */
+export function isRedactedUrl(url: string): boolean {
+  return url.includes(REDACTED);
+}

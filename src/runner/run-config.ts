@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { redactUrl } from "../llm/redact.js";
 
 /** The model flags a run was started with (`--agent-llm`, `--user-llm-args`…), as given. */
 export const RunModelsSchema = z.object({
@@ -112,4 +113,19 @@ export function identityDifferences(
     .filter((name) => !only || only.has(name))
     .filter((name) => JSON.stringify(a[name] ?? null) !== JSON.stringify(b[name] ?? null))
     .map((name) => `${name}: ${JSON.stringify(a[name] ?? null)} → ${JSON.stringify(b[name] ?? null)}`);
+}
+
+const BASE_URL_KEYS = ["agentLlmBaseUrl", "userLlmBaseUrl", "judgeLlmBaseUrl"] as const;
+
+/**
+ * The configuration as stored and written into results: credentials inside base URLs (`user:pass@`,
+ * `?api-key=`) taken out, like API keys, which are never stored. A resume is given such a URL again.
+ */
+export function storableConfig(config: RunConfig): RunConfig {
+  const models = { ...config.models };
+  for (const key of BASE_URL_KEYS) {
+    const url = models[key];
+    if (url !== undefined) models[key] = redactUrl(url);
+  }
+  return { ...config, models };
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
+import { isRedactedUrl } from "../../llm/redact.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { readResultsFile, type ResultsInput } from "../../formats/tau2/results.js";
 import {
@@ -103,6 +104,11 @@ const MODEL_KEYS = [
   "timeout",
   "maxRetries",
 ] as const satisfies ReadonlyArray<keyof RunModels>;
+const FLAG_OF_MODEL_KEY = {
+  agentLlmBaseUrl: "--agent-llm-base-url",
+  userLlmBaseUrl: "--user-llm-base-url",
+  judgeLlmBaseUrl: "--judge-llm-base-url",
+} as const;
 const FILE_KEYS = new Set(["agentPromptTemplate", "toolSpec", "prices", "upstream"]);
 
 /** The run configuration the flags describe (a new run, or one to compare with a stored run). */
@@ -250,6 +256,15 @@ export function resolveRun(
       const value = flags[key];
       if (value !== undefined && command.getOptionValueSource(key) === "cli")
         models[key] = FILE_KEYS.has(key) && typeof value === "string" ? path.resolve(value) : value;
+    }
+    // Credentials were taken out of stored base URLs: the resume must give such a URL again.
+    for (const key of ["agentLlmBaseUrl", "userLlmBaseUrl", "judgeLlmBaseUrl"] as const) {
+      const url = models[key];
+      if (typeof url === "string" && isRedactedUrl(url))
+        throw new ConfigError(
+          `run ${run.id} used a base URL with credentials (${url}), which are never stored; ` +
+            `pass ${FLAG_OF_MODEL_KEY[key]} again to continue it.`,
+        );
     }
     return {
       config: { ...stored, models: models as RunModels, save_to: saveTo },

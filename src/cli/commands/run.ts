@@ -11,7 +11,7 @@ import { executeRun, simulationCost, type RunOutcome } from "../../runner/execut
 import { checkThresholds, parseThresholds, type Threshold } from "../../runner/fail-under.js";
 import { junitReport } from "../../runner/junit-report.js";
 import { resultsFiles, writeResults } from "../../runner/results-writer.js";
-import type { RunConfig } from "../../runner/run-config.js";
+import { storableConfig, type RunConfig } from "../../runner/run-config.js";
 import { runInfo } from "../../runner/run-info.js";
 import { planRun, selectTasksOfDomains } from "../../runner/run-plan.js";
 import { formatDuration } from "../../runner/run-progress.js";
@@ -256,7 +256,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
               }
             : {}),
           ...(participants.scriptedDemo ? { scripted_demo: true, notice: SCRIPTED_DEMO_BANNER } : {}),
-          config: { ...resolvedConfig, runner: null },
+          config: storableConfig({ ...resolvedConfig, runner: null }),
         },
       });
 
@@ -277,7 +277,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       if (resolved.existing) {
         return store.updateRun(resolved.existing.run.id, {
           status: "running",
-          config: { ...resolvedConfig, runner },
+          config: storableConfig({ ...resolvedConfig, runner }),
         });
       }
       const adoptedId = resolved.adopt?.runId;
@@ -287,7 +287,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         status: "running",
         label: flags.label ?? (participants.scriptedDemo ? "scripted demo" : null),
         numTrials: resolvedConfig.num_trials,
-        config: { ...resolvedConfig, runner },
+        config: storableConfig({ ...resolvedConfig, runner }),
         timestamp: resolved.adopt?.results.timestamp ?? new Date().toISOString().replace("Z", ""),
       });
       store.updateRun(created.id, {
@@ -394,7 +394,10 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     }
     const wallMs = performance.now() - started;
     const finalStatus = outcome.reason === "completed" ? "completed" : "interrupted";
-    store.updateRun(run.id, { status: finalStatus, config: { ...resolvedConfig, runner: null } });
+    store.updateRun(run.id, {
+      status: finalStatus,
+      config: storableConfig({ ...resolvedConfig, runner: null }),
+    });
     if (outcome.setupError) {
       throw new ConfigError(
         `${outcome.setupError.message}\nthe run stopped: no conversation was graded with this set-up ` +

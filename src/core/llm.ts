@@ -63,6 +63,8 @@ export interface LlmResponse {
 export interface LanguageModel {
   /** `<provider>:<model>`, e.g. `openai:gpt-4.1`. Never contains secrets. */
   readonly spec: string;
+  /** Whether its calls can be priced (the price table or `--prices` knows the model); absent: unknown. */
+  readonly priced?: boolean;
   generate(request: LlmRequest): Promise<LlmResponse>;
 }
 

@@ -136,6 +136,15 @@ export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): La
     spec: label,
     provider: spec.provider,
     model: spec.model,
+    get priced(): boolean {
+      priced ??= isPriced({
+        provider: spec.provider,
+        model: spec.model,
+        lookup: options.priceLookup,
+        ...(options.priceOverrides ? { overrides: options.priceOverrides } : {}),
+      });
+      return priced;
+    },
     async generate(request: LlmRequest): Promise<LlmResponse> {
       const params = mergeLlmArgs(
         options.args,

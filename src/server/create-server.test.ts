@@ -393,6 +393,10 @@ describe("public deployment limits", () => {
 
     const refused = await post(app, "/api/conversations", { domain: "mock", mode: "human" });
     expect(refused.status).toBe(429);
+    // Come back when the day's budget resets.
+    expect(Number(refused.headers.get("Retry-After"))).toBe(
+      Math.ceil((Date.parse("2025-06-02T00:00:00Z") - clock.getTime()) / 1000),
+    );
     expect(await refused.json()).toEqual({
       code: "spend_cap_reached",
       message:
@@ -417,6 +421,7 @@ describe("public deployment limits", () => {
     const id = await start(app, { domain: "mock", mode: "human" });
     const busy = await post(app, "/api/conversations", { domain: "mock", mode: "human" });
     expect(busy.status).toBe(503);
+    expect(busy.headers.get("Retry-After")).toBe("10");
     const events = await readEvents(app, id);
     expect(events.at(-1)).toMatchObject({ type: "conversation-end", reason: "abandoned" });
     expect((await post(app, "/api/conversations", { domain: "mock", mode: "human" })).status).toBe(201);

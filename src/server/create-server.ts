@@ -43,6 +43,7 @@ import {
   ParticipantNotOfferedError,
   SpendCapReachedError,
   httpStatusOf,
+  type RetryAfter,
 } from "./server-errors.js";
 import { SpendTracker } from "./spend-tracker.js";
 import { serveStatic } from "./static-files.js";
@@ -301,6 +302,8 @@ export function createServer(deps: ServerDeps) {
 
   app.onError((error, c) => {
     if (PasskError.isInstance(error)) {
+      const retryAfter = (error as Partial<RetryAfter>).retryAfterSeconds;
+      if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
       return c.json({ code: error.code, message: redact(error.message) }, httpStatusOf(error) as 400);
     }
     if (error instanceof HTTPException) {
@@ -368,7 +371,7 @@ export function createServer(deps: ServerDeps) {
         const request = c.req.valid("json");
         const budget = spend.budget();
         if (budget.exhausted && budget.capUsd !== null)
-          throw new SpendCapReachedError(budget.capUsd, budget.resetsAt);
+          throw new SpendCapReachedError(budget.capUsd, budget.resetsAt, now());
         const data = domainData(request.domain);
         const task = request.taskId !== undefined ? data.task(request.taskId) : undefined;
         const agentSpec = pick("agent", deps.participants.agents, request.agent);

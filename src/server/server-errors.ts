@@ -44,18 +44,27 @@ export class ParticipantNotOfferedError extends PasskError {
   }
 }
 
-export class SpendCapReachedError extends PasskError {
-  constructor(capUsd: number, resetsAt: string) {
+/** A refusal that tells the client when to try again (`Retry-After`, seconds). */
+export interface RetryAfter {
+  readonly retryAfterSeconds: number;
+}
+
+export class SpendCapReachedError extends PasskError implements RetryAfter {
+  readonly retryAfterSeconds: number;
+  constructor(capUsd: number, resetsAt: string, now: Date = new Date()) {
     super(
       "spend_cap_reached",
       `Today's spending cap of $${capUsd.toFixed(2)} is reached: new conversations are refused until ${resetsAt} ` +
         "(conversations already running will finish).",
     );
     this.name = "SpendCapReachedError";
+    this.retryAfterSeconds = Math.max(1, Math.ceil((Date.parse(resetsAt) - now.getTime()) / 1000));
   }
 }
 
-export class ServerBusyError extends PasskError {
+export class ServerBusyError extends PasskError implements RetryAfter {
+  /** A conversation takes seconds to minutes; ten seconds is a polite first wait. */
+  readonly retryAfterSeconds = 10;
   constructor(max: number) {
     super(
       "server_busy",

@@ -7,6 +7,7 @@ import { createAgent, isScriptedSpec } from "../../agents/create-agent.js";
 import { ConfigError } from "../../core/errors.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { createJudge } from "../../judge/create-judge.js";
+import { createLanguageModel, loadPriceOverrides } from "../../llm/index.js";
 import { createServer, type Participants } from "../../server/create-server.js";
 import { sqliteRunStore } from "../../server/sqlite-run-store.js";
 import { resolveStorePath } from "../../store/store-location.js";
@@ -34,6 +35,7 @@ const ServeOptionsSchema = z.object({
   protocol: z.enum(["tau2", "passk"]).optional(),
   upstream: z.string().optional(),
   allowedHost: z.array(z.string().min(1)).optional(),
+  prices: z.string().optional(),
 });
 
 /** The built web app shipped with passk (`web/dist` beside `dist/`). */
@@ -66,6 +68,7 @@ export function registerServe(program: Command, context: CliContext): void {
       .option("--judge-llm <spec>", "judge for NL assertions at the end of a conversation")
       .option("--rate-limit <n>", "requests per minute per client address that start or drive work", "60")
       .option("--daily-spend-cap <usd>", "refuse new conversations once today's model spend reaches this")
+      .option("--prices <file>", "price overrides JSON for models the price table lacks (needed with a cap)")
       .option("--max-conversations <n>", "conversations running at once", "20")
       .option("--max-steps <n>", "steps per conversation", "200")
       .option("--trust-proxy", "take client addresses from X-Forwarded-For (behind your own proxy only)")
@@ -107,17 +110,38 @@ export function registerServe(program: Command, context: CliContext): void {
     const texts = protocol.name === "tau2" ? protocol.texts : undefined;
     // τ²'s protocol: its prompt templates and temperature 0 for both models.
     const tau2Args = protocol.name === "tau2" ? { args: { temperature: 0 } } : {};
+    const priceOverrides = options.prices ? loadPriceOverrides(options.prices) : undefined;
+    const priced = priceOverrides ? { priceOverrides } : {};
     const agentModel = {
       env,
       ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}),
       ...tau2Args,
+      ...priced,
       ...(texts ? { templates: texts.prompts.agent, doneTool: texts.doneTool } : {}),
     };
     const userModel = {
       env,
       ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}),
       ...tau2Args,
+      ...priced,
     };
+    // A spend cap counts dollars: every model it has to count must have a price, or it counts nothing.
+    if (options.dailySpendCap !== undefined) {
+      const unpriced = [
+        ...options.agentLlm.map((spec) => ({ spec, model: agentModel })),
+        ...options.userLlm.map((spec) => ({ spec, model: userModel })),
+        ...(options.judgeLlm ? [{ spec: options.judgeLlm, model: { env, ...priced } }] : []),
+      ]
+        .filter(({ spec }) => !isScriptedSpec(spec))
+        .filter(({ spec, model }) => createLanguageModel(spec, model).priced === false)
+        .map(({ spec }) => spec);
+      if (unpriced.length > 0)
+        throw new ConfigError(
+          `--daily-spend-cap cannot count the spend of ${[...new Set(unpriced)].join(", ")}: the price table does not know ` +
+            `${unpriced.length === 1 ? "it" : "them"}. Pass --prices FILE with ${unpriced.length === 1 ? "its" : "their"} prices ` +
+            '(e.g. {"models": {"openai-compatible:my-model": {"input_mtok": 0.5, "output_mtok": 1.5}}}), or drop the cap.',
+        );
+    }
     // Built once, now: configuration problems (unknown provider, missing key) show before serving, and
     // every conversation shares them (each conversation is its own session of the same participant).
     let guidelines: ReturnType<typeof readUserGuidelines> | undefined;
@@ -140,7 +164,7 @@ export function registerServe(program: Command, context: CliContext): void {
       createUserSimulator: (spec) =>
         users.get(spec) ?? createUserSimulator(spec, { ...userModel, guidelines: userGuidelines }),
     };
-    const judge = options.judgeLlm ? createJudge(options.judgeLlm, { env }) : undefined;
+    const judge = options.judgeLlm ? createJudge(options.judgeLlm, { env, ...priced }) : undefined;
     const store = Store.open(resolveStorePath(options.store, env), { create: true });
     const webRoot = options.webRoot ?? defaultWebRoot();
     if (!existsSync(path.join(webRoot, "index.html"))) {

@@ -102,6 +102,7 @@ export function systemFailure(error: unknown): string | undefined {
       return `permission denied${where}: passk may not read or write there; fix the file's permissions or choose another path.`;
     case "EROFS":
     case "SQLITE_READONLY":
+    case "SQLITE_READONLY_DIRECTORY":
       return `the store or file is read-only${where}: open a writable copy (--store PATH) or fix its permissions; read-only commands (report, runs list) still work.`;
     case "SQLITE_CORRUPT":
     case "SQLITE_NOTADB":

@@ -70,3 +70,16 @@ export class StoreDamagedError extends PasskError {
     this.file = file;
   }
 }
+
+/** The store exists but this user may not open or write it (permissions, a read-only folder). */
+export class StoreAccessError extends PasskError {
+  readonly file: string;
+  constructor(file: string, why: string) {
+    super(
+      "store_access",
+      `cannot use the store ${file}: ${why}. Fix its permissions, copy it to a writable folder, or pass --store PATH.`,
+    );
+    this.name = "StoreAccessError";
+    this.file = file;
+  }
+}

@@ -11,6 +11,7 @@ import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py
 import { MIGRATIONS, type Migration } from "./schema.js";
 import {
   NotAStoreError,
+  StoreAccessError,
   StoreDamagedError,
   StoreInputError,
   StoreNotFoundError,
@@ -149,6 +150,8 @@ export class Store {
     try {
       db = new Database(resolved);
     } catch (error) {
+      if (exists && (error as { code?: string }).code?.startsWith("SQLITE_CANTOPEN"))
+        throw new StoreAccessError(resolved, "it cannot be opened (no permission to read it or its folder?)");
       throw new NotAStoreError(resolved, (error as Error).message, { cause: error });
     }
     try {
@@ -162,6 +165,12 @@ export class Store {
       applyMigrations(db, version, migrations);
     } catch (error) {
       db.close();
+      const code = (error as { code?: string }).code;
+      if (code?.startsWith("SQLITE_READONLY") || code?.startsWith("SQLITE_CANTOPEN"))
+        throw new StoreAccessError(
+          resolved,
+          "it or its folder is read-only, and SQLite must write its journal beside it",
+        );
       throw error;
     }
     return new Store(resolved, db, options.now ?? (() => new Date()));
@@ -493,6 +502,12 @@ function checkVersion(db: Database.Database, file: string, migrations: readonly 
   try {
     version = currentVersion(db);
   } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code?.startsWith("SQLITE_READONLY") || code?.startsWith("SQLITE_CANTOPEN"))
+      throw new StoreAccessError(
+        file,
+        "it or its folder is read-only, and SQLite must write its journal beside it",
+      );
     throw new NotAStoreError(file, (error as Error).message, { cause: error });
   }
   if (version === null) {

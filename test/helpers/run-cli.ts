@@ -12,12 +12,19 @@ export interface CliRun {
 /** Run the built `passk` CLI as a user would, with its own environment. */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    input?: string;
+    cwd?: string;
+    /** Run as this user id (needs root), e.g. to see what a user without permissions sees. */
+    uid?: number;
+  } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin", "passk.js"), ...args], {
       cwd: options.cwd ?? REPO_ROOT,
       env: { ...process.env, ...options.env },
+      ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
     });
     let stdout = "";
     let stderr = "";

@@ -1,10 +1,11 @@
-import { copyFileSync, mkdtempSync, openSync, writeSync, closeSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, closeSync, copyFileSync, cpSync, mkdtempSync, openSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { describeError, systemFailure } from "../../src/cli/context.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
-import { runCli } from "../helpers/run-cli.js";
+import { REPO_ROOT, runCli } from "../helpers/run-cli.js";
 
 // What the machine throws at passk — a damaged store, a full disk, a refused permission, an input too
 // large to hold — reaches the user as one sentence with the fix, never a stack trace.
@@ -68,5 +69,65 @@ describe("the CLI's error boundary", () => {
     expect(listed.code).toBe(1);
     expect(listed.stderr).toMatch(/^error: .*damaged\.db is damaged \(.*\): restore it from a backup/);
     expect(listed.stderr).not.toContain("    at ");
+  });
+});
+
+describe("what a user without permissions sees", () => {
+  // As root (CI), the CLI runs as `nobody`; as anyone else, as that user: either way, one without rights.
+  const uid = process.getuid?.() === 0 ? 65534 : undefined;
+  // `nobody` must be able to run passk from this checkout at all (a checkout under a private home
+  // folder would not let it); the cases are skipped, saying so, where it cannot.
+  const runnable =
+    uid === undefined ||
+    spawnSync(
+      process.execPath,
+      ["-e", `require("fs").accessSync(${JSON.stringify(path.join(REPO_ROOT, "dist", "cli", "main.js"))})`],
+      {
+        uid,
+        gid: uid,
+      },
+    ).status === 0;
+
+  it.runIf(runnable)(
+    "a store in a read-only folder: a sentence saying so, not 'not a passk store'",
+    async () => {
+      const folder = mkdtempSync(path.join(tmpdir(), "passk-readonly-"));
+      const store = path.join(folder, "passk.db");
+      const run = await runCli(
+        ["run", "--domain", "mock", "--agent-llm", "scripted:gold", "--num-tasks", "1", "--store", store],
+        { env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      chmodSync(store, 0o444);
+      chmodSync(folder, 0o555);
+      try {
+        const listed = await runCli(["runs", "list", "--store", store], {
+          env,
+          ...(uid !== undefined ? { uid } : {}),
+        });
+        expect(listed.code).toBe(1);
+        expect(listed.stderr).toContain(
+          `error: cannot use the store ${store}: it or its folder is read-only`,
+        );
+        expect(listed.stderr).not.toContain("not a passk store");
+      } finally {
+        chmodSync(folder, 0o755);
+      }
+    },
+  );
+
+  it.runIf(runnable)("a data file it may not read: permission denied, with the fix", async () => {
+    const data = mkdtempSync(path.join(tmpdir(), "passk-unreadable-"));
+    cpSync(path.join(tau2DataDir(), "mock"), path.join(data, "mock"), { recursive: true });
+    chmodSync(data, 0o755);
+    chmodSync(path.join(data, "mock"), 0o755);
+    chmodSync(path.join(data, "mock", "db.json"), 0o000);
+    const listed = await runCli(["tasks", "list", "--domain", "mock"], {
+      env: { PASSK_DATA_DIR: data },
+      ...(uid !== undefined ? { uid } : {}),
+    });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain("permission denied: this user may not read it");
+    expect(listed.stderr).toContain("fix the file's permissions");
   });
 });

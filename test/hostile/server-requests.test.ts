@@ -122,3 +122,41 @@ describe("hostile requests to the server", () => {
     expect(own.status).toBe(200);
   });
 });
+
+describe("heavy uploads", () => {
+  it("a results file of 2 tasks × 8,000 trials imports at once and the server keeps answering", async () => {
+    const { app } = server();
+    const simulations = ["create_task_1", "update_task_1"].flatMap((task) =>
+      Array.from({ length: 8000 }, (_, trial) => ({
+        id: `${task}-${trial}`,
+        task_id: task,
+        trial,
+        termination_reason: "user_stop",
+        reward_info: { reward: trial % 3 === 0 ? 0 : 1, reward_basis: ["DB"], reward_breakdown: { DB: 1 } },
+        messages: [{ role: "assistant", content: "Hi! How can I help you today?" }],
+      })),
+    );
+    const body = JSON.stringify({
+      timestamp: null,
+      info: { num_trials: 8000, environment_info: { domain_name: "mock" } },
+      tasks: [],
+      simulations,
+    });
+    const started = performance.now();
+    const imported = await app.request("http://localhost/api/runs/import?name=big", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body,
+    });
+    expect(imported.status).toBe(201);
+    const { run } = (await imported.json()) as {
+      run: { passHatKs: Record<string, number>; simulations: number };
+    };
+    expect(run.simulations).toBe(16000);
+    // pass^k for k ≤ 32 (not 8,000 columns): linear in the trials.
+    expect(Object.keys(run.passHatKs)).toHaveLength(32);
+    expect((await app.request("http://localhost/api/info")).status).toBe(200);
+    // Generous: it takes well under a second here; quadratic metrics took minutes.
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+});

@@ -108,10 +108,18 @@ function readText(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
+    const denied = (error as { code?: string }).code === "EACCES";
     throw new InvalidInputFileError(
       file,
-      [{ path: "(file)", message: (error as Error).message }],
-      "check that the data directory is complete (`passk data pull`).",
+      [
+        {
+          path: "(file)",
+          message: denied ? "permission denied: this user may not read it" : (error as Error).message,
+        },
+      ],
+      denied
+        ? "fix the file's permissions (or its folder's), or point --data at a copy you can read."
+        : "check that the data directory is complete (`passk data pull`).",
     );
   }
 }

@@ -1,6 +1,9 @@
 import type { Command } from "commander";
 import type { Agent } from "../core/agent.js";
 import { ConfigError, PasskError } from "../core/errors.js";
+import { systemFailure } from "../core/system-failure.js";
+
+export { systemFailure };
 import type { AnyDomain } from "../env/domain.js";
 import { builtinDomains, getDomain } from "../domains/registry.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
@@ -86,40 +89,4 @@ export function describeError(error: unknown): string {
   if (known !== undefined) return `error: ${known}`;
   if (error instanceof Error) return `error: ${error.stack ?? error.message}`;
   return `error: ${String(error)}`;
-}
-
-/** What a system failure means and what to do, or undefined when it is not one passk recognises. */
-export function systemFailure(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const { code, path: file } = error as NodeJS.ErrnoException;
-  const where = file ? ` (${file})` : "";
-  switch (code) {
-    case "ENOSPC":
-    case "SQLITE_FULL":
-      return `the disk is full${where}: nothing was lost that was already stored; free some space and run the command again (a run continues with \`passk run --resume RUN_ID\`).`;
-    case "EACCES":
-    case "EPERM":
-      return `permission denied${where}: passk may not read or write there; fix the file's permissions or choose another path.`;
-    case "EROFS":
-    case "SQLITE_READONLY":
-    case "SQLITE_READONLY_DIRECTORY":
-      return `the store or file is read-only${where}: open a writable copy (--store PATH) or fix its permissions; read-only commands (report, runs list) still work.`;
-    case "SQLITE_CORRUPT":
-    case "SQLITE_NOTADB":
-      return `the store is damaged (${error.message}): restore it from a backup, or start a new one with --store PATH; results files written with --save-to are unaffected.`;
-    case "SQLITE_BUSY":
-    case "SQLITE_LOCKED":
-      return "the store is busy (another passk process holds it): wait for it, or use another --store.";
-    case "EMFILE":
-    case "ENFILE":
-      return "too many open files: lower --max-concurrency, or raise the limit (ulimit -n).";
-    case "ERR_STRING_TOO_LONG":
-      return "the input is too large to read into memory (over 512 MB of text); split it or pass a smaller file.";
-  }
-  if (
-    error instanceof RangeError &&
-    /Invalid (string|array) length|Array buffer allocation failed/.test(error.message)
-  )
-    return `the input or request is too large to hold in memory (${error.message}); use a smaller file or smaller numbers.`;
-  return undefined;
 }

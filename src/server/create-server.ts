@@ -8,6 +8,7 @@ import { streamSSE } from "hono/streaming";
 import type { z } from "zod";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import { ConfigError, PasskError, UnknownNameError } from "../core/errors.js";
+import { systemFailure } from "../core/system-failure.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type { Judge } from "../core/judge.js";
 import type { AnyDomain } from "../env/domain.js";
@@ -312,6 +313,9 @@ export function createServer(deps: ServerDeps) {
     log(
       `internal error on ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
+    // The machine's failures (a full disk, a damaged store) get their sentence — without server paths.
+    const known = systemFailure(error, { withPaths: false });
+    if (known !== undefined) return c.json({ code: "system_failure", message: known }, 503);
     return c.json({ code: "internal_error", message: "Internal server error" }, 500);
   });
 

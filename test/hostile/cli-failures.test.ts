@@ -131,3 +131,42 @@ describe("what a user without permissions sees", () => {
     expect(listed.stderr).toContain("fix the file's permissions");
   });
 });
+
+describe("a disk that fills up during a run", () => {
+  // A real full disk: a tiny tmpfs in a mount namespace of our own (no root needed where user
+  // namespaces are allowed; skipped, saying so, where they are not).
+  const namespaces = spawnSync("unshare", ["-rm", "true"]).status === 0;
+
+  it.runIf(namespaces)(
+    "stops with a sentence naming the run to resume; once there is room, the resume completes it",
+    () => {
+      const bin = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "bin", "passk.js"))}`;
+      const mount = mkdtempSync(path.join(tmpdir(), "passk-full-"));
+      const script = [
+        "set -u",
+        `mount -t tmpfs -o size=400k tmpfs ${mount}`,
+        `${bin} run --domain mock --agent-llm scripted:gold --num-trials 100 --store ${mount}/passk.db --progress none 2>${mount}/first.err`,
+        'echo "first-exit=$?"',
+        `cat ${mount}/first.err`,
+        `id=$(sed -n 's/.*--resume \\([0-9-]*[0-9a-f]\\{4\\}\\).*/\\1/p' ${mount}/first.err | head -1)`,
+        `mount -o remount,size=64m ${mount}`,
+        `${bin} run --resume "$id" --store ${mount}/passk.db --progress none >/dev/null 2>${mount}/second.err`,
+        'echo "second-exit=$?"',
+        `${bin} runs list --store ${mount}/passk.db`,
+      ].join("\n");
+      const result = spawnSync("unshare", ["-rm", "sh", "-c", script], {
+        env: { ...process.env, PASSK_DATA_DIR: tau2DataDir() },
+        encoding: "utf8",
+      });
+      const out = result.stdout;
+      expect(out, result.stderr).toContain("first-exit=1");
+      expect(out).toMatch(
+        /error: the disk is full: nothing was lost that was already stored; free some space and run the command again\. Run (\d{8}-\d{6}-[0-9a-f]{4}) keeps every conversation stored so far: continue it with `passk run --resume \1`\./,
+      );
+      expect(out).not.toContain("    at ");
+      expect(out).toContain("second-exit=0");
+      // Every (task, trial) exactly once after the resume.
+      expect(out).toMatch(/completed\s+mock\s+scripted:gold\s+100\s+1000\s/);
+    },
+  );
+});

@@ -160,3 +160,55 @@ describe("heavy uploads", () => {
     expect(performance.now() - started).toBeLessThan(30_000);
   });
 });
+
+describe("the server's error boundary", () => {
+  it("a full disk during an upload is a 503 with a sentence, no stack and no server path", async () => {
+    const store = createMemoryRunStore();
+    const full: typeof store = {
+      ...store,
+      listRuns: () => store.listRuns(),
+      importResults: () => {
+        throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
+          code: "ENOSPC",
+          path: "/srv/passk/.passk/passk.db-wal",
+        });
+      },
+    };
+    const app = createServer({
+      domains: builtinDomains,
+      dataDir: tau2DataDir(),
+      participants: {
+        agents: [],
+        users: [],
+        createAgent: () => goldAgent,
+        createUserSimulator: () => goldUser,
+      },
+      store: full,
+    });
+    const valid = JSON.stringify({
+      timestamp: null,
+      info: { num_trials: 1, environment_info: { domain_name: "mock" } },
+      tasks: [],
+      simulations: [
+        {
+          id: "s1",
+          task_id: "create_task_1",
+          trial: 0,
+          termination_reason: "user_stop",
+          reward_info: { reward: 1 },
+          messages: [{ role: "assistant", content: "Hi! How can I help you today?" }],
+        },
+      ],
+    });
+    const response = await app.request("http://localhost/api/runs/import?name=x", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: valid,
+    });
+    expect(response.status, await response.clone().text()).toBe(503);
+    const body = (await response.json()) as { code: string; message: string };
+    expect(body.code).toBe("system_failure");
+    expect(body.message).toMatch(/^the disk is full: nothing was lost/);
+    expect(body.message).not.toContain("/srv/passk");
+  });
+});

@@ -22,7 +22,7 @@ import { runResults } from "../../store/run-results.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { passkVersion } from "../../version.js";
 import type { RunRecord } from "../../store/store.js";
-import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
+import { loadDomain, println, systemFailure, withDataOption, type CliContext } from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
@@ -137,6 +137,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
   const storeIsNew = !existsSync(storePath);
   const store = openStore(context, flags.store, { create: true });
   let runCreated = false;
+  let runId: string | undefined;
   try {
     const resolved = resolveRun(store, flags, command, numbers, context);
     const { config } = resolved;
@@ -303,6 +304,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       return store.getRun(created.id);
     });
     runCreated = true;
+    runId = run.id;
     const queue = new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts });
     if (resolved.existing) await queue.recover(run.id);
     await queue.enqueue(run.id, plan.jobs);
@@ -498,6 +500,15 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       code = Math.max(code, RUN_EXIT.nothingGraded);
     }
     return code;
+  } catch (error) {
+    // A full disk, a store gone read-only: what was stored stays; say how to go on with this run.
+    const known = runId !== undefined ? systemFailure(error) : undefined;
+    if (known === undefined) throw error;
+    throw new ConfigError(
+      `${known.replace(/ \(a run continues with .*\)\.$/, ".")} Run ${runId} keeps every conversation stored so far: ` +
+        `continue it with \`passk run --resume ${runId}\`.`,
+      { cause: error },
+    );
   } finally {
     store.close();
     // Bad input leaves nothing behind: a store this command created for a run that never started goes.

@@ -212,3 +212,58 @@ describe("the server's error boundary", () => {
     expect(body.message).not.toContain("/srv/passk");
   });
 });
+
+describe("results files from strangers", () => {
+  const upload = (app: ReturnType<typeof server>["app"], body: string, name = "x") =>
+    app.request(`http://localhost/api/runs/import?name=${encodeURIComponent(name)}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body,
+    });
+
+  it("__proto__ keys pollute nothing", async () => {
+    const { app } = server();
+    const body =
+      '{"__proto__": {"polluted": true}, "timestamp": null, "info": {"__proto__": {"isAdmin": true}, ' +
+      '"environment_info": {"domain_name": "mock"}}, "tasks": [], "simulations": [{"id": "s", "task_id": "create_task_1", ' +
+      '"trial": 0, "termination_reason": "user_stop", "reward_info": {"reward": 1, "__proto__": {"reward": 0}}, ' +
+      '"messages": [], "constructor": {"prototype": {"polluted": true}}}]}';
+    const response = await upload(app, body);
+    expect([201, 400]).toContain(response.status);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+  });
+
+  it("a JSON nested 100,000 levels deep is a 400 with a sentence, and the server goes on", async () => {
+    const { app } = server();
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const response = await upload(app, deep);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message.length).toBeGreaterThan(20);
+    expect((await app.request("http://localhost/api/info")).status).toBe(200);
+  });
+
+  it("a name of 100 KB is cut, and markup in it stays text (JSON), never HTML", async () => {
+    const { app, store } = server();
+    const body = JSON.stringify({
+      timestamp: null,
+      info: { environment_info: { domain_name: "mock" } },
+      tasks: [],
+      simulations: [
+        {
+          id: "s",
+          task_id: "create_task_1",
+          trial: 0,
+          termination_reason: "user_stop",
+          reward_info: { reward: 1 },
+          messages: [],
+        },
+      ],
+    });
+    const response = await upload(app, body, `<img src=x onerror=alert(1)>${"a".repeat(100_000)}`);
+    expect(response.status).toBe(201);
+    expect(response.headers.get("Content-Type")).toContain("application/json");
+    const [run] = store.listRuns();
+    expect(run!.label!.length).toBeLessThanOrEqual(200);
+  });
+});

@@ -16,6 +16,23 @@ export interface ScoredSimulation {
   duration?: number | null;
 }
 
+/** What metrics need of a results file's simulations (τ² `SimulationRun`s), in one domain. */
+export function scoredSimulations(
+  simulations: ReadonlyArray<Omit<ScoredSimulation, "domain"> & { reward_info?: RewardInfo | null }>,
+  domain: string,
+): ScoredSimulation[] {
+  return simulations.map((s) => ({
+    domain,
+    task_id: s.task_id,
+    trial: s.trial ?? null,
+    termination_reason: s.termination_reason,
+    reward_info: s.reward_info ?? null,
+    agent_cost: s.agent_cost ?? null,
+    user_cost: s.user_cost ?? null,
+    duration: s.duration ?? null,
+  }));
+}
+
 /**
  * Termination reasons of simulations that never produced an evaluable conversation: left out of
  * every score and counted separately (τ²: infrastructure errors; newer τ² versions add

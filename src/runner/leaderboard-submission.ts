@@ -8,6 +8,7 @@ import { readResultsFile, validateResults, type ResultsInput } from "../formats/
 import {
   computeMetrics,
   NON_EVALUABLE_TERMINATIONS,
+  scoredSimulations,
   taskOutcomes,
   type ScoredSimulation,
 } from "../metrics/run-metrics.js";
@@ -189,18 +190,8 @@ const round = (value: number, digits: number) => {
   return Math.round(value * factor) / factor;
 };
 
-function scored(results: Results, domain: string): ScoredSimulation[] {
-  return results.simulations.map((s) => ({
-    domain,
-    task_id: s.task_id,
-    trial: s.trial ?? null,
-    termination_reason: s.termination_reason,
-    reward_info: s.reward_info ?? null,
-    agent_cost: s.agent_cost ?? null,
-    user_cost: s.user_cost ?? null,
-    duration: s.duration ?? null,
-  }));
-}
+const scored = (results: Results, domain: string): ScoredSimulation[] =>
+  scoredSimulations(results.simulations, domain);
 
 /** The leaderboard's numbers of one domain's results, as the trajectories give them. */
 export function scoreDomain(results: Results, domain: string): DomainScore {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { readResultsFile, type ResultsFile } from "../../formats/tau2/results.js";
-import type { ScoredSimulation } from "../../metrics/run-metrics.js";
+import { scoredSimulations, type ScoredSimulation } from "../../metrics/run-metrics.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { Store, type RunRecord } from "../../store/store.js";
 import type { CliContext } from "../context.js";
@@ -62,16 +62,7 @@ export function resultsDomain(file: ResultsFile, override: string | undefined, n
 
 /** The scored simulations of a results file (its domain from the file). */
 export function scoredFromResults(file: ResultsFile, domain: string): ScoredSimulation[] {
-  return file.results.simulations.map((s) => ({
-    domain,
-    task_id: s.task_id,
-    trial: s.trial ?? null,
-    termination_reason: s.termination_reason,
-    reward_info: s.reward_info ?? null,
-    agent_cost: s.agent_cost ?? null,
-    user_cost: s.user_cost ?? null,
-    duration: s.duration ?? null,
-  }));
+  return scoredSimulations(file.results.simulations, domain);
 }
 
 /**

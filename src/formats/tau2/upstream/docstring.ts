@@ -160,14 +160,12 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+function emptyDocstring(style: ParsedDocstring["style"]): ParsedDocstring {
+  return { style, shortDescription: null, longDescription: null, params: [], meta: [] };
+}
+
 function parseGoogle(text: string): ParsedDocstring {
-  const result: ParsedDocstring = {
-    style: "google",
-    shortDescription: null,
-    longDescription: null,
-    params: [],
-    meta: [],
-  };
+  const result = emptyDocstring("google");
   if (!text) return result;
   const cleaned = cleandoc(text);
   const matches = [...cleaned.matchAll(TITLES)];
@@ -210,13 +208,7 @@ function parseGoogle(text: string): ParsedDocstring {
 // --- reST style (descriptions and entry count) -------------------------------------------------------
 
 function parseRest(text: string): ParsedDocstring {
-  const result: ParsedDocstring = {
-    style: "rest",
-    shortDescription: null,
-    longDescription: null,
-    params: [],
-    meta: [],
-  };
+  const result = emptyDocstring("rest");
   if (!text) return result;
   const cleaned = cleandoc(text);
   const fieldStart = /^:/m.exec(cleaned);

@@ -357,6 +357,36 @@ describe("the store: import, export, runs, report, compare", () => {
     expect(comparison.regressed[0].after[1]).toBeCloseTo(1 / 3, 15);
     const table = await passk("compare", "official", candidate, "--store", store);
     expect(table.stdout).toMatch(/mock\/create_task_1\s+1\.00 → 0\.67\s+1\.00 → 0\.33\s+regressed/);
+    // One trial lost on one task of six: no evidence of a real difference, and it says what could be seen.
+    expect(comparison.significance).toMatchObject({ tasks: 6, p_method: "exact", distinguishable: false });
+    expect(comparison.significance.difference).toBeCloseTo(-1 / 18, 12);
+    expect(table.stdout).toMatch(
+      /B − A success rate: −0\.056 \[95% CI −0\.\d{3}, [+−]0\.\d{3}\] \(p = 1\.000, paired sign-flip test over 6 tasks, exact\): not distinguishable at α = 0\.05\. With this many tasks and trials, differences below 0\.\d{3} go undetected/,
+    );
+  });
+});
+
+describe("statistics commands", () => {
+  it("plan: trials per task to detect a difference, with the trade-off table", async () => {
+    const run = await passk("plan", "--tasks", "50", "--detect", "0.1");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      "8 trials per task (400 conversations per run) to detect a difference of 0.1",
+    );
+    expect(run.stdout).toMatch(/^4\s+200\s+0\.140$/m);
+    const bad = await passk("plan", "--tasks", "50", "--detect", "2");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--detect");
+  });
+
+  it("report: tasks that always pass, always fail, or are flaky, with Wilson intervals", async () => {
+    const run = await passk("report", officialFile);
+    expect(run.stdout).toMatch(
+      /tasks: \d+ always pass, \d+ always fail, \d+ flaky \(pass in some trials, fail in others\)/,
+    );
+    const json = JSON.parse((await passk("report", officialFile, "--json")).stdout);
+    const flaky = json.task_statistics.filter((t: { flaky: boolean }) => t.flaky);
+    for (const t of flaky) expect(t.interval.low).toBeLessThan(t.success_rate);
   });
 });
 

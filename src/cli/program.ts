@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { passkVersion } from "../version.js";
 import { registerCall } from "./commands/call.js";
 import { registerCompare } from "./commands/compare.js";
+import { registerPlan } from "./commands/plan.js";
 import { registerData } from "./commands/data.js";
 import { registerExport } from "./commands/export.js";
 import { registerImport } from "./commands/import.js";
@@ -40,6 +41,7 @@ export function buildProgram(context: CliContext): Command {
   registerRun(program, context);
   registerRuns(program, context);
   registerCompare(program, context);
+  registerPlan(program, context);
   registerSubmit(program, context);
   registerServe(program, context);
   return program;

@@ -1,5 +1,6 @@
 import { pandasMean } from "../python/py-mean.js";
 import { passHatK } from "./pass-hat-k.js";
+import { pairedComparison, type PairedComparison, type PairedOptions } from "./statistics.js";
 import { maxK, taskOutcomes, type ScoredSimulation, type TaskOutcome } from "./run-metrics.js";
 
 export interface TaskComparison {
@@ -28,6 +29,8 @@ export interface RunComparison {
   /** Mean pass^k over the common tasks, per k. */
   pass_hat_ks_a: Record<string, number>;
   pass_hat_ks_b: Record<string, number>;
+  /** Is the difference real? A paired test of the per-task success rates over the common tasks. */
+  significance: PairedComparison;
 }
 
 const key = (o: { domain: string; task_id: string }) => `${o.domain}/${o.task_id}`;
@@ -39,6 +42,7 @@ const key = (o: { domain: string; task_id: string }) => `${o.domain}/${o.task_id
 export function compareRuns(
   a: { simulations: readonly ScoredSimulation[]; numTrials?: number | null },
   b: { simulations: readonly ScoredSimulation[]; numTrials?: number | null },
+  options: PairedOptions = {},
 ): RunComparison {
   const outcomesA = new Map(taskOutcomes(a.simulations).map((o) => [key(o), o]));
   const outcomesB = new Map(taskOutcomes(b.simulations).map((o) => [key(o), o]));
@@ -69,6 +73,12 @@ export function compareRuns(
     passB[k + 1] = pandasMean(tasks.map((t) => t.after[k]))!;
   }
   const worst = (t: TaskComparison) => Math.min(...t.difference);
+  const rate = (o: TaskOutcome) => o.successes / o.trials;
+  const significance = pairedComparison(
+    common.map((id) => ({ a: rate(outcomesA.get(id)!), b: rate(outcomesB.get(id)!) })),
+    Math.max(1, Math.min(...common.flatMap((id) => [outcomesA.get(id)!.trials, outcomesB.get(id)!.trials]))),
+    options,
+  );
   return {
     k: K,
     tasks,
@@ -78,5 +88,6 @@ export function compareRuns(
     only_in_b: [...outcomesB.keys()].filter((k) => !outcomesA.has(k)),
     pass_hat_ks_a: passA,
     pass_hat_ks_b: passB,
+    significance,
   };
 }

@@ -352,6 +352,16 @@ export const CompareResponseSchema = z.object({
   onlyInB: z.array(z.string()),
   passHatKsA: z.record(z.string(), z.number()),
   passHatKsB: z.record(z.string(), z.number()),
+  /** Is the difference real: a paired test over the common tasks, in numbers and in one sentence. */
+  significance: z.object({
+    difference: z.number(),
+    low: z.number(),
+    high: z.number(),
+    pValue: z.number(),
+    distinguishable: z.boolean(),
+    minimumDetectableDifference: z.number(),
+    sentence: z.string(),
+  }),
 });
 export type CompareResponse = z.infer<typeof CompareResponseSchema>;
 

@@ -3,6 +3,7 @@ import type { Task } from "../core/task.js";
 import { evaluateEnvironment } from "../evaluation/environment.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { compareRuns } from "../metrics/compare-runs.js";
+import { describeSignificance } from "../metrics/statistics.js";
 import { failedChecks } from "../metrics/failed-checks.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
 import { NON_EVALUABLE_TERMINATIONS, computeRunMetrics, type RunMetrics } from "../metrics/run-metrics.js";
@@ -283,6 +284,15 @@ export class RunViews {
       onlyInB: comparison.only_in_b,
       passHatKsA: comparison.pass_hat_ks_a,
       passHatKsB: comparison.pass_hat_ks_b,
+      significance: {
+        difference: comparison.significance.difference,
+        low: comparison.significance.interval.low,
+        high: comparison.significance.interval.high,
+        pValue: comparison.significance.p_value,
+        distinguishable: comparison.significance.distinguishable,
+        minimumDetectableDifference: comparison.significance.minimum_detectable_difference,
+        sentence: describeSignificance(comparison.significance),
+      },
     };
   }
 }

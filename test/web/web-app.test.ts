@@ -172,6 +172,11 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.getByTestId("run-grid").waitFor();
     await page.getByTestId("pass-k-chart").locator("canvas").waitFor();
     expect(await page.locator(".grid-cell").count()).toBe(SEED_TASKS.length * 4);
+    // Tasks that both pass and fail are marked flaky, their Wilson interval in the tooltip.
+    expect(await page.locator(".grid-score .flaky").count()).toBe(2);
+    expect(await page.locator(".grid-score[title]").first().getAttribute("title")).toMatch(
+      /95% Wilson interval/,
+    );
     // The page says whether the run can stand beside the leaderboard, and why not.
     expect(await page.locator(".page-head .comparability").innerText()).toMatch(
       /^not τ²-comparable: .*base-split tasks not run \(a task subset\)/,
@@ -228,6 +233,10 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.getByRole("link", { name: "Compare these two" }).click();
     await page.getByTestId("compare-table").waitFor();
     expect(await page.getByTestId("compare-table").locator("tbody tr").count()).toBe(3);
+    // Is the difference real? One sentence with the test, the interval, and what the design can see.
+    expect(await page.getByTestId("significance").innerText()).toMatch(
+      /^B − A success rate: [+−]\d\.\d{3} \[95% CI .*\] \(p = .*paired sign-flip test over \d+ tasks/,
+    );
     await shot(page, "explorer-compare");
     await page.close();
   });

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { compareRuns, type TaskComparison } from "../../metrics/compare-runs.js";
+import { describeSignificance } from "../../metrics/statistics.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed } from "./metrics-table.js";
@@ -69,6 +70,8 @@ export function registerCompare(program: Command, context: CliContext): void {
         ),
       );
     }
+    println(context);
+    println(context, describeSignificance(comparison.significance));
     if (comparison.only_in_a.length > 0) println(context, `only in A: ${comparison.only_in_a.join(", ")}`);
     if (comparison.only_in_b.length > 0) println(context, `only in B: ${comparison.only_in_b.join(", ")}`);
   });

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { computeRunMetrics, failingTasks } from "../../metrics/run-metrics.js";
+import { computeRunMetrics, failingTasks, taskOutcomes } from "../../metrics/run-metrics.js";
+import { taskStatistics, type TaskStatistics } from "../../metrics/statistics.js";
 import { println, wholeNumber, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
@@ -43,6 +44,7 @@ export function registerReport(program: Command, context: CliContext): void {
     });
     const failing = failingTasks(source.simulations);
     const comparability = sourceComparability(context, source);
+    const tasks = taskStatistics(taskOutcomes(source.simulations));
     if (options.json) {
       const demo = isScriptedDemo(source) ? { scripted_demo: true } : {};
       println(
@@ -53,6 +55,7 @@ export function registerReport(program: Command, context: CliContext): void {
             ...demo,
             tau2_comparability: comparability,
             metrics,
+            task_statistics: tasks,
             failing_tasks: failing,
           },
           null,
@@ -67,6 +70,7 @@ export function registerReport(program: Command, context: CliContext): void {
       println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context);
     println(context, formatMetrics(metrics));
+    println(context, describeTaskStability(tasks));
     println(context);
     println(context, formatFailingTasks(failing, top));
   });
@@ -97,4 +101,20 @@ export function sourceComparability(
       ];
     }),
   );
+}
+
+/** How many tasks always pass, always fail, or are flaky (pass in some trials and fail in others). */
+export function describeTaskStability(tasks: readonly TaskStatistics[]): string {
+  const flaky = tasks.filter((t) => t.flaky);
+  const always = tasks.filter((t) => t.successes === t.trials).length;
+  const never = tasks.filter((t) => t.successes === 0).length;
+  const line = `tasks: ${always} always pass, ${never} always fail, ${flaky.length} flaky (pass in some trials, fail in others)`;
+  if (flaky.length === 0) return line;
+  const shown = flaky
+    .slice(0, 5)
+    .map(
+      (t) =>
+        `${t.task_id} ${t.successes}/${t.trials} [95% CI ${t.interval.low.toFixed(2)}, ${t.interval.high.toFixed(2)}]`,
+    );
+  return `${line}: ${shown.join("; ")}${flaky.length > 5 ? "; …" : ""}`;
 }

@@ -40,6 +40,12 @@ export function ComparePage(props: { a: string; b: string }) {
           {comparison.onlyInA.length + comparison.onlyInB.length > 0 &&
             ` · ${comparison.onlyInA.length} only in A, ${comparison.onlyInB.length} only in B`}
         </p>
+        <p
+          className={comparison.significance.distinguishable ? "significance real" : "significance"}
+          data-testid="significance"
+        >
+          {comparison.significance.sentence}
+        </p>
       </header>
       <section className="card">
         <h2>pass^k over the common tasks</h2>

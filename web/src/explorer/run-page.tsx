@@ -1,6 +1,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useMemo, useRef, useState } from "react";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
+import { wilsonInterval } from "../../../src/metrics/statistics.js";
 import { RunDetailSchema, type GridRow, type RunDetail } from "../../../src/server/api-schemas.js";
 import { EChart, type ChartOption } from "../components/echart.js";
 import { formatCost, formatDate, formatPercent, rewardColor } from "../format.js";
@@ -123,8 +124,9 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                 <span role="rowheader" className="grid-task" title={row.taskId}>
                   {row.taskId}
                 </span>
-                <span role="cell" className="grid-score">
+                <span role="cell" className="grid-score" title={stabilityOf(row)}>
                   {row.successes}/{row.cells.length}
+                  {isFlaky(row) && <span className="badge changed flaky">flaky</span>}
                 </span>
                 <span role="cell" className="grid-cells">
                   {row.cells.map((cell) => {
@@ -275,4 +277,20 @@ export function RunPage(props: { runId: string }) {
 /** The pass^k figures in the page's headline: all of them up to four trials, else 1, 2, 3 and the last k. */
 function headlinePassHatK<T extends { k: number }>(points: readonly T[]): readonly T[] {
   return points.length <= 4 ? points : [...points.slice(0, 3), points[points.length - 1]!];
+}
+
+/** Graded trials of a task (infrastructure errors are not). */
+const graded = (row: GridRow) => row.cells.filter((c) => c.reward !== null).length;
+
+/** A task that passes in some trials and fails in others. */
+function isFlaky(row: GridRow): boolean {
+  return row.successes > 0 && row.successes < graded(row);
+}
+
+/** The task's success rate with its Wilson interval, as a tooltip. */
+function stabilityOf(row: GridRow): string {
+  const n = graded(row);
+  if (n === 0) return "no graded trial";
+  const { low, high } = wilsonInterval(row.successes, n);
+  return `success ${row.successes}/${n} (95% Wilson interval ${low.toFixed(2)}–${high.toFixed(2)})`;
 }

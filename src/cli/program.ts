@@ -3,6 +3,7 @@ import { passkVersion } from "../version.js";
 import { registerCall } from "./commands/call.js";
 import { registerCompare } from "./commands/compare.js";
 import { registerPlan } from "./commands/plan.js";
+import { registerReview } from "./commands/review.js";
 import { registerData } from "./commands/data.js";
 import { registerExport } from "./commands/export.js";
 import { registerImport } from "./commands/import.js";
@@ -42,6 +43,7 @@ export function buildProgram(context: CliContext): Command {
   registerRuns(program, context);
   registerCompare(program, context);
   registerPlan(program, context);
+  registerReview(program, context);
   registerSubmit(program, context);
   registerServe(program, context);
   return program;

@@ -280,6 +280,8 @@ export const GridCellSchema = z.object({
   /** Kinds of the checks that failed (`DB`, `ACTION`, `COMMUNICATE`, `ENV_ASSERTION`, `NL_ASSERTION`, `TERMINATION`…). */
   failedKinds: z.array(z.string()),
   cost: z.number().nullable(),
+  /** Who caused this failure, when `passk review` placed it. */
+  blame: z.object({ culprit: z.string(), reason: z.string() }).nullable().optional(),
 });
 export type GridCell = z.infer<typeof GridCellSchema>;
 
@@ -304,6 +306,8 @@ export const RunDetailSchema = z.object({
   infraErrors: z.number().int(),
   /** How many failed simulations each kind of check accounts for. */
   failedCheckKinds: z.array(z.object({ kind: z.string(), count: z.number().int() })),
+  /** How many reviewed failures each culprit caused (`passk review`); empty when never reviewed. */
+  blame: z.array(z.object({ culprit: z.string(), count: z.number().int() })).optional(),
   grid: z.array(GridRowSchema),
   maxTrials: z.number().int(),
 });

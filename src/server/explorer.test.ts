@@ -191,3 +191,62 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("explorer API o
     expect((await server.request("/api/runs")).status).toBe(200);
   });
 });
+
+describe("explorer blame (passk review)", () => {
+  it("shows who caused each reviewed failure on its grid cell and counts failures by culprit", async () => {
+    const store = Store.open(path.join(folder, "reviewed.db"), { create: true });
+    const server = createServer({
+      domains: builtinDomains,
+      dataDir: tau2DataDir(),
+      participants: {
+        agents: ["scripted:gold"],
+        users: ["scripted:gold"],
+        createAgent: () => goldAgent,
+        createUserSimulator: () => goldUser,
+      },
+      store: sqliteRunStore(store),
+    });
+    const imported = await server.request("/api/runs/import?name=reviewed.json", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(baseline),
+    });
+    const { run } = (await imported.json()) as { run: RunSummary };
+    const before = (await (await server.request(`/api/runs/${run.id}`)).json()) as RunDetail;
+    expect(before.blame).toEqual([]);
+    const review = (culprit: string, reason: string) => ({
+      culprit,
+      turn: 1,
+      reason,
+      source: "check",
+      check: null,
+    });
+    store.putReview(
+      run.id,
+      { domain: "mock", task_id: "create_task_1", trial: 1 },
+      review("user_simulator", "left early"),
+    );
+    store.putReview(
+      run.id,
+      { domain: "mock", task_id: "create_task_1", trial: 3 },
+      review("agent", "wrong tool"),
+    );
+    store.putReview(
+      run.id,
+      { domain: "mock", task_id: "update_task_1", trial: 2 },
+      review("agent", "no call"),
+    );
+    const detail = (await (await server.request(`/api/runs/${run.id}`)).json()) as RunDetail;
+    expect(detail.blame).toEqual([
+      { culprit: "agent", count: 2 },
+      { culprit: "user_simulator", count: 1 },
+    ]);
+    const cells = detail.grid.find((r) => r.taskId === "create_task_1")!.cells;
+    expect(cells.find((c) => c.trial === 1)!.blame).toEqual({
+      culprit: "user_simulator",
+      reason: "left early",
+    });
+    expect(cells.find((c) => c.trial === 0)!.blame).toBeNull();
+    store.close();
+  });
+});

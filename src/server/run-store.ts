@@ -39,6 +39,8 @@ export interface RunStore {
   runSimulations(runId: string): StoredSimulationSummary[];
   runTasks(runId: string): Array<{ domain: string; task: Task }>;
   getSimulation(runId: string, key: SimulationKey): SimulationRun | undefined;
+  /** The stored `passk review` verdicts of a run's failed simulations (none when never reviewed). */
+  reviews?(runId: string): Array<{ domain: string; task_id: string; trial: number; review: unknown }>;
   /** Store a validated results file as a new run; returns its id. */
   importResults(file: ResultsFile, options: { label?: string; domain: string }): string;
 }

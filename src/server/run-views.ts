@@ -1,4 +1,5 @@
 import type { SimulationRun } from "../core/simulation.js";
+import { ReviewSchema } from "../review/blame.js";
 import type { Task } from "../core/task.js";
 import { evaluateEnvironment } from "../evaluation/environment.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
@@ -141,6 +142,16 @@ export class RunViews {
     const rows = new Map<string, GridRow>();
     const kindCounts = new Map<string, number>();
     let maxTrials = 0;
+    const blameOf = new Map<string, { culprit: string; reason: string }>();
+    for (const r of this.#store.reviews?.(run.id) ?? []) {
+      const parsed = ReviewSchema.safeParse(r.review);
+      if (parsed.success)
+        blameOf.set(`${r.domain}\u0000${r.task_id}\u0000${r.trial}`, {
+          culprit: parsed.data.culprit,
+          reason: parsed.data.reason,
+        });
+    }
+    const blameCounts = new Map<string, number>();
     for (const s of simulations) {
       const key = `${s.domain}\u0000${s.task_id}`;
       let row = rows.get(key);
@@ -155,7 +166,10 @@ export class RunViews {
       const failed = evaluable && !passed ? failedChecks(s.reward_info, s.termination_reason) : [];
       const failedKinds = [...new Set(failed.map((f) => f.kind))];
       for (const kind of failedKinds) kindCounts.set(kind, (kindCounts.get(kind) ?? 0) + 1);
+      const blame = blameOf.get(`${s.domain}\u0000${s.task_id}\u0000${s.trial}`) ?? null;
+      if (blame) blameCounts.set(blame.culprit, (blameCounts.get(blame.culprit) ?? 0) + 1);
       row.cells.push({
+        blame,
         trial: s.trial,
         reward: evaluable ? reward : null,
         terminationReason: s.termination_reason,
@@ -183,6 +197,9 @@ export class RunViews {
       infraErrors: metrics.infra_error_count,
       failedCheckKinds: [...kindCounts]
         .map(([kind, count]) => ({ kind, count }))
+        .sort((a, b) => b.count - a.count),
+      blame: [...blameCounts]
+        .map(([culprit, count]) => ({ culprit, count }))
         .sort((a, b) => b.count - a.count),
       grid: [...rows.values()],
       maxTrials,

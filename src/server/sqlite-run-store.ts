@@ -33,6 +33,7 @@ export function sqliteRunStore(store: Store): RunStore {
     runTasks: (runId) => store.getTasks(runId).map(({ domain, task }) => ({ domain, task: task as Task })),
     getSimulation: (runId, key) =>
       store.getSimulation(runId, key.domain, key.taskId, key.trial)?.simulation as SimulationRun | undefined,
+    reviews: (runId) => store.reviews(runId),
     importResults: (file, { label, domain }) =>
       importResults(store, file, { domain, label: label ?? null, importedFrom: "web upload" }),
   };

@@ -72,6 +72,22 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX jobs_by_state ON jobs (run_id, state, seq);
       `),
   },
+  {
+    version: 2,
+    description: "reviews: who caused each failed simulation (passk review)",
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE reviews (
+          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          domain TEXT NOT NULL,
+          task_id TEXT NOT NULL,
+          trial INTEGER NOT NULL,
+          review TEXT NOT NULL,
+          written_at TEXT NOT NULL,
+          PRIMARY KEY (run_id, domain, task_id, trial)
+        );
+      `),
+  },
 ];
 
 /** The schema version this passk writes and reads. */

@@ -139,16 +139,17 @@ describe("opening a store", () => {
   it("migrates an older schema when opened", () => {
     const file = tempFile();
     Store.open(file).close();
-    const v2 = [
+    const next = MIGRATIONS.at(-1)!.version + 1;
+    const newer = [
       ...MIGRATIONS,
       {
-        version: 2,
+        version: next,
         description: "notes",
         up: (db: Database.Database) => db.exec("CREATE TABLE notes (x TEXT)"),
       },
     ];
-    const store = openStore(file, { migrations: v2 });
-    expect(store.schemaVersion()).toBe(2);
+    const store = openStore(file, { migrations: newer });
+    expect(store.schemaVersion()).toBe(next);
     expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'notes'").get()).toEqual({
       name: "notes",
     });
@@ -167,7 +168,7 @@ describe("opening a store", () => {
     expect(PasskError.isInstance(caught)).toBe(true);
     expect((caught as PasskError).code).toBe("store_version");
     expect((caught as Error).message).toMatch(
-      /has store schema version 7 \(written by passk .+\), but this passk reads schema version 1 at most\. Upgrade passk/,
+      /has store schema version 7 \(written by passk .+\), but this passk reads schema version 2 at most\. Upgrade passk/,
     );
   });
 

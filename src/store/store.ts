@@ -437,6 +437,22 @@ export class Store {
   }
 
   /** What metrics need of a run's simulations, without loading their messages. */
+  /** Record (or replace) the review of one simulation of a run. */
+  putReview(runId: string, key: { domain: string; task_id: string; trial: number }, review: unknown): void {
+    this.statement(
+      `INSERT INTO reviews (run_id, domain, task_id, trial, review, written_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id, domain, task_id, trial) DO UPDATE SET review = excluded.review, written_at = excluded.written_at`,
+    ).run(runId, key.domain, key.task_id, key.trial, JSON.stringify(review), this.now());
+  }
+
+  /** The reviews of a run's simulations. */
+  reviews(runId: string): Array<{ domain: string; task_id: string; trial: number; review: unknown }> {
+    const rows = this.statement(
+      "SELECT domain, task_id, trial, review FROM reviews WHERE run_id = ? ORDER BY domain, task_id, trial",
+    ).all(runId) as Array<{ domain: string; task_id: string; trial: number; review: string }>;
+    return rows.map((r) => ({ ...r, review: JSON.parse(r.review) as unknown }));
+  }
+
   scoredSimulations(runId: string): ScoredSimulation[] {
     const rows = this.db
       .prepare(

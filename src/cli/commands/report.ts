@@ -1,6 +1,9 @@
 import type { Command } from "commander";
 import { computeRunMetrics, failingTasks, taskOutcomes } from "../../metrics/run-metrics.js";
 import { taskStatistics, type TaskStatistics } from "../../metrics/statistics.js";
+import type { Review } from "../../review/blame.js";
+import { notTheAgentsKeys } from "../../review/review-run.js";
+import { describeBlame } from "./review.js";
 import { println, wholeNumber, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
@@ -45,6 +48,17 @@ export function registerReport(program: Command, context: CliContext): void {
     const failing = failingTasks(source.simulations);
     const comparability = sourceComparability(context, source);
     const tasks = taskStatistics(taskOutcomes(source.simulations));
+    // With reviews: the same metrics with the failures that were not the agent's left out.
+    const excluded = notTheAgentsKeys(source.reviews ?? []);
+    const agentOnly =
+      excluded.size > 0
+        ? computeRunMetrics(
+            source.simulations.filter(
+              (s) => !excluded.has(`${s.domain}\u0000${s.task_id}\u0000${s.trial ?? 0}`),
+            ),
+            { numTrials: source.numTrials, bootstrap: { seed } },
+          )
+        : undefined;
     if (options.json) {
       const demo = isScriptedDemo(source) ? { scripted_demo: true } : {};
       println(
@@ -55,6 +69,9 @@ export function registerReport(program: Command, context: CliContext): void {
             ...demo,
             tau2_comparability: comparability,
             metrics,
+            ...(agentOnly
+              ? { metrics_excluding_not_the_agents_failures: agentOnly, excluded_simulations: excluded.size }
+              : {}),
             task_statistics: tasks,
             failing_tasks: failing,
           },
@@ -70,6 +87,16 @@ export function registerReport(program: Command, context: CliContext): void {
       println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context);
     println(context, formatMetrics(metrics));
+    if (agentOnly) {
+      println(context);
+      println(
+        context,
+        `as measured above; below, without the ${excluded.size} failure(s) \`passk review\` placed on the simulated customer, the task or the infrastructure:`,
+      );
+      println(context, formatMetrics(agentOnly));
+    }
+    if (source.reviews && source.reviews.length > 0)
+      println(context, `review: ${describeBlame(source.reviews as Array<{ review: Review }>)}`);
     println(context, describeTaskStability(tasks));
     println(context);
     println(context, formatFailingTasks(failing, top));

@@ -40,6 +40,7 @@ export interface RunFlags extends Partial<ModelFlags> {
   label?: string;
   failUnder?: string[];
   junit?: string;
+  review?: boolean;
   progress: string;
   progressInterval: string;
   maxSimSeconds?: string;

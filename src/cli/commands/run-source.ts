@@ -44,6 +44,8 @@ export interface RunSource {
   simulations: ScoredSimulation[];
   run?: RunRecord;
   file?: ResultsFile;
+  /** The stored reviews of a run's failed simulations (`passk review`). */
+  reviews?: Array<{ domain: string; task_id: string; trial: number; review: unknown }>;
 }
 
 const looksLikePath = (ref: string) => /[\\/]|\.json$/i.test(ref);
@@ -90,7 +92,13 @@ export function loadRunSource(
     const simulations = store
       .scoredSimulations(run.id)
       .filter((s) => options.domain === undefined || s.domain === options.domain);
-    return { label: `run ${run.id}`, numTrials: run.numTrials, simulations, run };
+    return {
+      label: `run ${run.id}`,
+      numTrials: run.numTrials,
+      simulations,
+      run,
+      reviews: store.reviews(run.id),
+    };
   });
 }
 

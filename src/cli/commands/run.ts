@@ -10,6 +10,7 @@ import { conversationJob } from "../../runner/conversation-job.js";
 import { executeRun, simulationCost, type RunOutcome } from "../../runner/execute-run.js";
 import { checkThresholds, parseThresholds, type Threshold } from "../../runner/fail-under.js";
 import { junitReport } from "../../runner/junit-report.js";
+import { describeBlame, reviewStoredRun } from "./review.js";
 import { resultsFiles, writeResults } from "../../runner/results-writer.js";
 import { storableConfig, type RunConfig } from "../../runner/run-config.js";
 import { runInfo } from "../../runner/run-info.js";
@@ -105,6 +106,10 @@ export function registerRun(program: Command, context: CliContext): void {
         .option(
           "--fail-under <metric=min...>",
           "exit 1 when a metric is below its minimum, e.g. pass^4=0.8 avg_reward=0.9 airline:pass^1=0.6",
+        )
+        .option(
+          "--review",
+          "after the run, say who caused each failure (as `passk review`); --judge-llm reviews what no check places",
         )
         .option(
           "--junit <file>",
@@ -457,6 +462,15 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     for (const [domain, verdict] of Object.entries(comparability))
       println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context, costLine(metrics, outcome.spent));
+    if (flags.review) {
+      const { reviews } = await reviewStoredRun(context, store, run.id, {
+        ...(resolvedConfig.models.judgeLlm ? { judgeLlm: resolvedConfig.models.judgeLlm } : {}),
+        ...(resolvedConfig.models.judgeLlmBaseUrl
+          ? { judgeLlmBaseUrl: resolvedConfig.models.judgeLlmBaseUrl }
+          : {}),
+      });
+      println(context, `review: ${describeBlame(reviews)} (details: \`passk review ${run.id}\`)`);
+    }
     const unfinished = outcome.counts.queued + outcome.counts.claimed;
     const stopLine =
       outcome.reason === "completed"

@@ -131,7 +131,7 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                 <span role="cell" className="grid-cells">
                   {row.cells.map((cell) => {
                     const dim = props.filter !== null && !cell.failedKinds.includes(props.filter);
-                    const label = `task ${row.taskId} trial ${cell.trial}: ${cell.reward === null ? cell.terminationReason : `reward ${cell.reward}`}${cell.failedKinds.length ? `, failed ${cell.failedKinds.join(", ")}` : ""}`;
+                    const label = `task ${row.taskId} trial ${cell.trial}: ${cell.reward === null ? cell.terminationReason : `reward ${cell.reward}`}${cell.failedKinds.length ? `, failed ${cell.failedKinds.join(", ")}` : ""}${cell.blame ? `; caused by the ${cell.blame.culprit.replace("_", " ")}: ${cell.blame.reason}` : ""}`;
                     return (
                       <a
                         key={cell.trial}
@@ -147,6 +147,7 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                         aria-label={label}
                         title={label}
                         data-reward={cell.reward ?? ""}
+                        data-culprit={cell.blame?.culprit ?? ""}
                       >
                         {cell.reward === null ? "–" : isSuccessful(cell.reward) ? "✓" : "✗"}
                       </a>
@@ -233,6 +234,20 @@ export function RunPage(props: { runId: string }) {
           <TerminationChart reasons={detail.terminationReasons} />
           <h2>Cost</h2>
           <CostChart detail={detail} />
+          <h2>Who caused the failures</h2>
+          {detail.blame && detail.blame.length > 0 ? (
+            <ul className="blame" aria-label="Failures by culprit">
+              {detail.blame.map(({ culprit, count }) => (
+                <li key={culprit}>
+                  {culprit.replace("_", " ")} <span className="count">{count}</span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted small">
+              Not reviewed: <code>passk review {run.id}</code> says who caused each failure.
+            </p>
+          )}
         </section>
       </div>
       <section className="card">

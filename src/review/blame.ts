@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+/**
+ * Who a failed simulation's failure belongs to: the agent under test, the simulated customer, the task
+ * itself (a defect: its gold actions do not reach the goal), or the infrastructure (a provider or the
+ * harness); `undetermined` when neither a check nor a reviewer could say.
+ */
+export const CulpritSchema = z.enum(["agent", "user_simulator", "task", "infrastructure", "undetermined"]);
+export type Culprit = z.infer<typeof CulpritSchema>;
+
+/** The review of one failed simulation. */
+export const ReviewSchema = z.object({
+  culprit: CulpritSchema,
+  /** Index (turn_idx) of the message where it went wrong, when one can be named. */
+  turn: z.number().int().min(0).nullable(),
+  /** One sentence. */
+  reason: z.string().min(1).max(1000),
+  /** A deterministic check (named) or the LLM reviewer. */
+  source: z.enum(["check", "llm"]),
+  /** The deterministic check that decided, e.g. `customer-claimed-undone-action`. */
+  check: z.string().nullable(),
+});
+export type Review = z.infer<typeof ReviewSchema>;
+
+/** Failures that are not the agent's: left out of the "agent-caused" pass^k. */
+export const NOT_THE_AGENTS: ReadonlySet<Culprit> = new Set(["user_simulator", "task", "infrastructure"]);

@@ -7,6 +7,7 @@ import { registerReview } from "./commands/review.js";
 import { registerData } from "./commands/data.js";
 import { registerExport } from "./commands/export.js";
 import { registerImport } from "./commands/import.js";
+import { registerModels } from "./commands/models.js";
 import { registerReplay } from "./commands/replay.js";
 import { registerSimulate } from "./commands/simulate.js";
 import { registerSubmit } from "./commands/submit.js";
@@ -46,5 +47,6 @@ export function buildProgram(context: CliContext): Command {
   registerReview(program, context);
   registerSubmit(program, context);
   registerServe(program, context);
+  registerModels(program, context);
   return program;
 }

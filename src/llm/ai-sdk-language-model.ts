@@ -15,7 +15,13 @@ import { formatModelSpec, type ModelSpec } from "./model-spec.js";
 import type { ProviderDefinition, SdkLanguageModel } from "./provider-registry.js";
 import { redactSecrets } from "./redact.js";
 import { responseCacheKey, type ResponseCache } from "./response-cache.js";
-import { parseRetryAfterMs, withRetry, type AttemptFailure, type RetryOptions } from "./retry.js";
+import {
+  parseRetryAfterMs,
+  retryDelayFromBodyMs,
+  withRetry,
+  type AttemptFailure,
+  type RetryOptions,
+} from "./retry.js";
 
 type CallOptions = Parameters<SdkLanguageModel["doGenerate"]>[0];
 type Prompt = CallOptions["prompt"];
@@ -100,7 +106,9 @@ export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): La
           ? error.isRetryable
           : error.isRetryable || status === 408 || status === 409 || status === 429 || status >= 500;
       const reason = redact(status !== undefined ? `HTTP ${status}: ${error.message}` : error.message);
-      const retryAfterMs = parseRetryAfterMs(error.responseHeaders);
+      // A header when there is one; Gemini says it in its error body (RetryInfo) instead.
+      const retryAfterMs =
+        parseRetryAfterMs(error.responseHeaders) ?? retryDelayFromBodyMs(error.responseBody);
       return { retryable, reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
     }
     const reason = redact(describeError(error));
@@ -114,8 +122,10 @@ export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): La
       const detail = redact(`HTTP ${error.statusCode}: ${error.message}`);
       if (error.statusCode === 401 || error.statusCode === 403) {
         return new ConfigError(
-          `${label}: the provider refused the credentials (${detail}); check ${provider.apiKeyEnv}` +
-            (provider.apiKeyRequired ? "" : " (optional: unset it if the server needs no key)"),
+          `${label}: the provider refused the credentials (${detail}); check ` +
+            (provider.credentialsHint ??
+              provider.apiKeyEnv +
+                (provider.apiKeyRequired ? "" : " (optional: unset it if the server needs no key)")),
         );
       }
       if (error.statusCode === 404) {
@@ -243,7 +253,7 @@ function toCallOptions(request: LlmRequest, params: LlmArgs, provider: ProviderD
     inputSchema: tool.parameters as FunctionTool["inputSchema"],
   }));
   const options: CallOptions = {
-    prompt: toPrompt(request.system, request.messages, provider.protocol),
+    prompt: toPrompt(request.system, request.messages, provider.toolArguments),
     ...(tools && tools.length > 0 ? { tools } : {}),
     ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
     ...(params.max_tokens !== undefined ? { maxOutputTokens: params.max_tokens } : {}),
@@ -271,11 +281,14 @@ function toCallOptions(request: LlmRequest, params: LlmArgs, provider: ProviderD
   return options;
 }
 
-/** passk's messages in the SDK's prompt form; consecutive tool results share one tool message. */
+/**
+ * passk's messages in the SDK's prompt form; consecutive tool results share one tool message. Earlier
+ * tool calls carry their arguments as the provider needs them (`ProviderDefinition.toolArguments`).
+ */
 export function toPrompt(
   system: string,
   messages: readonly LlmMessage[],
-  protocol: "openai" | "anthropic",
+  toolArguments: "text" | "object",
 ): Prompt {
   const prompt: Prompt = [];
   if (system !== "") prompt.push({ role: "system", content: system });
@@ -293,11 +306,11 @@ export function toPrompt(
             type: "tool-call",
             toolCallId: call.id,
             toolName: call.name,
-            // Where the wire takes the arguments as text (Chat Completions) the model gets back what it
-            // wrote: a malformed call as is, floats as floats (`2.0`). Anthropic requires an object (an
-            // empty one for a malformed call).
+            // Where the package sends the arguments as text (Chat Completions) the model gets back what it
+            // wrote: a malformed call as is, floats as floats (`2.0`). Elsewhere an object (an empty one
+            // for a malformed call).
             input:
-              protocol === "anthropic"
+              toolArguments === "object"
                 ? (call.arguments ?? {})
                 : (call.argumentsText ?? call.arguments ?? {}),
           });

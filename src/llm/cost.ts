@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { calcPrice, type Provider as PriceProvider } from "@pydantic/genai-prices";
+import { calcPrice, type PriceCalculation, type Provider as PriceProvider } from "@pydantic/genai-prices";
 import { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import { parseJsonFile, validateInputFile } from "../formats/json-file.js";
@@ -70,6 +70,18 @@ export function callCost(input: {
   /** Prices can change over time; the table picks the price in force at this instant. */
   at?: Date;
 }): number | null {
+  return priceCalculation(input)?.total_price ?? null;
+}
+
+/** genai-prices' calculation for one call (override first, then the table), or null when unpriced. */
+function priceCalculation(input: {
+  provider: string;
+  model: string;
+  usage: TokenUsage;
+  lookup: PriceLookup;
+  overrides?: PriceOverrides;
+  at?: Date;
+}): PriceCalculation | null {
   const { provider, model, lookup, overrides } = input;
   const usage = {
     input_tokens: input.usage.inputTokens,
@@ -80,23 +92,65 @@ export function callCost(input: {
   const override = overrides?.models[`${provider}:${model}`] ?? overrides?.models[model];
   try {
     if (override) {
-      const result = calcPrice(usage, model, {
-        provider: overrideProvider(model, override),
-        timestamp: input.at,
-      });
-      return result ? result.total_price : null;
+      return calcPrice(usage, model, { provider: overrideProvider(model, override), timestamp: input.at });
     }
     if (lookup.providerId === undefined && lookup.providerApiUrl === undefined) return null;
-    const result = calcPrice(usage, model, {
+    return calcPrice(usage, model, {
       ...(lookup.providerId !== undefined ? { providerId: lookup.providerId } : {}),
       ...(lookup.providerApiUrl !== undefined ? { providerApiUrl: lookup.providerApiUrl } : {}),
       timestamp: input.at,
     });
-    return result ? result.total_price : null;
   } catch {
     // The table throws on inconsistent usage (e.g. more cached than total tokens): price unknown.
     return null;
   }
+}
+
+/** The rates one model is priced at, as `passk models --model` shows them. */
+export interface ModelPricing {
+  /** `override` (the price override file) or `table` (genai-prices). */
+  source: "override" | "table";
+  /** The price table's names for the provider and the model the spec matched. */
+  tableProvider: string;
+  tableModel: string;
+  /** USD per million tokens, in force at the given instant (cached rates are what a cached token costs). */
+  inputMtok: number;
+  outputMtok: number;
+  cacheReadMtok: number;
+  cacheWriteMtok: number;
+}
+
+/**
+ * What `callCost` would charge per million tokens for a model at an instant, or null when the model has
+ * no price. Rates are measured on a small call (a thousand tokens), below any long-context tier.
+ */
+export function modelPricing(input: {
+  provider: string;
+  model: string;
+  lookup: PriceLookup;
+  overrides?: PriceOverrides;
+  at?: Date;
+}): ModelPricing | null {
+  const per = (usage: TokenUsage) => priceCalculation({ ...input, usage });
+  const input1k = per({ inputTokens: 1000, outputTokens: 0 });
+  const output1k = per({ inputTokens: 0, outputTokens: 1000 });
+  if (input1k === null || output1k === null) return null;
+  const cacheRead1k = per({ inputTokens: 1000, outputTokens: 0, cacheReadTokens: 1000 });
+  const cacheWrite1k = per({ inputTokens: 1000, outputTokens: 0, cacheWriteTokens: 1000 });
+  const mtok = (calculation: PriceCalculation | null, fallback: number) =>
+    calculation === null ? fallback : Math.round(calculation.total_price * 1000 * 1e9) / 1e9;
+  const inputMtok = mtok(input1k, 0);
+  const overridden =
+    input.overrides?.models[`${input.provider}:${input.model}`] ?? input.overrides?.models[input.model];
+  return {
+    source: overridden ? "override" : "table",
+    tableProvider: input1k.provider.id,
+    tableModel: input1k.model.id,
+    inputMtok,
+    outputMtok: mtok(output1k, 0),
+    cacheReadMtok: mtok(cacheRead1k, inputMtok),
+    cacheWriteMtok: mtok(cacheWrite1k, inputMtok),
+  };
 }
 
 /**

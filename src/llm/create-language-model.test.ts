@@ -3,7 +3,11 @@ import { ConfigError, PasskError } from "../core/errors.js";
 import { InfrastructureError } from "../core/llm.js";
 import { mockReply, startMockLlmServer, type MockLlmServer } from "../testing/index.js";
 import { createLanguageModel } from "./create-language-model.js";
-import { createProviderRegistry, defaultProviderDefinitions } from "./provider-registry.js";
+import {
+  createProviderRegistry,
+  defaultProviderDefinitions,
+  type ProviderDefinition,
+} from "./provider-registry.js";
 
 const HELLO = { system: "s", messages: [{ role: "user" as const, content: "Hi" }] };
 const FAST = { initialDelayMs: 1, jitter: 0 };
@@ -73,6 +77,118 @@ describe("createLanguageModel configuration", () => {
         }),
       ),
     ).toMatch(/^--agent-llm-args: reasoning_effort is not supported by the anthropic provider/);
+  });
+
+  it("says which credentials and settings the other providers lack, naming the variables", () => {
+    expect(configError(() => createLanguageModel("amazon-bedrock:amazon.nova-pro-v1:0", { env: {} }))).toBe(
+      "amazon-bedrock needs credentials: export AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key), " +
+        "or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys)",
+    );
+    expect(
+      configError(() =>
+        createLanguageModel("amazon-bedrock:amazon.nova-pro-v1:0", {
+          env: { AWS_ACCESS_KEY_ID: "AKIA0123" },
+        }),
+      ),
+    ).toBe(
+      "amazon-bedrock has AWS_ACCESS_KEY_ID but not AWS_SECRET_ACCESS_KEY: export both (or AWS_BEARER_TOKEN_BEDROCK instead)",
+    );
+    expect(
+      configError(() =>
+        createLanguageModel("amazon-bedrock:amazon.nova-pro-v1:0", {
+          env: { AWS_ACCESS_KEY_ID: "AKIA0123", AWS_SECRET_ACCESS_KEY: "s-0123456789" },
+        }),
+      ),
+    ).toBe("amazon-bedrock signs its requests for a region: export AWS_REGION (e.g. us-east-1)");
+    expect(
+      configError(() =>
+        createLanguageModel("amazon-bedrock:amazon.nova-pro-v1:0", {
+          env: { AWS_BEARER_TOKEN_BEDROCK: "b-0123" },
+        }),
+      ),
+    ).toBe(
+      "amazon-bedrock:amazon.nova-pro-v1:0 needs a base URL: set AWS_REGION (e.g. us-east-1), " +
+        "or pass --agent-llm-base-url or set AWS_BEDROCK_BASE_URL",
+    );
+    expect(
+      configError(() =>
+        createLanguageModel("azure:gpt-4o", { env: { AZURE_API_KEY: "az-0123" }, role: "user" }),
+      ),
+    ).toBe(
+      "azure:gpt-4o needs a base URL: set AZURE_RESOURCE_NAME (your Azure OpenAI resource's name), " +
+        "or pass --user-llm-base-url or set AZURE_BASE_URL",
+    );
+    expect(
+      configError(() =>
+        createLanguageModel("google-vertex:gemini-2.5-flash", {
+          env: { GOOGLE_VERTEX_PROJECT: "my-project" },
+        }),
+      ),
+    ).toBe(
+      "google-vertex needs GOOGLE_VERTEX_PROJECT and GOOGLE_VERTEX_LOCATION (e.g. us-central1) with Google Cloud's " +
+        "Application Default Credentials, or GOOGLE_VERTEX_API_KEY for express mode: export them",
+    );
+    expect(configError(() => createLanguageModel("google:gemini-2.5-flash", { env: {} }))).toBe(
+      "GOOGLE_GENERATIVE_AI_API_KEY is not set: export it, or use openai-compatible:<model> with --agent-llm-base-url",
+    );
+  });
+
+  it("builds base URLs from a region, a resource name or a project and location", () => {
+    const seen: string[] = [];
+    const registry = createProviderRegistry(
+      defaultProviderDefinitions().map((definition) => ({
+        ...definition,
+        createModel: (model: string, settings: Parameters<ProviderDefinition["createModel"]>[1]) => {
+          seen.push(settings.baseUrl);
+          return definition.createModel(model, settings);
+        },
+      })),
+    );
+    createLanguageModel("amazon-bedrock:amazon.nova-pro-v1:0", {
+      registry,
+      env: { AWS_ACCESS_KEY_ID: "AKIA0123", AWS_SECRET_ACCESS_KEY: "s-0123456789", AWS_REGION: "eu-west-3" },
+    });
+    createLanguageModel("azure:gpt-4o", {
+      registry,
+      env: { AZURE_API_KEY: "az-0123", AZURE_RESOURCE_NAME: "acme" },
+    });
+    createLanguageModel("google-vertex:gemini-2.5-flash", {
+      registry,
+      env: { GOOGLE_VERTEX_PROJECT: "my-project", GOOGLE_VERTEX_LOCATION: "europe-west4" },
+    });
+    createLanguageModel("google-vertex:gemini-2.5-flash", {
+      registry,
+      env: { GOOGLE_VERTEX_API_KEY: "v-0123" },
+    });
+    expect(seen).toEqual([
+      "https://bedrock-runtime.eu-west-3.amazonaws.com",
+      "https://acme.openai.azure.com/openai",
+      "https://europe-west4-aiplatform.googleapis.com/v1beta1/projects/my-project/locations/europe-west4/publishers/google",
+      "https://aiplatform.googleapis.com/v1/publishers/google",
+    ]);
+  });
+
+  it("checks reasoning_effort against the values a provider accepts", () => {
+    expect(
+      configError(() =>
+        createLanguageModel("mistral:magistral-medium-latest", {
+          env: { MISTRAL_API_KEY: "m-0123" },
+          args: { reasoning_effort: "low" },
+        }),
+      ),
+    ).toBe(
+      '--agent-llm-args: reasoning_effort "low" is not one the mistral provider accepts; use one of none, high',
+    );
+    expect(
+      configError(() =>
+        createLanguageModel("google:gemini-2.5-flash", {
+          env: { GOOGLE_GENERATIVE_AI_API_KEY: "g-0123" },
+          args: { reasoning_effort: "low" },
+        }),
+      ),
+    ).toMatch(
+      /reasoning_effort is not supported by the google provider; .*\{"provider_options": \{"google": \{…\}\}\}/,
+    );
   });
 
   it("takes its providers from an explicit registry", () => {

@@ -5,7 +5,12 @@ import type { PriceOverrides } from "./cost.js";
 import { checkLlmArgs, parseLlmArgs, type LlmArgs } from "./llm-args.js";
 import { parseModelSpec, type ModelSpec } from "./model-spec.js";
 import { urlCredentials } from "./redact.js";
-import { createDefaultProviderRegistry, type ProviderRegistry } from "./provider-registry.js";
+import {
+  createDefaultProviderRegistry,
+  envValue,
+  loadProviderPackage,
+  type ProviderRegistry,
+} from "./provider-registry.js";
 import type { ResponseCache } from "./response-cache.js";
 import { resolveRetryOptions, type RetryOptions } from "./retry.js";
 
@@ -25,7 +30,7 @@ export interface CreateLanguageModelOptions {
   timeoutMs?: number;
   cache?: ResponseCache;
   priceOverrides?: PriceOverrides;
-  /** Defaults to openai, anthropic and openai-compatible. */
+  /** Defaults to every provider of `defaultProviderDefinitions` (`passk models` lists them). */
   registry?: ProviderRegistry;
   /** Ask for server-sent events and gather them, instead of one JSON answer. */
   stream?: boolean;
@@ -55,18 +60,27 @@ export function createLanguageModel(
   const provider = registry.get(parsed.provider);
   const label = `${parsed.provider}:${parsed.model}`;
 
-  const apiKey = nonEmpty(env[provider.apiKeyEnv]);
+  // An optional provider package that is not installed is the first thing to fix.
+  if (provider.package.optional) loadProviderPackage(provider.id, provider.package);
+
+  const apiKey = envValue(env, provider.apiKeyEnv);
   if (provider.apiKeyRequired && apiKey === undefined) {
     throw new ConfigError(
       `${provider.apiKeyEnv} is not set: export it, or use openai-compatible:<model> with --${role}-llm-base-url`,
     );
   }
+  const missingCredentials = provider.missingCredentials?.(env);
+  if (missingCredentials !== undefined) throw new ConfigError(missingCredentials);
 
-  const baseUrl = nonEmpty(options.baseUrl) ?? nonEmpty(env[provider.baseUrlEnv]) ?? provider.defaultBaseUrl;
+  const defaultBaseUrl =
+    typeof provider.defaultBaseUrl === "function" ? provider.defaultBaseUrl(env) : provider.defaultBaseUrl;
+  const baseUrl = nonEmpty(options.baseUrl) ?? envValue(env, provider.baseUrlEnv) ?? defaultBaseUrl;
   if (baseUrl === undefined) {
     throw new ConfigError(
-      `${label} needs a base URL: pass --${role}-llm-base-url (e.g. http://localhost:11434/v1 for Ollama) ` +
-        `or set ${provider.baseUrlEnv}`,
+      provider.baseUrlHint !== undefined
+        ? `${label} needs a base URL: ${provider.baseUrlHint}, or pass --${role}-llm-base-url or set ${provider.baseUrlEnv}`
+        : `${label} needs a base URL: pass --${role}-llm-base-url (e.g. http://localhost:11434/v1 for Ollama) ` +
+            `or set ${provider.baseUrlEnv}`,
     );
   }
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
@@ -85,7 +99,17 @@ export function createLanguageModel(
   if (args.reasoning_effort !== undefined && provider.reasoningEffortKey === undefined) {
     throw new ConfigError(
       `${flag}: reasoning_effort is not supported by the ${provider.id} provider; ` +
-        `pass its own settings through provider_options, e.g. {"provider_options": {"${provider.id}": {…}}}`,
+        `pass its own settings through provider_options, e.g. {"provider_options": {"${provider.providerOptionsKey ?? provider.id}": {…}}}`,
+    );
+  }
+  if (
+    args.reasoning_effort !== undefined &&
+    provider.reasoningEfforts !== undefined &&
+    !provider.reasoningEfforts.includes(args.reasoning_effort)
+  ) {
+    throw new ConfigError(
+      `${flag}: reasoning_effort "${args.reasoning_effort}" is not one the ${provider.id} provider accepts; ` +
+        `use one of ${provider.reasoningEfforts.join(", ")}`,
     );
   }
 
@@ -97,7 +121,11 @@ export function createLanguageModel(
   return createAiSdkLanguageModel({
     spec: parsed,
     provider,
-    sdkModel: provider.createModel(parsed.model, { baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) }),
+    sdkModel: provider.createModel(parsed.model, {
+      baseUrl,
+      env,
+      ...(apiKey !== undefined ? { apiKey } : {}),
+    }),
     args,
     retry: resolveRetryOptions(options.retry),
     timeoutMs,
@@ -105,8 +133,14 @@ export function createLanguageModel(
     priceLookup: provider.priceLookup(baseUrl),
     ...(options.priceOverrides ? { priceOverrides: options.priceOverrides } : {}),
     ...(options.cache ? { cache: options.cache } : {}),
-    // A base URL's own credentials (`user:pass@`, `?api-key=`) are secrets like the key.
-    secrets: [...(apiKey !== undefined ? [apiKey] : []), ...urlCredentials(baseUrl)],
+    // Other credentials (AWS's key pair) and a base URL's own (`user:pass@`, `?api-key=`) are secrets too.
+    secrets: [
+      ...(apiKey !== undefined ? [apiKey] : []),
+      ...(provider.extraEnv ?? [])
+        .filter((variable) => variable.kind === "credential")
+        .flatMap((variable) => envValue(env, variable.name) ?? []),
+      ...urlCredentials(baseUrl),
+    ],
     now: options.now ?? (() => new Date()),
   });
 }

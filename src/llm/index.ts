@@ -8,19 +8,40 @@ export {
   createProviderRegistry,
   createDefaultProviderRegistry,
   defaultProviderDefinitions,
+  loadProviderPackage,
+  providerPackageStatus,
+  providerEnvVars,
+  installCommand,
 } from "./provider-registry.js";
-export type { ProviderDefinition, ProviderRegistry, SdkLanguageModel } from "./provider-registry.js";
+export type {
+  ProviderDefinition,
+  ProviderRegistry,
+  SdkLanguageModel,
+  ProviderEnv,
+  ProviderEnvVar,
+  ProviderEnvListing,
+  ProviderPackage,
+  ProviderPackageStatus,
+  ProviderProtocol,
+} from "./provider-registry.js";
 export {
   DEFAULT_RETRY_OPTIONS,
   resolveRetryOptions,
   retryDelayMs,
   parseRetryAfterMs,
+  retryDelayFromBodyMs,
   withRetry,
   abortableSleep,
 } from "./retry.js";
 export type { RetryOptions, RetryEvent, AttemptFailure } from "./retry.js";
-export { callCost, loadPriceOverrides, PriceOverridesSchema, ModelPriceSchema } from "./cost.js";
-export type { PriceOverrides, ModelPrice, TokenUsage, PriceLookup } from "./cost.js";
+export {
+  callCost,
+  modelPricing,
+  loadPriceOverrides,
+  PriceOverridesSchema,
+  ModelPriceSchema,
+} from "./cost.js";
+export type { PriceOverrides, ModelPrice, ModelPricing, TokenUsage, PriceLookup } from "./cost.js";
 export { openResponseCache, responseCacheKey } from "./response-cache.js";
 export type { ResponseCache } from "./response-cache.js";
 export { redactSecrets, redactUrl, isRedactedUrl, urlCredentials, REDACTED } from "./redact.js";

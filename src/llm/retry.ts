@@ -85,6 +85,28 @@ export function parseRetryAfterMs(
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/**
+ * The wait an error body asks for, where the provider says it there rather than in a header: Google's
+ * `RetryInfo` detail (`{"error": {"details": [{"@type": "…google.rpc.RetryInfo", "retryDelay": "1.5s"}]}}`).
+ */
+export function retryDelayFromBodyMs(body: string | undefined): number | undefined {
+  if (body === undefined || !body.includes("retryDelay")) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const error = (parsed as { error?: { details?: unknown } } | null)?.error;
+  if (!Array.isArray(error?.details)) return undefined;
+  for (const detail of error.details as unknown[]) {
+    const delay = (detail as { retryDelay?: unknown } | null)?.retryDelay;
+    const match = typeof delay === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(delay.trim()) : null;
+    if (match) return Number(match[1]) * 1000;
+  }
+  return undefined;
+}
+
 /** How one failed attempt should be handled. */
 export interface AttemptFailure {
   retryable: boolean;

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { LlmMessage, LlmToolCall } from "../core/llm.js";
 import { parseToolCallArguments } from "../core/llm.js";
-import type { MockLlmCodec, SseEvent } from "./mock-llm-codec.js";
-import { argumentsText, chunks } from "./mock-llm-reply.js";
+import { retryAfterSeconds, type MockLlmCodec, type SseEvent } from "./mock-llm-codec.js";
+import { argumentsText, chunks, uncachedPromptTokens, type MockUsage } from "./mock-llm-reply.js";
 
 const TextBlocksSchema = z.array(z.looseObject({ type: z.string(), text: z.string().optional() }));
 
@@ -134,7 +134,7 @@ export const anthropicCodec: MockLlmCodec = {
       content,
       stop_reason: (reply.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn",
       stop_sequence: null,
-      usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens },
+      usage: { ...inputUsage(usage), output_tokens: usage.completionTokens },
     };
   },
 
@@ -152,7 +152,7 @@ export const anthropicCodec: MockLlmCodec = {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.promptTokens, output_tokens: 0 },
+        usage: { ...inputUsage(usage), output_tokens: 0 },
       },
     });
     let block = 0;
@@ -210,4 +210,23 @@ export const anthropicCodec: MockLlmCodec = {
               : "invalid_request_error";
     return { type: "error", error: { type, message } };
   },
+
+  errorHeaders(status, headers): Record<string, string> {
+    if (status !== 429) return {};
+    const reset = new Date(Date.now() + (retryAfterSeconds(headers) ?? 1) * 1000).toISOString();
+    return {
+      "anthropic-ratelimit-requests-limit": "50",
+      "anthropic-ratelimit-requests-remaining": "0",
+      "anthropic-ratelimit-requests-reset": reset,
+    };
+  },
 };
+
+/** Anthropic counts cached prompt tokens apart from `input_tokens`. */
+function inputUsage(usage: MockUsage) {
+  return {
+    input_tokens: uncachedPromptTokens(usage),
+    ...(usage.cachedTokens !== undefined ? { cache_read_input_tokens: usage.cachedTokens } : {}),
+    ...(usage.cacheWriteTokens !== undefined ? { cache_creation_input_tokens: usage.cacheWriteTokens } : {}),
+  };
+}

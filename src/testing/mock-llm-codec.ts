@@ -1,7 +1,13 @@
 import type { LlmMessage, LlmToolSpec } from "../core/llm.js";
 import type { MockMessageReply, MockUsage } from "./mock-llm-reply.js";
 
-export type MockLlmProtocol = "openai" | "anthropic";
+/**
+ * The wire protocols the mock server speaks: `openai` (Chat Completions, also what Azure, Mistral, Groq,
+ * xAI, DeepSeek, Together, Fireworks, OpenRouter and OpenAI-compatible servers speak), `openai-responses`
+ * (OpenAI's Responses API), `anthropic` (Messages), `google` (Gemini's generateContent, also Vertex AI's),
+ * `bedrock` (Amazon Bedrock's Converse) and `cohere` (Cohere's v2 chat).
+ */
+export type MockLlmProtocol = "openai" | "openai-responses" | "anthropic" | "google" | "bedrock" | "cohere";
 
 /** A request body read into passk's provider-neutral words, whatever protocol carried it. */
 export interface MockLlmConversation {
@@ -10,6 +16,17 @@ export interface MockLlmConversation {
   system: string;
   messages: LlmMessage[];
   tools: LlmToolSpec[];
+}
+
+/** Where a request arrived, for codecs whose wire puts the model or the streaming choice in the URL. */
+export interface MockLlmRoute {
+  path: string;
+  /** The model named by the path (Gemini's `/models/{model}:…`, Bedrock's `/model/{modelId}/…`). */
+  pathModel?: string;
+  /** Whether the path asks for a stream (Gemini's `:streamGenerateContent`, Bedrock's `/converse-stream`). */
+  pathStream?: boolean;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
 }
 
 export interface SseEvent {
@@ -23,14 +40,33 @@ export interface RenderContext {
   model: string;
   usage: MockUsage;
   chunkSize: number;
+  route: MockLlmRoute;
+  /** The request body as received, for replies that depend on what was asked (e.g. `stream_options`). */
+  body: unknown;
 }
 
 /** One wire protocol the mock server speaks: reading requests and writing replies and errors. */
 export interface MockLlmCodec {
   readonly protocol: MockLlmProtocol;
+  /**
+   * How a stream is framed: server-sent events (the default), or AWS's binary event stream (Bedrock's
+   * `converse-stream`), where each event's `event` is its `:event-type` header and `data` its JSON payload.
+   */
+  readonly streamFraming?: "sse" | "aws-event-stream";
   /** Throws an Error whose message says what is wrong with the body. */
-  parseRequest(body: unknown): MockLlmConversation;
+  parseRequest(body: unknown, route: MockLlmRoute): MockLlmConversation;
   renderMessage(reply: MockMessageReply, context: RenderContext): unknown;
   renderStream(reply: MockMessageReply, context: RenderContext): SseEvent[];
-  renderError(status: number, message: string): unknown;
+  /** The provider's error JSON; `headers` are the scripted reply's (a `retry-after` may also go in the body). */
+  renderError(status: number, message: string, headers?: Readonly<Record<string, string>>): unknown;
+  /** Headers the provider sends with an error besides the scripted ones (rate-limit state, error type). */
+  errorHeaders?(status: number, headers: Readonly<Record<string, string>>): Record<string, string>;
+}
+
+/** The scripted `retry-after` in whole seconds (at least 1), for rate-limit headers and bodies that restate it. */
+export function retryAfterSeconds(headers: Readonly<Record<string, string>> | undefined): number | undefined {
+  const value = headers?.["retry-after"];
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : undefined;
 }

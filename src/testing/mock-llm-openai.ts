@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { LlmMessage, LlmToolCall } from "../core/llm.js";
 import { parseToolCallArguments } from "../core/llm.js";
-import type { MockLlmCodec, SseEvent } from "./mock-llm-codec.js";
-import { argumentsText, chunks } from "./mock-llm-reply.js";
+import { retryAfterSeconds, type MockLlmCodec, type RenderContext, type SseEvent } from "./mock-llm-codec.js";
+import { argumentsText, chunks, type MockUsage } from "./mock-llm-reply.js";
 
 const TextContentSchema = z.union([
   z.string(),
@@ -45,13 +45,33 @@ const OpenAiRequestSchema = z.looseObject({
     .nullish(),
 });
 
-function textOf(content: z.infer<typeof TextContentSchema> | null | undefined): string {
+export function textOf(content: z.infer<typeof TextContentSchema> | null | undefined): string {
   if (content === null || content === undefined) return "";
   if (typeof content === "string") return content;
   return content.map((part) => part.text ?? "").join("");
 }
 
-/** OpenAI Chat Completions (`POST /v1/chat/completions`), also what OpenAI-compatible servers speak. */
+/**
+ * Whether a stream gets its usage in a chunk of its own, after the last choice, as OpenAI sends it when
+ * asked (`stream_options.include_usage`). Servers that are not asked (Mistral's, Groq's) put it on the
+ * last chunk instead, Groq's SDK reading it from `x_groq.usage`.
+ */
+function usageChunkRequested(body: unknown): boolean {
+  const options = (body as { stream_options?: { include_usage?: unknown } } | null)?.stream_options;
+  return options?.include_usage === true;
+}
+
+/** xAI streams each tool call whole, in one delta, and its SDK accepts nothing else. */
+function streamsWholeToolCalls(context: RenderContext): boolean {
+  return /\bai-sdk\/xai\//.test(context.route.headers["user-agent"] ?? "");
+}
+
+/**
+ * OpenAI Chat Completions (`POST …/chat/completions`, under any base path: `/v1` for OpenAI, Mistral,
+ * xAI, Together; `/openai/v1` for Azure and Groq; `/inference/v1` for Fireworks; `/api/v1` for OpenRouter),
+ * also what OpenAI-compatible servers speak. The streamed usage follows what the request asked for, and
+ * tool calls stream whole for xAI's SDK (recognised by its user-agent), as those servers send them.
+ */
 export const openAiCodec: MockLlmCodec = {
   protocol: "openai",
 
@@ -138,7 +158,10 @@ export const openAiCodec: MockLlmCodec = {
     };
   },
 
-  renderStream(reply, { index, model, usage, chunkSize }) {
+  renderStream(reply, context) {
+    const { index, model, usage, chunkSize } = context;
+    const usageChunk = usageChunkRequested(context.body);
+    const wholeToolCalls = streamsWholeToolCalls(context);
     const base = {
       id: `chatcmpl-mock-${index}`,
       object: "chat.completion.chunk",
@@ -153,22 +176,41 @@ export const openAiCodec: MockLlmCodec = {
     push({ role: "assistant", content: "" });
     for (const piece of chunks(reply.text ?? "", chunkSize)) push({ content: piece });
     (reply.toolCalls ?? []).forEach((call, position) => {
+      const id = call.id ?? `call_${index}_${position}`;
+      if (wholeToolCalls) {
+        push({
+          tool_calls: [
+            {
+              index: position,
+              id,
+              type: "function",
+              function: { name: call.name, arguments: argumentsText(call) },
+            },
+          ],
+        });
+        return;
+      }
       push({
-        tool_calls: [
-          {
-            index: position,
-            id: call.id ?? `call_${index}_${position}`,
-            type: "function",
-            function: { name: call.name, arguments: "" },
-          },
-        ],
+        tool_calls: [{ index: position, id, type: "function", function: { name: call.name, arguments: "" } }],
       });
       for (const piece of chunks(argumentsText(call), chunkSize)) {
         push({ tool_calls: [{ index: position, function: { arguments: piece } }] });
       }
     });
-    push({}, (reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop");
-    events.push({ data: JSON.stringify({ ...base, choices: [], usage: usageJson(usage) }) });
+    const finishReason = (reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop";
+    if (usageChunk) {
+      push({}, finishReason);
+      events.push({ data: JSON.stringify({ ...base, choices: [], usage: usageJson(usage) }) });
+    } else {
+      events.push({
+        data: JSON.stringify({
+          ...base,
+          choices: [{ index: 0, delta: {}, finish_reason: finishReason }],
+          usage: usageJson(usage),
+          x_groq: { id: `req_mock_${index}`, usage: usageJson(usage) },
+        }),
+      });
+    }
     events.push({ data: "[DONE]" });
     return events;
   },
@@ -184,12 +226,39 @@ export const openAiCodec: MockLlmCodec = {
             : "invalid_request_error";
     return { error: { message, type, param: null, code: type } };
   },
+
+  errorHeaders: openAiRateLimitHeaders,
 };
 
-function usageJson(usage: { promptTokens: number; completionTokens: number }) {
+/** OpenAI's rate-limit headers on a 429: the request budget is spent until the reset. */
+export function openAiRateLimitHeaders(
+  status: number,
+  headers: Readonly<Record<string, string>>,
+): Record<string, string> {
+  if (status !== 429) return {};
+  const reset = `${retryAfterSeconds(headers) ?? 1}s`;
+  return {
+    "x-ratelimit-limit-requests": "500",
+    "x-ratelimit-remaining-requests": "0",
+    "x-ratelimit-reset-requests": reset,
+    "x-ratelimit-limit-tokens": "30000",
+    "x-ratelimit-remaining-tokens": "0",
+    "x-ratelimit-reset-tokens": reset,
+  };
+}
+
+/** Cached prompt tokens as OpenAI reports them, and as DeepSeek does (`prompt_cache_hit_tokens`). */
+function usageJson(usage: MockUsage) {
   return {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
+    ...(usage.cachedTokens !== undefined
+      ? {
+          prompt_tokens_details: { cached_tokens: usage.cachedTokens },
+          prompt_cache_hit_tokens: usage.cachedTokens,
+          prompt_cache_miss_tokens: usage.promptTokens - usage.cachedTokens,
+        }
+      : {}),
   };
 }

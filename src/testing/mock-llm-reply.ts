@@ -8,8 +8,18 @@ export interface MockToolCall {
 }
 
 export interface MockUsage {
+  /** Every prompt token, cached ones included. */
   promptTokens: number;
   completionTokens: number;
+  /** Of the prompt tokens, those read from the provider's prompt cache. */
+  cachedTokens?: number;
+  /** Of the prompt tokens, those written to the prompt cache (Anthropic and Bedrock report them). */
+  cacheWriteTokens?: number;
+}
+
+/** The prompt tokens neither read from nor written to the cache (what Anthropic and Bedrock call input tokens). */
+export function uncachedPromptTokens(usage: MockUsage): number {
+  return Math.max(0, usage.promptTokens - (usage.cachedTokens ?? 0) - (usage.cacheWriteTokens ?? 0));
 }
 
 /** One scripted reply of the mock LLM server, independent of the wire protocol it is played in. */

@@ -1,8 +1,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicCodec } from "./mock-llm-anthropic.js";
-import type { MockLlmCodec, MockLlmConversation, MockLlmProtocol, SseEvent } from "./mock-llm-codec.js";
+import { bedrockCodec, encodeAwsEventStreamMessage } from "./mock-llm-bedrock.js";
+import type {
+  MockLlmCodec,
+  MockLlmConversation,
+  MockLlmProtocol,
+  MockLlmRoute,
+  SseEvent,
+} from "./mock-llm-codec.js";
+import { cohereCodec } from "./mock-llm-cohere.js";
+import { googleCodec } from "./mock-llm-google.js";
 import { openAiCodec } from "./mock-llm-openai.js";
+import { openAiResponsesCodec } from "./mock-llm-openai-responses.js";
 import { argumentsText, type MockLlmReply, type MockMessageReply, type MockUsage } from "./mock-llm-reply.js";
 
 /** One request the mock server received, in wire form and read into passk's words. */
@@ -40,7 +50,10 @@ export interface MockLlmServerOptions {
 export interface MockLlmServer {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
-  /** `http://127.0.0.1:<port>/v1`: the base URL for the openai, openai-compatible and anthropic providers. */
+  /**
+   * `http://127.0.0.1:<port>/v1`: a base URL every provider can be given (routes are matched by their
+   * ending, so `url` plus any prefix works too, e.g. `/openai/v1` as Groq's and Azure's paths have it).
+   */
   readonly baseUrl: string;
   /** Every request received so far, in arrival order (empty when `recordRequests` is false). */
   readonly requests: readonly MockLlmRequest[];
@@ -49,18 +62,45 @@ export interface MockLlmServer {
   close(): Promise<void>;
 }
 
-const ROUTES: Readonly<Record<string, MockLlmCodec>> = {
-  "/v1/chat/completions": openAiCodec,
-  "/chat/completions": openAiCodec,
-  "/v1/messages": anthropicCodec,
-  "/messages": anthropicCodec,
-};
+/**
+ * The codec for a request path, matched by its ending so that any base path works: `…/chat/completions`
+ * (Chat Completions), `…/responses` (OpenAI Responses), `…/messages` (Anthropic), `…/chat` (Cohere v2),
+ * `…/models/{model}:generateContent` or `:streamGenerateContent` (Gemini, Vertex AI) and
+ * `…/model/{modelId}/converse` or `/converse-stream` (Bedrock).
+ */
+function routeOf(
+  path: string,
+): { codec: MockLlmCodec; pathModel?: string; pathStream?: boolean } | undefined {
+  if (path.endsWith("/chat/completions")) return { codec: openAiCodec };
+  if (path.endsWith("/responses")) return { codec: openAiResponsesCodec };
+  if (path.endsWith("/messages")) return { codec: anthropicCodec };
+  if (path.endsWith("/chat")) return { codec: cohereCodec };
+  const google = /\/models\/([^/]+):(generateContent|streamGenerateContent)$/.exec(path);
+  if (google) {
+    return {
+      codec: googleCodec,
+      pathModel: decodeURIComponent(google[1]!),
+      pathStream: google[2] === "streamGenerateContent",
+    };
+  }
+  const bedrock = /\/model\/([^/]+)\/(converse|converse-stream)$/.exec(path);
+  if (bedrock) {
+    return {
+      codec: bedrockCodec,
+      pathModel: decodeURIComponent(bedrock[1]!),
+      pathStream: bedrock[2] === "converse-stream",
+    };
+  }
+  return undefined;
+}
 
 /**
- * Starts an OpenAI- and Anthropic-compatible HTTP server on 127.0.0.1 (a free port) that plays a
- * declarative script: text, tool calls (malformed argument text included), errors with status and
- * headers, fixed latency, hangs and connection resets, as JSON or as SSE streams (whichever the request
- * asks for). It records every request. A call beyond the end of a list script gets a 400 that says so.
+ * Starts an HTTP server on 127.0.0.1 (a free port) that speaks every wire protocol passk's providers use
+ * (see {@link MockLlmProtocol}) and plays a declarative script: text, tool calls (malformed argument text
+ * included), usage with cached tokens, errors with status and headers (each in its provider's error JSON,
+ * with its rate-limit headers on a 429), fixed latency, hangs and connection resets, as JSON or as
+ * streams (whichever the request asks for: SSE, or AWS's event stream for Bedrock). It records every
+ * request. A call beyond the end of a list script gets a 400 that says so.
  *
  * @example
  * const server = await startMockLlmServer({ script: [mockReply.error(429, { retryAfterSeconds: 1 }), mockReply.text("Hi")] });
@@ -89,16 +129,24 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
   async function handle(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (incoming.url ?? "/").split("?")[0] ?? "/";
     const bodyText = await readBody(incoming);
-    const codec = incoming.method === "POST" ? ROUTES[path] : undefined;
-    if (!codec) {
+    const matched = incoming.method === "POST" ? routeOf(path) : undefined;
+    if (!matched) {
       sendJson(response, 404, { error: { message: `mock LLM server: no route ${incoming.method} ${path}` } });
       return;
     }
+    const { codec } = matched;
+    const headers = headersOf(incoming);
+    const route: MockLlmRoute = {
+      path,
+      headers,
+      ...(matched.pathModel !== undefined ? { pathModel: matched.pathModel } : {}),
+      ...(matched.pathStream !== undefined ? { pathStream: matched.pathStream } : {}),
+    };
     let body: unknown;
     let conversation: MockLlmConversation;
     try {
       body = JSON.parse(bodyText);
-      conversation = codec.parseRequest(body);
+      conversation = codec.parseRequest(body, route);
     } catch (error) {
       sendJson(
         response,
@@ -111,7 +159,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
       index: received++,
       protocol: codec.protocol,
       path,
-      headers: headersOf(incoming),
+      headers,
       body,
       ...conversation,
     };
@@ -130,7 +178,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
       );
       return;
     }
-    await play(reply, request, codec, response);
+    await play(reply, request, codec, route, response);
   }
 
   async function nextReply(request: MockLlmRequest): Promise<MockLlmReply | undefined> {
@@ -143,6 +191,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
     reply: MockLlmReply,
     request: MockLlmRequest,
     codec: MockLlmCodec,
+    route: MockLlmRoute,
     response: ServerResponse,
   ): Promise<void> {
     if (reply.kind === "hang") return; // the socket stays open until the client gives up or close()
@@ -152,27 +201,42 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
       return;
     }
     if (reply.kind === "error") {
+      const scripted = reply.headers ?? {};
       const text =
         reply.body ??
-        JSON.stringify(codec.renderError(reply.status, reply.message ?? `HTTP ${reply.status}`));
-      response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
+        JSON.stringify(codec.renderError(reply.status, reply.message ?? `HTTP ${reply.status}`, scripted));
+      response.writeHead(reply.status, {
+        "content-type": "application/json",
+        ...codec.errorHeaders?.(reply.status, scripted),
+        ...scripted,
+      });
       response.end(text);
       return;
     }
-    const context = { index: request.index, model: request.model, usage: usageOf(reply, request), chunkSize };
+    const context = {
+      index: request.index,
+      model: request.model,
+      usage: usageOf(reply, request),
+      chunkSize,
+      route,
+      body: request.body,
+    };
     if (!request.stream) {
       sendJson(response, 200, codec.renderMessage(reply, context));
       return;
     }
+    const awsEventStream = codec.streamFraming === "aws-event-stream";
     response.writeHead(200, {
-      "content-type": "text/event-stream",
+      "content-type": awsEventStream ? "application/vnd.amazon.eventstream" : "text/event-stream",
       "cache-control": "no-cache",
       connection: "keep-alive",
     });
     for (const event of codec.renderStream(reply, context)) {
       if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
       if (response.destroyed) return;
-      response.write(sse(event));
+      response.write(
+        awsEventStream ? encodeAwsEventStreamMessage(event.event ?? "", event.data) : sse(event),
+      );
     }
     response.end();
   }

@@ -26,3 +26,5 @@ run("conversation-throughput.ts", ["100", "500"], [], false);
 run("conversation-throughput.ts", ["1000", "500"], [], false);
 // `passk run` at scale: 1,000 conversations at concurrency 200 through the store and job queue.
 run("run-scale.ts", ["1000", "200", "500", "3"], [], false);
+// Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.
+run("adaptive-trials.ts", ["0.05", "400"]);

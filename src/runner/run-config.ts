@@ -55,6 +55,11 @@ export const RunConfigSchema = z.object({
   max_cost: z.number().positive().nullable().optional(),
   /** `--max-sim-seconds`: wall-clock limit of one conversation. */
   max_sim_seconds: z.number().positive().nullable().optional(),
+  /** `--adaptive`: more trials where they narrow the interval most, up to `max_trials` per task. */
+  adaptive: z
+    .object({ target_ci: z.number().positive().max(0.5), max_trials: z.number().int().min(1) })
+    .nullable()
+    .optional(),
   /** Agent and user are both scripted: the run shows a harness, not a model. */
   scripted_demo: z.boolean(),
   /** The process running it now (to refuse a second runner on the same machine). */

@@ -88,6 +88,11 @@ export function tau2Comparability(input: ComparabilityInput): Tau2Comparability 
     if (config.solo) add("modified-protocol", "solo mode");
     if (config.max_steps !== 200) add("modified-protocol", `--max-steps ${config.max_steps} (τ²: 200)`);
     if (config.max_errors !== 10) add("modified-protocol", `--max-errors ${config.max_errors} (τ²: 10)`);
+    if (config.adaptive)
+      add(
+        "modified-protocol",
+        `adaptive trials (${config.num_trials} to ${config.adaptive.max_trials} per task, more where tasks were undecided)`,
+      );
   }
   const ran = new Set(input.taskIds);
   if (input.baseTaskIds) {

@@ -78,4 +78,6 @@ export interface JobQueue {
    */
   recover(runId: string, options?: { onlyExpired?: boolean }): Promise<number>;
   counts(runId: string): Promise<JobCounts>;
+  /** Per task of a run, the trial index a new job would take (one past the highest queued so far). */
+  nextTrialIndexes(runId: string): Promise<Array<{ domain: string; taskId: string; next: number }>>;
 }

@@ -215,6 +215,14 @@ export class SqliteJobQueue implements JobQueue {
     return this.#countsSync(runId);
   }
 
+  async nextTrialIndexes(runId: string): Promise<Array<{ domain: string; taskId: string; next: number }>> {
+    return this.#store
+      .statement(
+        `SELECT domain, task_id AS taskId, MAX(trial) + 1 AS next FROM jobs WHERE run_id = ? GROUP BY domain, task_id`,
+      )
+      .all(runId) as Array<{ domain: string; taskId: string; next: number }>;
+  }
+
   #countsSync(runId: string): JobCounts {
     const rows = this.#store
       .statement("SELECT state, COUNT(*) AS n FROM jobs WHERE run_id = ? GROUP BY state")

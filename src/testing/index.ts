@@ -9,3 +9,4 @@ export { mockReply } from "./mock-llm-reply.js";
 export type { MockLlmReply, MockToolCall, MockUsage } from "./mock-llm-reply.js";
 export type { MockLlmConversation, MockLlmProtocol } from "./mock-llm-codec.js";
 export { goldReplies, goldScript, isUserSimulatorRequest } from "./gold-model.js";
+export { flakyGoldAgent, spreadSuccessProbability } from "./flaky-agent.js";

@@ -4,6 +4,8 @@ import { taskStatistics, type TaskStatistics } from "../../metrics/statistics.js
 import type { Review } from "../../review/blame.js";
 import { notTheAgentsKeys } from "../../review/review-run.js";
 import { describeBlame } from "./review.js";
+import { describeAdaptive } from "../../metrics/adaptive-trials.js";
+import { RunConfigSchema } from "../../runner/run-config.js";
 import { println, wholeNumber, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
@@ -97,6 +99,9 @@ export function registerReport(program: Command, context: CliContext): void {
     }
     if (source.reviews && source.reviews.length > 0)
       println(context, `review: ${describeBlame(source.reviews as Array<{ review: Review }>)}`);
+    const adaptive = RunConfigSchema.safeParse(source.run?.config).data?.adaptive;
+    if (adaptive)
+      println(context, describeAdaptive(tasks, { minTrials: source.numTrials ?? 1, ...adaptive }));
     println(context, describeTaskStability(tasks));
     println(context);
     println(context, formatFailingTasks(failing, top));

@@ -44,6 +44,9 @@ export interface RunFlags extends Partial<ModelFlags> {
   progress: string;
   progressInterval: string;
   maxSimSeconds?: string;
+  adaptive?: boolean;
+  targetCi?: string;
+  maxTrials?: string;
 }
 
 /** A whole-number flag within bounds (a huge value would exhaust memory before anything runs). */
@@ -76,6 +79,12 @@ export const FlagNumbersSchema = z.object({
     .positive({ error: "--max-sim-seconds must be more than 0 seconds" })
     .max(2_000_000, { error: "--max-sim-seconds must be at most 2000000 seconds (23 days)" })
     .optional(),
+  targetCi: z.coerce
+    .number({ error: () => "--target-ci must be a half-width between 0 and 0.5, e.g. 0.05 for ± 5 points" })
+    .positive({ error: "--target-ci must be more than 0, e.g. 0.05 for ± 5 points" })
+    .max(0.5, { error: "--target-ci must be at most 0.5 (a success rate's interval is never wider)" })
+    .optional(),
+  maxTrials: int("--max-trials", 1, 1000).optional(),
   progress: z.enum(["auto", "bar", "lines", "none"], {
     error: () => "--progress must be one of auto, bar, lines, none",
   }),
@@ -330,4 +339,35 @@ export function checkNotRunningElsewhere({ run, config }: StoredRun): void {
     `run ${run.id} is being run by process ${runner.pid} on this machine (since ${runner.started_at}); ` +
       "wait for it, or stop it (Ctrl-C) before resuming.",
   );
+}
+
+/**
+ * The adaptive settings of a run: `--adaptive` with `--target-ci` (default ± 0.05) and `--max-trials`
+ * (default 4 × --num-trials, at least 8); a resumed adaptive run keeps its own unless they are given.
+ */
+export function resolveAdaptive(
+  flags: Pick<RunFlags, "adaptive">,
+  numbers: Pick<z.infer<typeof FlagNumbersSchema>, "targetCi" | "maxTrials">,
+  numTrials: number,
+  stored: RunConfig["adaptive"] | undefined,
+): NonNullable<RunConfig["adaptive"]> | null {
+  if (!flags.adaptive && !stored) {
+    const given =
+      numbers.targetCi !== undefined
+        ? "--target-ci"
+        : numbers.maxTrials !== undefined
+          ? "--max-trials"
+          : null;
+    if (given) throw new ConfigError(`${given} only applies to adaptive runs: add --adaptive`);
+    return null;
+  }
+  const adaptive = {
+    target_ci: numbers.targetCi ?? stored?.target_ci ?? 0.05,
+    max_trials: numbers.maxTrials ?? stored?.max_trials ?? Math.max(8, 4 * numTrials),
+  };
+  if (adaptive.max_trials < numTrials)
+    throw new ConfigError(
+      `--max-trials ${adaptive.max_trials} is below --num-trials ${numTrials}: every task gets --num-trials first; raise --max-trials`,
+    );
+  return adaptive;
 }

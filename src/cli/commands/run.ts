@@ -7,14 +7,21 @@ import type { DomainData } from "../../formats/tau2/domain-data.js";
 import { computeRunMetrics, type RunMetrics } from "../../metrics/run-metrics.js";
 import { isSuccessful } from "../../metrics/pass-hat-k.js";
 import { conversationJob } from "../../runner/conversation-job.js";
-import { executeRun, simulationCost, type RunOutcome } from "../../runner/execute-run.js";
+import {
+  executeRun,
+  simulationCost,
+  type ExecuteRunOptions,
+  type RunOutcome,
+} from "../../runner/execute-run.js";
+import { executeAdaptiveRun, type AdaptiveOutcome } from "../../runner/adaptive-run.js";
+import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
 import { checkThresholds, parseThresholds, type Threshold } from "../../runner/fail-under.js";
 import { junitReport } from "../../runner/junit-report.js";
 import { describeBlame, reviewStoredRun } from "./review.js";
 import { resultsFiles, writeResults } from "../../runner/results-writer.js";
 import { storableConfig, type RunConfig } from "../../runner/run-config.js";
 import { runInfo } from "../../runner/run-info.js";
-import { planRun, selectTasksOfDomains } from "../../runner/run-plan.js";
+import { planRun, selectTasksOfDomains, trialSeeds } from "../../runner/run-plan.js";
 import { formatDuration } from "../../runner/run-progress.js";
 import { writeFileAtomic } from "../../runner/write-file-atomic.js";
 import { readUserGuidelines } from "../../users/create-user.js";
@@ -29,11 +36,13 @@ import { fixed, formatMetrics } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
 import { openStore, withStoreOption } from "./run-source.js";
+import { importAgentModule } from "../domain-modules.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
 import {
   checkNotRunningElsewhere,
   modelFlagsOf,
   parseFlagNumbers,
+  resolveAdaptive,
   resolveRun,
   type RunFlags,
 } from "./run-resolve.js";
@@ -108,6 +117,15 @@ export function registerRun(program: Command, context: CliContext): void {
           "exit 1 when a metric is below its minimum, e.g. pass^4=0.8 avg_reward=0.9 airline:pass^1=0.6",
         )
         .option(
+          "--adaptive",
+          "after --num-trials per task, add trials where they narrow the interval of the mean success rate most, until --target-ci",
+        )
+        .option("--target-ci <half-width>", "adaptive: stop at this 95% half-width, e.g. 0.05 (default)")
+        .option(
+          "--max-trials <n>",
+          "adaptive: at most this many trials per task (default 4 × --num-trials, ≥ 8)",
+        )
+        .option(
           "--review",
           "after the run, say who caused each failure (as `passk review`); --judge-llm reviews what no check places",
         )
@@ -173,12 +191,21 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         : (storedConfig?.max_concurrency ?? numbers.maxConcurrency);
     const maxCost = numbers.maxCost ?? storedConfig?.max_cost ?? undefined;
     const maxSimSeconds = numbers.maxSimSeconds ?? storedConfig?.max_sim_seconds ?? undefined;
+    const adaptive = resolveAdaptive(flags, numbers, config.num_trials, storedConfig?.adaptive);
     const resolvedConfig: RunConfig = {
       ...config,
       max_concurrency: concurrency,
       max_cost: maxCost ?? null,
       max_sim_seconds: maxSimSeconds ?? null,
+      adaptive,
     };
+    // A resumed run of a team's own agent loads its module again (the flag was not repeated).
+    const agentSpec = resolvedConfig.models.agentLlm;
+    if (agentSpec.startsWith("module:") && !context.agentModules?.has(agentSpec))
+      context.agentModules = new Map([
+        ...(context.agentModules ?? []),
+        [agentSpec, await importAgentModule(agentSpec.slice("module:".length))],
+      ]);
     const participants = participantsFromFlags(
       modelFlagsOf(resolvedConfig),
       context,
@@ -349,13 +376,17 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     process.on("SIGTERM", onSignal);
     const started = performance.now();
     let outcome: RunOutcome;
+    let adaptiveOutcome: AdaptiveOutcome | undefined;
+    // Adaptive runs go past --num-trials; τ²'s trial seeds are a prefix-stable sequence, so trial t
+    // keeps the seed it would have in a fixed run of more trials.
+    const seeds = adaptive ? trialSeeds(resolvedConfig.seed, adaptive.max_trials) : plan.trialSeeds;
     try {
-      outcome = await executeRun({
+      const runOptions: ExecuteRunOptions = {
         queue,
         runId: run.id,
         // No more workers than conversations to run.
         concurrency: Math.max(1, Math.min(concurrency, plan.jobs.length)),
-        seedOf: (job) => plan.trialSeeds[job.trial]!,
+        seedOf: (job) => seeds[job.trial]!,
         ...(maxCost !== undefined ? { maxCost } : {}),
         previous: {
           cost: previous.reduce((sum, s) => sum + (simulationCost(s) ?? 0), 0),
@@ -392,7 +423,28 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
             );
           }
         },
-      });
+      };
+      if (adaptive) {
+        adaptiveOutcome = await executeAdaptiveRun({
+          ...runOptions,
+          plan: {
+            minTrials: resolvedConfig.num_trials,
+            maxTrials: adaptive.max_trials,
+            targetHalfWidth: adaptive.target_ci,
+          },
+          tallies: () => trialTallies(store.scoredSimulations(run.id), plan.domains),
+          onRound: ({ round, interval, added }) => {
+            if (added > 0)
+              display.note(
+                `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
+                  `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
+              );
+          },
+        });
+        outcome = adaptiveOutcome.outcome;
+      } else {
+        outcome = await executeRun(runOptions);
+      }
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
@@ -462,6 +514,10 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     for (const [domain, verdict] of Object.entries(comparability))
       println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context, costLine(metrics, outcome.spent));
+    if (adaptive) {
+      const tallies = trialTallies(simulations, plan.domains);
+      println(context, describeAdaptive(tallies, { minTrials: resolvedConfig.num_trials, ...adaptive }));
+    }
     if (flags.review) {
       const { reviews } = await reviewStoredRun(context, store, run.id, {
         ...(resolvedConfig.models.judgeLlm ? { judgeLlm: resolvedConfig.models.judgeLlm } : {}),

@@ -1,0 +1,195 @@
+import { UnknownNameError } from "../core/errors.js";
+
+/** The retrieval tools a config adds to the agent's tools. */
+export type RetrievalToolName = "KB_search" | "grep" | "shell" | "KB_search_bm25" | "KB_search_dense";
+
+/** How the policy text is built: the template alone, with the whole KB, or with the task's documents. */
+export type PolicyKind = "standard" | "full_kb" | "golden_retrieval";
+
+/** An embedding model as τ² names it (`embedder_type`, `embedder_model`) and as passk calls it. */
+export interface EmbedderSpec {
+  readonly type: "openai" | "openrouter";
+  readonly model: string;
+  /** passk's `<provider>:<model>` for `createTextEmbedder`. */
+  readonly spec: string;
+  /** Base URL used when none is given (OpenRouter's); absent: the provider's own default. */
+  readonly baseUrl?: string;
+  /** Environment variable holding the API key. */
+  readonly apiKeyEnv: string;
+  /** Prefixed to queries (not documents) in Qwen's `Instruct: …\nQuery:…` format. */
+  readonly queryInstruction?: string;
+  /** How `all_tools.md` names the service. */
+  readonly serviceLabel: string;
+}
+
+export type KbSearchSpec = { readonly topK: number } & (
+  { readonly retriever: "bm25" } | { readonly retriever: "dense"; readonly embedder: EmbedderSpec }
+);
+
+/** One of τ²'s retrieval configs (`--retrieval-config`) for the banking_knowledge domain. */
+export interface RetrievalConfig {
+  readonly name: string;
+  /** File under `prompts/`. */
+  readonly promptTemplate: string;
+  readonly policy: PolicyKind;
+  /** Extra agent tools, in the order the model sees them; they all come before the base tools. */
+  readonly tools: readonly RetrievalToolName[];
+  /** `KB_search`, with the LLM reranker's minimum score when it has one. */
+  readonly kbSearch?: KbSearchSpec & { readonly reranker?: { readonly minScore: number } };
+  readonly kbSearchBm25?: { readonly topK: number };
+  readonly kbSearchDense?: { readonly topK: number; readonly embedder: EmbedderSpec };
+  readonly grep?: { readonly topK: number; readonly caseSensitive: boolean };
+  readonly shell?: { readonly allowWrites: boolean; readonly fileFormat: "md" };
+  /** What running it takes beyond the data: an embeddings API, a reranking LLM, a sandboxed shell. */
+  readonly needs: { readonly embeddings?: EmbedderSpec; readonly reranker: boolean; readonly shell: boolean };
+  /** τ²'s `supports_top_k`. */
+  readonly supportsTopK: boolean;
+}
+
+export const OPENAI_EMBEDDER: EmbedderSpec = Object.freeze({
+  type: "openai",
+  model: "text-embedding-3-large",
+  spec: "openai:text-embedding-3-large",
+  apiKeyEnv: "OPENAI_API_KEY",
+  serviceLabel: "OpenAI API",
+});
+
+export const QWEN_EMBEDDER: EmbedderSpec = Object.freeze({
+  type: "openrouter",
+  model: "qwen3-embedding-8b",
+  spec: "openai-compatible:qwen/qwen3-embedding-8b",
+  baseUrl: "https://openrouter.ai/api/v1",
+  apiKeyEnv: "OPENROUTER_API_KEY",
+  // Qwen3-Embedding's documented query instruction (its model card), which τ² uses for queries.
+  queryInstruction: "Given a web search query, retrieve relevant passages that answer the query",
+  serviceLabel: "OpenRouter",
+});
+
+const TOP_K = 10;
+const RERANKER_MIN_SCORE = 5;
+
+function plain(name: string, promptTemplate: string, policy: PolicyKind): RetrievalConfig {
+  return {
+    name,
+    promptTemplate,
+    policy,
+    tools: [],
+    needs: { reranker: false, shell: false },
+    supportsTopK: false,
+  };
+}
+
+function kbSearchConfig(
+  name: string,
+  promptTemplate: string,
+  search: { retriever: "bm25" } | { retriever: "dense"; embedder: EmbedderSpec },
+  reranker: boolean,
+  grep: boolean,
+): RetrievalConfig {
+  const embedder = search.retriever === "dense" ? search.embedder : undefined;
+  return {
+    name,
+    promptTemplate,
+    policy: "standard",
+    tools: grep ? ["KB_search", "grep"] : ["KB_search"],
+    kbSearch: { ...search, topK: TOP_K, ...(reranker ? { reranker: { minScore: RERANKER_MIN_SCORE } } : {}) },
+    ...(grep ? { grep: { topK: TOP_K, caseSensitive: false } } : {}),
+    needs: { ...(embedder ? { embeddings: embedder } : {}), reranker, shell: false },
+    supportsTopK: true,
+  };
+}
+
+function shellConfig(name: string, promptTemplate: string, allowWrites: boolean): RetrievalConfig {
+  return {
+    name,
+    promptTemplate,
+    policy: "standard",
+    tools: ["shell"],
+    shell: { allowWrites, fileFormat: "md" },
+    needs: { reranker: false, shell: true },
+    supportsTopK: false,
+  };
+}
+
+function allToolsConfig(name: string, embedder: EmbedderSpec): RetrievalConfig {
+  return {
+    name,
+    promptTemplate: "all_tools.md",
+    policy: "standard",
+    tools: ["KB_search_bm25", "KB_search_dense", "shell"],
+    kbSearchBm25: { topK: TOP_K },
+    kbSearchDense: { topK: TOP_K, embedder },
+    shell: { allowWrites: false, fileFormat: "md" },
+    needs: { embeddings: embedder, reranker: false, shell: true },
+    supportsTopK: false,
+  };
+}
+
+const bm25 = { retriever: "bm25" } as const;
+const qwen = { retriever: "dense", embedder: QWEN_EMBEDDER } as const;
+const openai = { retriever: "dense", embedder: OPENAI_EMBEDDER } as const;
+
+/** τ²'s 20 retrieval configs, in its order. */
+export const RETRIEVAL_CONFIGS: readonly RetrievalConfig[] = Object.freeze([
+  plain("no_knowledge", "no_knowledge.md", "standard"),
+  plain("full_kb", "full_kb.md", "full_kb"),
+  plain("golden_retrieval", "required_docs.md", "golden_retrieval"),
+  kbSearchConfig("qwen_embeddings_grep", "classic_rag_qwen.md", qwen, false, true),
+  kbSearchConfig("openai_embeddings_grep", "classic_rag_openai.md", openai, false, true),
+  kbSearchConfig("qwen_embeddings_reranker_grep", "classic_rag_qwen.md", qwen, true, true),
+  kbSearchConfig("openai_embeddings_reranker_grep", "classic_rag_openai.md", openai, true, true),
+  kbSearchConfig("bm25_grep", "classic_rag_bm25.md", bm25, false, true),
+  kbSearchConfig("bm25_reranker_grep", "classic_rag_bm25.md", bm25, true, true),
+  kbSearchConfig("qwen_embeddings", "classic_rag_qwen_no_grep.md", qwen, false, false),
+  kbSearchConfig("openai_embeddings", "classic_rag_openai_no_grep.md", openai, false, false),
+  kbSearchConfig("qwen_embeddings_reranker", "classic_rag_qwen_no_grep.md", qwen, true, false),
+  kbSearchConfig("openai_embeddings_reranker", "classic_rag_openai_no_grep.md", openai, true, false),
+  kbSearchConfig("bm25", "classic_rag_bm25_no_grep.md", bm25, false, false),
+  kbSearchConfig("bm25_reranker", "classic_rag_bm25_no_grep.md", bm25, true, false),
+  {
+    name: "grep_only",
+    promptTemplate: "grep_only.md",
+    policy: "standard",
+    tools: ["grep"],
+    grep: { topK: TOP_K, caseSensitive: false },
+    needs: { reranker: false, shell: false },
+    supportsTopK: true,
+  },
+  shellConfig("terminal_use", "agentic_search.md", false),
+  shellConfig("terminal_use_write", "agentic_search_write.md", true),
+  allToolsConfig("alltools", OPENAI_EMBEDDER),
+  allToolsConfig("alltools-qwen", QWEN_EMBEDDER),
+]);
+
+/** Other names τ² accepts for a config. */
+export const RETRIEVAL_CONFIG_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  AllTools: "alltools",
+});
+
+/** What τ² runs when no `--retrieval-config` is given. */
+export const DEFAULT_RETRIEVAL_CONFIG = "alltools";
+
+const byName = new Map(RETRIEVAL_CONFIGS.map((config) => [config.name, config]));
+
+/**
+ * The retrieval config of a name (or alias); UnknownNameError listing the known names otherwise.
+ *
+ * @example
+ * retrievalConfig("bm25").tools // ["KB_search"]
+ */
+export function retrievalConfig(name: string = DEFAULT_RETRIEVAL_CONFIG): RetrievalConfig {
+  const config = byName.get(RETRIEVAL_CONFIG_ALIASES[name] ?? name);
+  if (!config)
+    throw new UnknownNameError(
+      "retrieval config",
+      name,
+      RETRIEVAL_CONFIGS.map((known) => known.name),
+      "Pass --retrieval-config with one of the known names.",
+    );
+  return config;
+}
+
+/** The agent's tools in the order the model sees them: the config's retrieval tools, then the base tools. */
+export function agentToolNames(config: RetrievalConfig, baseTools: readonly string[]): string[] {
+  return [...config.tools, ...baseTools];
+}

@@ -3,6 +3,7 @@ import { PasskError } from "../core/errors.js";
 import type { Judge, NlAssertionVerdict } from "../core/judge.js";
 import type { LanguageModel } from "../core/llm.js";
 import type { Message } from "../core/message.js";
+import { parseStructuredAnswer } from "../llm/structured-answer.js";
 
 /** What the judge model must answer: one verdict per assertion, in order. */
 export const JudgeOutputSchema = z.object({
@@ -49,23 +50,8 @@ export function transcript(messages: readonly Message[]): string {
 
 /** Parse and check the judge model's text against the assertions it was given. */
 export function parseJudgeOutput(text: string, assertions: readonly string[]): NlAssertionVerdict[] {
-  const stripped = text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, "")
-    .replace(/\s*```$/, "");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(stripped);
-  } catch {
-    throw new JudgeOutputError(`the judge did not answer with JSON: ${text.slice(0, 200)}`, text);
-  }
-  const parsed = JudgeOutputSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new JudgeOutputError(
-      `the judge's JSON has the wrong shape (${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")})`,
-      text,
-    );
-  }
+  const parsed = parseStructuredAnswer(text, JudgeOutputSchema, "judge");
+  if ("error" in parsed) throw new JudgeOutputError(parsed.error, text);
   if (parsed.data.verdicts.length !== assertions.length) {
     throw new JudgeOutputError(
       `the judge gave ${parsed.data.verdicts.length} verdicts for ${assertions.length} assertions`,

@@ -6,6 +6,7 @@ import type { Task } from "../core/task.js";
 import type { FailedCheck } from "../metrics/failed-checks.js";
 import { scenarioText } from "../users/user-prompt.js";
 import { CulpritSchema, type Review } from "./blame.js";
+import { parseStructuredAnswer } from "../llm/structured-answer.js";
 
 /** What the reviewer model must answer. */
 export const ReviewerOutputSchema = z.object({
@@ -57,23 +58,9 @@ function numberedTranscript(messages: readonly Message[]): string {
 
 /** Parse and check the reviewer's text. */
 export function parseReviewerOutput(text: string): Review {
-  const stripped = text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, "")
-    .replace(/\s*```$/, "");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(stripped);
-  } catch {
-    throw new ReviewOutputError(`the reviewer did not answer with JSON: ${text.slice(0, 200)}`, text);
-  }
-  const parsed = ReviewerOutputSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new ReviewOutputError(
-      `the reviewer's JSON has the wrong shape (${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")})`,
-      text,
-    );
-  return { ...parsed.data, source: "llm", check: null };
+  const answer = parseStructuredAnswer(text, ReviewerOutputSchema, "reviewer");
+  if ("error" in answer) throw new ReviewOutputError(answer.error, text);
+  return { ...answer.data, source: "llm", check: null };
 }
 
 /** Asks a model (`--judge-llm`) who caused a failure the deterministic checks could not place. */

@@ -29,17 +29,38 @@ const loaded = new Map<string, DomainData>();
 export function loadDomain(
   context: CliContext,
   name: string,
-  options: { data?: string; tasks?: string } = {},
+  options: { data?: string; tasks?: string; retrievalConfig?: string; upstream?: string } = {},
 ): DomainData {
   const domain = getDomain(name, context.domains);
   const dataDir = resolveDataDir(options.data, context.env);
-  const key = `${name}\u0000${dataDir}\u0000${options.tasks ?? ""}`;
+  const key = [
+    name,
+    dataDir,
+    options.tasks ?? "",
+    options.retrievalConfig ?? "",
+    options.upstream ?? "",
+  ].join("\u0000");
   let data = loaded.get(key);
   if (!data) {
-    data = new DomainData(domain, dataDir, options.tasks ? { tasksFile: options.tasks } : {});
+    data = new DomainData(domain, dataDir, {
+      ...(options.tasks ? { tasksFile: options.tasks } : {}),
+      ...(options.retrievalConfig !== undefined ? { config: options.retrievalConfig } : {}),
+      ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
+    });
     loaded.set(key, data);
   }
   return data;
+}
+
+/**
+ * Add `--retrieval-config NAME`, the configuration of domains that have them (banking_knowledge: how the
+ * agent searches its knowledge base; default bm25). Commands pass it to `loadDomain`.
+ */
+export function withRetrievalConfigOption(command: Command): Command {
+  return command.option(
+    "--retrieval-config <name>",
+    "banking_knowledge's retrieval config (no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only, …; default bm25)",
+  );
 }
 
 /**

@@ -84,6 +84,13 @@ export const TaskSchema = z.looseObject({
   ticket: z.string().nullable().default(null),
   initial_state: InitialStateSchema.nullable().default(null),
   evaluation_criteria: EvaluationCriteriaSchema.nullable().default(null),
+  /**
+   * The user tools the simulated customer is given (banking_knowledge); an empty list gives none.
+   * Absent or null: the domain's user tools. Tools not listed stay callable by name, as in τ².
+   */
+  user_tools: z.array(z.string()).nullable().optional(),
+  /** Knowledge-base documents the task needs (banking_knowledge's `golden_retrieval` config inlines them). */
+  required_documents: z.array(z.string()).nullable().optional(),
 });
 export type Task = z.infer<typeof TaskSchema>;
 

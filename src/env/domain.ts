@@ -1,9 +1,52 @@
 import type { z } from "zod";
-import type { EnvFunctionCall } from "../core/task.js";
-import type { Toolkit } from "./tool.js";
+import type { EnvFunctionCall, Task } from "../core/task.js";
+import type { SessionState } from "./session.js";
+import type { Tool, Toolkit } from "./tool.js";
 
 /** Reads a text file of the domain's data folder (path relative to that folder). */
 export type ReadDataFile = (relativePath: string) => string;
+
+/**
+ * What a world is built for, beyond its databases: the task being run and the domain configuration
+ * (with what the domain built for it). Tools read it through their `ToolContext`; the evaluator builds
+ * its worlds with the same context as the conversation's.
+ */
+export interface WorldContext {
+  /** The task; undefined outside any task (`passk call`). */
+  readonly task?: Task | undefined;
+  /** The domain configuration (banking_knowledge: the retrieval config), for domains that have them. */
+  readonly config?: string | undefined;
+  /** What `DomainConfigs.services` built for that configuration. */
+  readonly services?: unknown;
+}
+
+/**
+ * Named configurations a domain runs under, chosen per run (banking_knowledge: its retrieval configs,
+ * `--retrieval-config`): they may change the agent's tools, the policy and what tools search.
+ */
+export interface DomainConfigs {
+  /** What a configuration is called in messages (`retrieval config`). */
+  readonly label: string;
+  /** The key a gold-replay record names the configuration under (`retrieval_config`). */
+  readonly recordKey: string;
+  readonly names: readonly string[];
+  /** Other spellings accepted for a configuration (`AllTools` → `alltools`). */
+  readonly aliases?: Readonly<Record<string, string>>;
+  /** The configuration used when none is chosen. */
+  readonly default: string;
+  /**
+   * What the tools of a configuration read (a knowledge base, search backends), built once per loaded
+   * data and configuration: build expensive parts lazily, a world may never search.
+   */
+  services?(input: {
+    /** The domain's data folder. */
+    folder: string;
+    config: string;
+    read: ReadDataFile;
+    /** The reference's upstream source files, when at hand (its texts may be shown, see `tau2`). */
+    upstreamDir: string | undefined;
+  }): unknown;
+}
 
 /** Where a domain's data lives inside a data directory (τ²'s `data/tau2/domains/<name>` layout). */
 export interface DomainDataFiles {
@@ -13,12 +56,24 @@ export interface DomainDataFiles {
   readonly db: string;
   /** User (device) database file, for dual-control domains. */
   readonly userDb?: string;
-  /** Tasks file. */
+  /**
+   * Tasks: a JSON file holding the list, or a folder of one-task files given as `folder/prefix*.json`
+   * (banking_knowledge's `tasks/task_*.json`), read in sorted file-name order.
+   */
   readonly tasks: string;
   /** Optional split file: split name → task ids. */
   readonly splits?: string;
-  /** The policy given to the agent: a file name, or a function assembling it from several files. */
-  readonly policy: string | ((read: ReadDataFile) => string);
+  /**
+   * How the database files are read: `json` (default; the schema says what is a float), or `python`
+   * for free-form records, read as Python's `json.load` reads them (floats as `PyFloat`, see
+   * python/py-float-value.ts), since no schema can tell `100.0` from `100` there.
+   */
+  readonly dbFormat?: "json" | "python";
+  /**
+   * The policy given to the agent: a file name, or a function assembling it from several files — and,
+   * for domains with configurations, from the configuration, its services and the task being run.
+   */
+  readonly policy: string | ((read: ReadDataFile, context?: WorldContext) => string);
   /** The policy for solo mode (agent alone with the ticket), when the domain supports it. */
   readonly soloPolicy?: string | ((read: ReadDataFile) => string);
 }
@@ -27,6 +82,8 @@ export interface DomainDataFiles {
 export interface WorldState<ADB = unknown, UDB = unknown> {
   readonly agent: ADB;
   readonly user: UDB | undefined;
+  /** Session state outside the databases (`ToolContext.session`): copied with the world, never hashed. */
+  readonly session?: SessionState;
 }
 
 /**
@@ -39,7 +96,21 @@ export interface Domain<ADB = unknown, UDB = unknown> {
   readonly description: string;
   readonly agent: Toolkit<ADB>;
   readonly user?: Toolkit<UDB>;
+  /**
+   * The user's tools work on the agent's database (τ² banking_knowledge: both toolkits hold one DB
+   * object): the world has one database, and the user DB hash is the agent's.
+   */
+  readonly sharedDb?: boolean;
   readonly data: DomainDataFiles;
+  /** Named configurations the domain runs under (see {@link DomainConfigs}). */
+  readonly configs?: DomainConfigs;
+  /**
+   * The tools one side is offered (listed to its model) in a world built for `context`, when that
+   * depends on the configuration or the task (banking_knowledge: retrieval tools per config; the
+   * customer gets only the task's `user_tools`). Default: the toolkit's `tools`. Any tool of the
+   * toolkit (listed or `unlisted`) stays callable by name, as in the reference.
+   */
+  toolsFor?(side: "agent" | "user", context: WorldContext): readonly Tool<ADB | UDB>[];
   /**
    * Reconciles the two databases after every tool call and every orchestrator step (τ²'s
    * `sync_tools`), e.g. copying a line's status from the carrier's DB to the customer's phone.
@@ -64,6 +135,11 @@ export interface DomainTau2Source {
   readonly agentTools: string;
   readonly userTools?: string;
   readonly types?: ReadonlyMap<string, z.ZodType>;
+  /**
+   * More classes defining agent tools a world may offer (`Domain.toolsFor`) beyond the toolkit class:
+   * banking_knowledge's retrieval mixins (`KBSearchMixin` in retrieval_mixins.py…).
+   */
+  readonly extraAgentToolkits?: ReadonlyArray<{ readonly file: string; readonly className: string }>;
 }
 
 /** A domain of any database types (what registries and the CLI hold). */
@@ -86,5 +162,11 @@ export function defineDomain<ADB, UDB = never>(domain: Domain<ADB, UDB>): Domain
       throw new Error(`domain ${domain.name}: agent tool "${tool.name}" is defined twice`);
     seen.add(tool.name);
   }
+  if (domain.configs && !domain.configs.names.includes(domain.configs.default))
+    throw new Error(
+      `domain ${domain.name}: default ${domain.configs.label} "${domain.configs.default}" is not one of its names`,
+    );
+  if (domain.sharedDb && domain.data.userDb !== undefined)
+    throw new Error(`domain ${domain.name}: a shared database (sharedDb) has no user DB file`);
   return Object.freeze(domain);
 }

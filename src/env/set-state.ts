@@ -7,7 +7,7 @@ import {
   type ToolMessage,
 } from "../core/message.js";
 import type { InitialState } from "../core/task.js";
-import { isPyFloat } from "../python/py-float.js";
+import { isPyFloat, markPyFloat } from "../python/py-float.js";
 import type { WorldState } from "./domain.js";
 import type { World } from "./world.js";
 
@@ -95,7 +95,7 @@ interface InitResult {
   steps: InitStep[];
 }
 interface InitEntry extends InitResult {
-  world: Pick<World, "domain" | "validation" | "solo">;
+  world: Pick<World, "domain" | "validation" | "solo" | "context">;
   start: { state: WorldState<unknown, unknown>; userIsAgent: boolean };
 }
 const initCache = new WeakMap<object, Map<string, InitEntry[]>>();
@@ -109,7 +109,9 @@ function cachedInit(world: World, start: InitEntry["start"], key: string): InitR
       entry.world.domain === world.domain &&
       entry.world.validation === world.validation &&
       entry.world.solo === world.solo &&
+      sameContext(entry.world.context, world.context) &&
       entry.start.state.user === start.state.user &&
+      entry.start.state.session === start.state.session &&
       entry.start.userIsAgent === start.userIsAgent,
   );
 }
@@ -122,10 +124,15 @@ function rememberInit(world: World, start: InitEntry["start"], key: string, resu
   const entries = byKey.get(key) ?? [];
   entries.push({
     ...result,
-    world: { domain: world.domain, validation: world.validation, solo: world.solo },
+    world: { domain: world.domain, validation: world.validation, solo: world.solo, context: world.context },
     start,
   });
   byKey.set(key, entries);
+}
+
+/** Tools may read the world's context, so initialization results are shared only within one context. */
+function sameContext(a: World["context"], b: World["context"]): boolean {
+  return a.task === b.task && a.config === b.config && a.services === b.services;
 }
 
 /** The parts of an initial state that initialization reads, as text: floats written `2.0` kept apart from `2`. */
@@ -248,17 +255,32 @@ function entriesOf(value: object): Array<[string, unknown]> {
   return value instanceof Map ? [...value] : Object.entries(value);
 }
 
-/** τ² `update_pydantic_model_with_dict`: nested dicts merge key by key, anything else replaces. */
+/**
+ * τ² `update_pydantic_model_with_dict`: nested dicts merge key by key, anything else replaces. Float
+ * marks (py-float.ts) go along: a merged dict's keys keep the marks of whichever side their value came from.
+ */
 export function deepMerge(target: unknown, update: unknown): unknown {
   if (!isDictLike(target) || !isDictLike(update)) return update;
   const isMap = target instanceof Map;
   const result = new Map(entriesOf(target));
+  const floats = new Set<string>();
+  if (!isMap) for (const key of result.keys()) if (isPyFloat(target, key)) floats.add(key);
+  const updateMarks = !(update instanceof Map);
   for (const [key, value] of entriesOf(update)) {
     result.set(key, result.has(key) ? deepMerge(result.get(key), value) : value);
+    if (updateMarks && isPyFloat(update, key)) floats.add(key);
+    else floats.delete(key);
   }
-  return isMap ? result : Object.fromEntries(result);
+  if (isMap) return result;
+  const merged = Object.fromEntries(result);
+  for (const key of floats) markPyFloat(merged, key);
+  return merged;
 }
 
+/** A dict: a Map or a plain object (class instances such as a `PyFloat` are values). */
 function isDictLike(value: unknown): value is object {
-  return value instanceof Map || (typeof value === "object" && value !== null && !Array.isArray(value));
+  if (value instanceof Map) return true;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
 }

@@ -6,11 +6,16 @@ import { deepEqual } from "../env/set-state.js";
 
 const toolTypesByDomain = new WeakMap<AnyDomain, ReadonlyMap<string, string>>();
 
-/** The kind of each of a domain's tools, agent's and customer's, by name. */
+/** The kind of each of a domain's tools, agent's and customer's (listed, then unlisted), by name. */
 export function domainToolTypes(domain: AnyDomain): ReadonlyMap<string, string> {
   let types = toolTypesByDomain.get(domain);
   if (!types) {
-    types = new Map([...domain.agent.tools, ...(domain.user?.tools ?? [])].map((t) => [t.name, t.kind]));
+    const known = new Map(
+      [...domain.agent.tools, ...(domain.user?.tools ?? [])].map((t) => [t.name, t.kind]),
+    );
+    for (const tool of [...(domain.agent.unlisted ?? []), ...(domain.user?.unlisted ?? [])])
+      if (!known.has(tool.name)) known.set(tool.name, tool.kind);
+    types = known;
     toolTypesByDomain.set(domain, types);
   }
   return types;

@@ -1,41 +1,15 @@
+import {
+  toPlainJson,
+  type CollectionChanges,
+  type DbChanges,
+  type FieldChanges,
+  type NewField,
+} from "../env/db-changes.js";
 import { deepEqual } from "../env/set-state.js";
 
-/** Plain JSON view of a DB value: Maps become objects (key order kept). */
-export function toPlainJson(value: unknown): unknown {
-  if (value instanceof Map) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of value) out[String(k)] = toPlainJson(v);
-    return out;
-  }
-  if (Array.isArray(value)) return value.map(toPlainJson);
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toPlainJson(v);
-    return out;
-  }
-  return value;
-}
+export { toPlainJson };
 
-/** Changes to one top-level collection of a database (records keyed by id). */
-export interface CollectionChanges {
-  /** Records present in both whose content differs: id → full record after. */
-  changed: Record<string, unknown>;
-  added: Record<string, unknown>;
-  removed: string[];
-}
-
-/** Changes to a top-level field that is not a collection (e.g. telecom `device`): changed sub-keys. */
-export interface FieldChanges {
-  changed_keys: Record<string, unknown>;
-  removed_keys: string[];
-}
-
-/** A top-level field the earlier state did not have. */
-export interface NewField {
-  value: unknown;
-}
-
-export type DbChanges = Record<string, CollectionChanges | FieldChanges | NewField>;
+export type { CollectionChanges, FieldChanges, NewField, DbChanges };
 
 /**
  * Records of a top-level DB value keyed by id: dicts by key (held as Maps, or as plain objects whose

@@ -7,7 +7,7 @@ import { compareDbs, type RecordDiff } from "./db-diff.js";
 
 /** How the evaluator gets fresh worlds of the task's domain, and how strictly it replays. */
 export interface EvaluationEnvironment {
-  /** A fresh world over the pristine databases. */
+  /** A fresh world over the pristine databases, built for `options.task` (the evaluator passes it). */
   newWorld: (options?: WorldOptions) => World;
   /** The conversation ran in solo mode. */
   solo?: boolean;
@@ -35,7 +35,7 @@ export function buildGoldWorld(
   newWorld: (options?: WorldOptions) => World,
   validation: ArgumentValidation = "strict",
 ): GoldWorld {
-  const world = newWorld({ validation });
+  const world = newWorld({ validation, task });
   applyInitialState(world, task.initial_state);
   const errors: string[] = [];
   for (const action of task.evaluation_criteria?.actions ?? []) {
@@ -84,7 +84,8 @@ export function evaluateEnvironment(
   const initial = task.initial_state;
   const withoutHistory = initial ? { ...initial, message_history: null } : initial;
 
-  const predicted = env.newWorld({ solo: env.solo ?? false, validation: env.validation ?? "strict" });
+  // Built for the task, as the conversation's world was (tools may read it: see ToolContext).
+  const predicted = env.newWorld({ solo: env.solo ?? false, validation: env.validation ?? "strict", task });
   applyInitialState(predicted, withoutHistory);
   replayToolCalls(predicted, trajectory, { strict: env.strictReplay ?? true });
   predicted.sync();

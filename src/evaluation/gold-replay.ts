@@ -1,6 +1,7 @@
 import type { AssistantMessage, Message, ToolMessage, UserMessage } from "../core/message.js";
 import type { RewardType, Task } from "../core/task.js";
 import { applyInitialState, type InitStep } from "../env/set-state.js";
+import type { Toolkit } from "../env/tool.js";
 import type { DbHashes, World, WorldOptions } from "../env/world.js";
 import { diffDb, type DbChanges } from "./db-diff.js";
 import { buildGoldWorld } from "./environment.js";
@@ -18,17 +19,20 @@ export interface GoldReplayStep {
 export interface GoldReplayRecord {
   domain: string;
   task_id: string;
+  /** The configuration the world ran under, for domains with configurations (banking_knowledge). */
+  retrieval_config?: string;
   pristine_db_hash: DbHashes;
   has_message_history?: true;
   init_steps?: InitStep[];
   initial_db_hash: DbHashes;
   steps: GoldReplayStep[];
   final_agent_message: string;
-  final: { agent_db: DbChanges; user_db?: DbChanges };
+  /** `user_db` is null where the user's tools share the agent's database (`Domain.sharedDb`). */
+  final: { agent_db: DbChanges; user_db?: DbChanges | null };
   env_assertions?: Array<{ assertion: unknown; result: boolean }>;
   db_hash: DbHashes;
   gold_env_db_hash: DbHashes;
-  live_vs_gold_env_diff?: { agent_db: DbChanges; user_db?: DbChanges };
+  live_vs_gold_env_diff?: { agent_db: DbChanges; user_db?: DbChanges | null };
   gold_env_errors?: string[];
   evaluation: {
     reward_basis: RewardType[] | null;
@@ -36,6 +40,12 @@ export interface GoldReplayRecord {
     reward_breakdown: Partial<Record<RewardType, number | null>>;
     db_match: boolean | null;
     nl_assertions_needing_llm_judge: number;
+    /**
+     * τ²'s fixtures for domains with configurations (banking_knowledge) also record each gold action's
+     * check and the reward with NL assertions judged met (`reward_reference`).
+     */
+    action_checks?: Array<{ action_id: string; name: string; action_match: boolean; action_reward: number }>;
+    reward_reference?: number;
   };
   /** The conversation the replay amounts to (not part of τ²'s fixture). */
   messages?: Message[];
@@ -52,7 +62,7 @@ export function replayGoldActions(
   newWorld: (options?: WorldOptions) => World,
   options: { includeMessages?: boolean } = {},
 ): GoldReplayRecord {
-  const world = newWorld();
+  const world = newWorld({ task });
   const pristine = world.fork();
   const pristineHash = world.hash();
   const history = task.initial_state?.message_history ?? [];
@@ -92,9 +102,12 @@ export function replayGoldActions(
   messages.push({ role: "assistant", content: finalMessage });
 
   const hasUserDb = world.domain.user !== undefined;
+  const shared = world.domain.sharedDb === true;
+  const diff = (toolkit: Toolkit<unknown> | undefined, before: unknown, after: unknown) =>
+    toolkit?.diff ? toolkit.diff(before, after) : diffDb(before, after);
   const changes = (before: World, after: World) => ({
-    agent_db: diffDb(before.agentDb, after.agentDb),
-    ...(hasUserDb ? { user_db: diffDb(before.userDb, after.userDb) } : {}),
+    agent_db: diff(world.domain.agent, before.agentDb, after.agentDb),
+    ...(hasUserDb ? { user_db: shared ? null : diff(world.domain.user, before.userDb, after.userDb) } : {}),
   });
 
   const assertions = task.evaluation_criteria?.env_assertions;
@@ -117,10 +130,25 @@ export function replayGoldActions(
     (rewardInfo.info as { nl_assertions_needing_llm_judge?: number } | null)
       ?.nl_assertions_needing_llm_judge ?? 0,
   );
+  const configKey = world.domain.configs?.recordKey;
+  const configured = world.config !== undefined && configKey !== undefined;
+  const extended = configured
+    ? {
+        action_checks: (rewardInfo.action_checks ?? []).map((check) => ({
+          action_id: check.action.action_id,
+          name: check.action.name,
+          action_match: check.action_match,
+          action_reward: check.action_reward,
+        })),
+        // The reward with NL assertions judged met: the product of the other components.
+        reward_reference: rewardInfo.reward,
+      }
+    : {};
 
   return {
     domain: domainName,
     task_id: task.id,
+    ...(configured ? { [configKey]: world.config } : {}),
     pristine_db_hash: pristineHash,
     ...(history.length > 0 ? { has_message_history: true as const } : {}),
     ...(initSteps.length > 0 ? { init_steps: initSteps } : {}),
@@ -141,6 +169,7 @@ export function replayGoldActions(
       reward_breakdown: breakdown,
       db_match: rewardInfo.db_check?.db_match ?? null,
       nl_assertions_needing_llm_judge: needingJudge,
+      ...extended,
     },
     ...(options.includeMessages ? { messages } : {}),
   };

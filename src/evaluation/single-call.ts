@@ -1,5 +1,5 @@
 import type { ToolRequestor } from "../core/message.js";
-import type { World } from "../env/world.js";
+import type { ToolCallResult, World } from "../env/world.js";
 
 /** The outcome of one tool call in a fresh world: the fields of τ²'s `fixtures/bad_calls`. */
 export interface SingleCallResult {
@@ -9,17 +9,30 @@ export interface SingleCallResult {
   user_db_changed: boolean;
 }
 
+type Call = { name: string; arguments: Record<string, unknown>; requestor: ToolRequestor };
+
 /**
  * Make one tool call in `world` (already set up) as the orchestrator would, and report what it
- * returned and which databases it changed.
+ * returned and which databases it changed. For tools that may answer asynchronously (a search behind
+ * an API) use {@link runSingleCallAsync}.
  */
-export function runSingleCall(
-  world: World,
-  call: { name: string; arguments: Record<string, unknown>; requestor: ToolRequestor },
-): SingleCallResult {
+export function runSingleCall(world: World, call: Call): SingleCallResult {
+  const before = prepare(world);
+  return outcome(world, before, world.callTool(call));
+}
+
+/** {@link runSingleCall} for any tool, waiting for one that answers asynchronously. */
+export async function runSingleCallAsync(world: World, call: Call): Promise<SingleCallResult> {
+  const before = prepare(world);
+  return outcome(world, before, await world.callTool(call, { allowAsync: true }));
+}
+
+function prepare(world: World): ReturnType<World["hash"]> {
   for (const step of world.domain.standaloneSetup ?? []) world.runEnvFunction(step);
-  const before = world.hash();
-  const result = world.callTool(call);
+  return world.hash();
+}
+
+function outcome(world: World, before: ReturnType<World["hash"]>, result: ToolCallResult): SingleCallResult {
   const after = world.hash();
   return {
     output: result.content,

@@ -77,6 +77,10 @@ function checkNames(domain: AnyDomain, task: Task): string[] {
       `a ${assertion.env_type} function of ${domain.name}`,
     ),
   );
+  // The customer's tools a task names must exist (τ² refuses to build the task's user tool list).
+  task.user_tools?.forEach((name, i) =>
+    check(`user_tools[${i}]`, name, toolNames("user"), `a user tool of ${domain.name}`),
+  );
   task.initial_state?.initialization_actions?.forEach((action, i) =>
     check(
       `initial_state.initialization_actions[${i}].func_name`,

@@ -306,7 +306,9 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
           yield { type: "tool-call-start", call };
           const before = world.fork();
           const began = performance.now();
-          const result = executeToolCall(world, { ...call, requestor: caller.role });
+          const answer = executeToolCall(world, { ...call, requestor: caller.role });
+          // Only a read tool searching through an API answers asynchronously; the rest stay synchronous.
+          const result = answer instanceof Promise ? await answer : answer;
           const toolMessage = stamp<ToolMessage>({
             id: call.id,
             role: "tool",
@@ -359,6 +361,8 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
       throw error;
     }
     if (error instanceof SimulationTimeoutError) fail("infrastructure_error", error);
+    // A tool's own service failed (a search API past its retries): nobody's score, run again.
+    else if (InfrastructureError.isInstance(error)) fail("infrastructure_error", error);
     // A failure of the harness itself (not a participant) is still reported, not thrown away.
     else fail("agent_error", error);
   }
@@ -407,11 +411,21 @@ export async function runSimulation(
   }
 }
 
-/** Execute one tool call; a call whose arguments could not be parsed is answered with an error. */
-export function executeToolCall(world: World, call: ToolCall): { content: string; error: boolean } {
+/**
+ * Execute one tool call; a call whose arguments could not be parsed is answered with an error. A read
+ * tool that answers asynchronously (a search behind an API) gives a Promise; every other call answers
+ * at once.
+ */
+export function executeToolCall(
+  world: World,
+  call: ToolCall,
+): { content: string; error: boolean } | Promise<{ content: string; error: boolean }> {
   const malformed = malformedArgumentsError(call);
   if (malformed) return { content: `Error: ${malformed}`, error: true };
-  return world.callTool({ name: call.name, arguments: call.arguments, requestor: call.requestor });
+  return world.callTool(
+    { name: call.name, arguments: call.arguments, requestor: call.requestor },
+    { allowAsync: true },
+  );
 }
 
 /**
@@ -467,10 +481,17 @@ function isUserStop(message: Message): boolean {
 }
 
 function* worldChanges(before: World, after: World): Generator<SimulationEvent> {
-  if (before.agentDb !== after.agentDb)
-    yield { type: "world-change", side: "agent", changes: diffDb(before.agentDb, after.agentDb) };
-  if (before.userDb !== after.userDb && after.userDb !== undefined) {
-    yield { type: "world-change", side: "user", changes: diffDb(before.userDb, after.userDb) };
+  const { agent, user, sharedDb } = after.domain;
+  if (before.agentDb !== after.agentDb) {
+    const changes = agent.diff
+      ? agent.diff(before.agentDb, after.agentDb)
+      : diffDb(before.agentDb, after.agentDb);
+    yield { type: "world-change", side: "agent", changes };
+  }
+  // One database shared by both sides changes once, as the agent's.
+  if (!sharedDb && before.userDb !== after.userDb && after.userDb !== undefined) {
+    const changes = user?.diff ? user.diff(before.userDb, after.userDb) : diffDb(before.userDb, after.userDb);
+    yield { type: "world-change", side: "user", changes };
   }
 }
 

@@ -1,4 +1,5 @@
 import { isPyFloat } from "./py-float.js";
+import { PyFloat } from "./py-float-value.js";
 import { pyFloatRepr, pyJsonString } from "./py-json.js";
 
 /**
@@ -46,6 +47,7 @@ class PyJsonWriter {
       default:
         throw new TypeError(`cannot write a ${typeof value} as JSON`);
     }
+    if (value instanceof PyFloat) return pyFloatRepr(value.value);
     let byDepth = this.#containers.get(value);
     let text = byDepth?.get(current);
     if (text === undefined) {

@@ -1,3 +1,4 @@
+import { PyFloat } from "./py-float-value.js";
 import { ANY_SHAPE, type PyShape } from "./py-shape.js";
 
 /**
@@ -60,6 +61,11 @@ export function pyJsonString(value: string): string {
     : json;
 }
 
+/** `str()` of a non-finite float (`nan`, `inf`, `-inf`); `json.dumps` writes them `NaN`, `Infinity`. */
+function pyNonFiniteStr(value: number): string {
+  return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
+}
+
 /** Python `str(datetime)` of an ISO string: the `T` separator becomes a space. */
 function pyDateTimeStr(iso: string): string {
   return iso.length > 10 && iso[10] === "T" ? `${iso.slice(0, 10)} ${iso.slice(11)}` : iso;
@@ -95,6 +101,10 @@ function write(value: unknown, rawShape: PyShape, inModel: boolean, sortKeys: bo
       break;
     default:
       return pyJsonString(String(value));
+  }
+  if (value instanceof PyFloat) {
+    const text = pyFloatRepr(value.value);
+    return inModel ? text : `"${Number.isFinite(value.value) ? text : pyNonFiniteStr(value.value)}"`;
   }
   if (Array.isArray(value)) {
     const item = shape.kind === "list" ? shape.item : ANY_SHAPE;

@@ -1,4 +1,5 @@
 import { PyException } from "./py-exception.js";
+import { PyFloat } from "./py-float-value.js";
 import { pyFloatRepr } from "./py-json.js";
 
 // In lenient mode a domain's tools receive the model's raw arguments, as the reference does, and must
@@ -12,6 +13,7 @@ export function pyTypeName(value: unknown): string {
   if (typeof value === "string") return "str";
   if (typeof value === "boolean") return "bool";
   if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (value instanceof PyFloat) return "float";
   if (Array.isArray(value)) return "list";
   return "dict";
 }
@@ -22,6 +24,7 @@ export function pyRepr(value: unknown): string {
   if (typeof value === "string") return stringRepr(value);
   if (typeof value === "boolean") return value ? "True" : "False";
   if (typeof value === "number") return pyNumber(value);
+  if (value instanceof PyFloat) return pyFloatStr(value.value);
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
   const entries = value instanceof Map ? [...(value as Map<unknown, unknown>)] : Object.entries(value);
   return `{${entries.map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(", ")}}`;
@@ -39,6 +42,12 @@ export function pyStr(value: unknown): string {
 export function pyNumber(value: number): string {
   if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
   return Number.isInteger(value) ? BigInt(value).toString() : pyFloatRepr(value);
+}
+
+/** `repr()` / `str()` of a Python float: `100.0`, `1e-05`, `nan`, `inf`. */
+export function pyFloatStr(value: number): string {
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf";
+  return pyFloatRepr(value);
 }
 
 function stringRepr(text: string): string {
@@ -117,7 +126,7 @@ export function pyCount(value: unknown, item: unknown): number {
 
 /** Python `==` between JSON values (numbers and booleans compare by value, as `True == 1`). */
 export function pyEquals(a: unknown, b: unknown): boolean {
-  const numeric = (x: unknown) => (typeof x === "boolean" ? Number(x) : x);
+  const numeric = (x: unknown) => (typeof x === "boolean" ? Number(x) : x instanceof PyFloat ? x.value : x);
   const x = numeric(a);
   const y = numeric(b);
   if (x === y) return true;

@@ -54,14 +54,17 @@ export function conversationSetup(options: ConversationOptions): SimulationSetup
       `task "${task.id}" has no ticket, so it cannot run in --solo mode (solo agents work from the ticket alone)`,
     );
   }
-  const policy = solo ? data.soloPolicy : data.policy;
+  const policy = solo ? data.soloPolicy : data.policyFor(task);
   if (policy === undefined)
     throw new ConfigError(`domain ${data.domain.name} has no solo policy, so it cannot run in --solo mode`);
   const protocol = options.protocol ?? { name: "passk" };
   const texts = protocol.name === "tau2" ? protocol.texts : undefined;
+  // The world is built for the task: which tools each side is offered may depend on it and on the
+  // domain's configuration (banking_knowledge's retrieval tools, a task's `user_tools`).
+  const world = data.newWorld({ solo, validation: protocolValidation(protocol), task });
   const sideSpecs = (side: "agent" | "user"): LlmToolSpec[] => {
-    const tools = (side === "agent" ? data.domain.agent.tools : data.domain.user?.tools) ?? [];
-    const specs = texts ? texts.toolSpecs(data.domain, side) : toolSpecs(tools);
+    const tools = world.offeredTools(side);
+    const specs = texts ? texts.toolSpecs(data.domain, side, tools) : toolSpecs(tools);
     if (!options.toolOverrides) return specs;
     return specs.map((spec) => {
       const override = options.toolOverrides!.get(spec.name);
@@ -71,7 +74,7 @@ export function conversationSetup(options: ConversationOptions): SimulationSetup
   const userTools = sideSpecs("user");
   return {
     task,
-    world: data.newWorld({ solo, validation: protocolValidation(protocol) }),
+    world,
     agent: options.agent,
     ...(solo ? {} : { user: options.user }),
     policy,

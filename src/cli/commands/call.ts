@@ -4,8 +4,14 @@ import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { ToolRequestorSchema } from "../../core/message.js";
 import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../python/py-float.js";
-import { runSingleCall } from "../../evaluation/single-call.js";
-import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
+import { runSingleCallAsync } from "../../evaluation/single-call.js";
+import {
+  loadDomain,
+  println,
+  withDataOption,
+  withRetrievalConfigOption,
+  type CliContext,
+} from "../context.js";
 
 const BatchLineSchema = z.object({
   requestor: ToolRequestorSchema.default("assistant"),
@@ -29,23 +35,25 @@ function parseArgs(text: string): Record<string, unknown> {
 }
 
 export function registerCall(program: Command, context: CliContext): void {
-  withDataOption(
-    program
-      .command("call")
-      .description(
-        "Make one tool call in a fresh world; print {output, error, agent_db_changed, user_db_changed}",
-      )
-      .requiredOption("--domain <name>", "domain")
-      .option("--tool <name>", "tool to call")
-      .option("--args <json>", "arguments as a JSON object", "{}")
-      .option("--requestor <who>", "assistant | user", "assistant")
-      .option(
-        "--batch <file>",
-        "JSON lines {requestor, name, arguments} ('-' for stdin), each in its own fresh world",
-      )
-      .option("--lenient", "check arguments as τ²-bench does (names only) instead of against the schema"),
+  withRetrievalConfigOption(
+    withDataOption(
+      program
+        .command("call")
+        .description(
+          "Make one tool call in a fresh world; print {output, error, agent_db_changed, user_db_changed}",
+        )
+        .requiredOption("--domain <name>", "domain")
+        .option("--tool <name>", "tool to call")
+        .option("--args <json>", "arguments as a JSON object", "{}")
+        .option("--requestor <who>", "assistant | user", "assistant")
+        .option(
+          "--batch <file>",
+          "JSON lines {requestor, name, arguments} ('-' for stdin), each in its own fresh world",
+        )
+        .option("--lenient", "check arguments as τ²-bench does (names only) instead of against the schema"),
+    ),
   ).action(
-    (options: {
+    async (options: {
       domain: string;
       tool?: string;
       args: string;
@@ -53,6 +61,7 @@ export function registerCall(program: Command, context: CliContext): void {
       batch?: string;
       lenient?: boolean;
       data?: string;
+      retrievalConfig?: string;
     }) => {
       const data = loadDomain(context, options.domain, options);
       const validation = options.lenient ? "lenient" : "strict";
@@ -63,8 +72,8 @@ export function registerCall(program: Command, context: CliContext): void {
           );
         const text = readFileSync(options.batch === "-" ? 0 : options.batch, "utf8");
         let invalidLines = 0;
-        text.split("\n").forEach((line, index) => {
-          if (line.trim() === "") return;
+        for (const [index, line] of text.split("\n").entries()) {
+          if (line.trim() === "") continue;
           let parsed;
           try {
             const raw = parseJsonKeepingPyFloats(line);
@@ -76,7 +85,7 @@ export function registerCall(program: Command, context: CliContext): void {
               JSON.stringify({ line: index + 1, invalid_input: `not JSON: ${(error as Error).message}` }),
             );
             invalidLines++;
-            return;
+            continue;
           }
           if (!parsed.success) {
             println(
@@ -87,10 +96,13 @@ export function registerCall(program: Command, context: CliContext): void {
               }),
             );
             invalidLines++;
-            return;
+            continue;
           }
-          println(context, JSON.stringify(runSingleCall(data.newWorld({ validation }), parsed.data)));
-        });
+          println(
+            context,
+            JSON.stringify(await runSingleCallAsync(data.newWorld({ validation }), parsed.data)),
+          );
+        }
         // A call that returns an error is a result; a line that is not a call is bad input.
         if (invalidLines > 0) {
           context.stderr.write(
@@ -104,7 +116,7 @@ export function registerCall(program: Command, context: CliContext): void {
       const requestor = ToolRequestorSchema.safeParse(options.requestor);
       if (!requestor.success)
         throw new ConfigError(`--requestor must be "assistant" or "user", not "${options.requestor}"`);
-      const result = runSingleCall(data.newWorld({ validation }), {
+      const result = await runSingleCallAsync(data.newWorld({ validation }), {
         name: options.tool,
         arguments: parseArgs(options.args),
         requestor: requestor.data,

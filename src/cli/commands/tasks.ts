@@ -2,12 +2,19 @@ import type { Command } from "commander";
 import type { Task } from "../../core/task.js";
 import { validateTask } from "../../evaluation/validate-task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
-import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
+import {
+  loadDomain,
+  println,
+  withDataOption,
+  withRetrievalConfigOption,
+  type CliContext,
+} from "../context.js";
 import { registerTasksGenerate } from "./tasks-generate.js";
 
 interface TaskSelection {
   domain: string;
   data?: string;
+  retrievalConfig?: string;
   tasks?: string;
   split?: string;
   task?: string[];
@@ -21,7 +28,7 @@ export function selectTasks(data: DomainData, options: TaskSelection): Task[] {
 }
 
 function withTaskOptions(command: Command): Command {
-  return withDataOption(command)
+  return withRetrievalConfigOption(withDataOption(command))
     .requiredOption("--domain <name>", "domain")
     .option("--tasks <file>", "tasks file to use instead of the domain's tasks.json")
     .option("--split <name>", "only the tasks of this split (base, train, test, …)")

@@ -12,6 +12,7 @@ import { getDomain } from "../../domains/registry.js";
 import type { AnyDomain } from "../../env/domain.js";
 import { println, type CliContext } from "../context.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
+import { resolveConfig } from "../../formats/tau2/domain-data.js";
 import {
   loadReferenceTexts,
   missingUpstreamMessage,
@@ -22,6 +23,7 @@ import { formatTable } from "../table.js";
 
 interface ToolsOptions {
   domain: string;
+  retrievalConfig?: string;
   format: string;
   side: string;
   toolSpec?: string;
@@ -97,6 +99,10 @@ export function registerTools(program: Command, context: CliContext): void {
       "the upstream τ²-bench source files (default: $PASSK_TAU2_UPSTREAM, else <data>/upstream)",
     )
     .option("--data <dir>", "τ² data directory, where `passk data pull` puts the upstream files")
+    .option(
+      "--retrieval-config <name>",
+      "banking_knowledge's retrieval config, which decides the agent's search tools (default bm25)",
+    )
     .action((options: ToolsOptions) => {
       const domain = getDomain(options.domain, context.domains);
       const side = options.side === "user" ? "user" : "agent";
@@ -105,11 +111,14 @@ export function registerTools(program: Command, context: CliContext): void {
         throw new ConfigError(
           `domain ${options.domain} has no user tools (its customer only talks); drop --side user to list the agent's tools.`,
         );
-      const tools = toolkit.tools;
+      // The tools a world of this configuration offers (banking_knowledge: search tools per config).
+      const config = resolveConfig(domain, options.retrievalConfig);
+      const tools = (domain.toolsFor?.(side, config !== undefined ? { config } : {}) ??
+        toolkit.tools) as typeof toolkit.tools;
       const overrides = options.toolSpec ? readToolSpecFile(options.toolSpec) : undefined;
       if (overrides) warnAboutSpecCoverage(context, options.toolSpec!, tools, overrides, domain);
       const texts = referenceTextsFor(context, domain, options);
-      const specs = (texts ? texts.toolSpecs(domain, side) : toolSpecs(tools)).map((spec) => {
+      const specs = (texts ? texts.toolSpecs(domain, side, tools) : toolSpecs(tools)).map((spec) => {
         const override = overrides?.get(spec.name);
         return override ? { name: spec.name, ...override } : spec;
       });

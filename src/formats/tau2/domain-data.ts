@@ -2,17 +2,35 @@ import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
-import { InvalidInputFileError, UnknownNameError } from "../../core/errors.js";
+import { ConfigError, InvalidInputFileError, UnknownNameError } from "../../core/errors.js";
 import type { Task, TaskSplits } from "../../core/task.js";
-import type { Domain } from "../../env/domain.js";
+import type { Domain, ReadDataFile, WorldContext } from "../../env/domain.js";
 import { World, type WorldOptions } from "../../env/world.js";
+import { pyJsonLoads } from "../../python/py-json-loads.js";
 import { parseJsonFile, validateInputFile } from "../json-file.js";
 import { parseOrderedJson } from "../ordered-json.js";
-import { readSplitsFile, readTasksFile } from "./tasks-file.js";
+import { resolveUpstreamDir } from "./upstream/reference-texts.js";
+import { readSplitsFile, readTaskFolder, readTasksFile, taskFolderPattern } from "./tasks-file.js";
+
+export interface DomainDataOptions {
+  /** `--tasks FILE`: tasks from this file instead of the domain's own. */
+  tasksFile?: string;
+  /**
+   * The domain configuration to run under (banking_knowledge: `--retrieval-config`); default: the
+   * domain's default. An error for a domain without configurations.
+   */
+  config?: string;
+  /**
+   * The upstream source files (`--upstream`), whose texts some tools of a configured domain show
+   * (banking_knowledge's discoverable tools); default: `$PASSK_TAU2_UPSTREAM`, else `<data dir>/upstream`.
+   */
+  upstream?: string;
+}
 
 /**
- * A domain together with its data from one data directory: the parsed, frozen databases, the policy
- * and (lazily) its tasks. Parsing happens once; every world shares these databases.
+ * A domain together with its data from one data directory, under one configuration: the parsed, frozen
+ * databases, the policy and (lazily) its tasks and the configuration's services. Parsing happens once;
+ * every world shares these databases.
  */
 export class DomainData<ADB = unknown, UDB = unknown> {
   readonly domain: Domain<ADB, UDB>;
@@ -21,16 +39,23 @@ export class DomainData<ADB = unknown, UDB = unknown> {
   readonly folder: string;
   readonly agentDb: ADB;
   readonly userDb: UDB | undefined;
-  readonly policy: string;
-  readonly soloPolicy: string | undefined;
   readonly tasksFile: string;
+  /** The configuration the worlds run under (domains with configurations only). */
+  readonly config: string | undefined;
+  readonly #read: ReadDataFile;
+  readonly #upstream: string | undefined;
+  #services: { value: unknown } | undefined;
+  #policy: string | undefined;
+  #soloPolicy: { value: string | undefined } | undefined;
+  #policies = new WeakMap<Task, string>();
   #tasks: Task[] | undefined;
   #splits: TaskSplits | undefined | null;
 
-  constructor(domain: Domain<ADB, UDB>, dataDir: string, options: { tasksFile?: string } = {}) {
+  constructor(domain: Domain<ADB, UDB>, dataDir: string, options: DomainDataOptions = {}) {
     this.domain = domain;
     this.dataDir = dataDir;
     this.folder = path.join(dataDir, domain.data.folder);
+    this.config = resolveConfig(domain, options.config);
     if (!existsSync(this.folder)) {
       throw new InvalidInputFileError(
         this.folder,
@@ -38,26 +63,94 @@ export class DomainData<ADB = unknown, UDB = unknown> {
         `run \`passk data pull\`, or point --data at a directory that contains ${domain.data.folder}/.`,
       );
     }
-    this.agentDb = readDb(path.join(this.folder, domain.data.db), domain.agent.db);
+    const format = domain.data.dbFormat ?? "json";
+    this.agentDb = readDb(path.join(this.folder, domain.data.db), domain.agent.db, format);
     this.userDb =
       domain.user && domain.data.userDb
-        ? readDb(path.join(this.folder, domain.data.userDb), domain.user.db)
+        ? readDb(path.join(this.folder, domain.data.userDb), domain.user.db, format)
         : undefined;
-    const read = (relative: string) => readText(path.join(this.folder, relative));
-    const { policy, soloPolicy } = domain.data;
-    this.policy = typeof policy === "function" ? policy(read) : read(policy);
-    this.soloPolicy =
-      soloPolicy === undefined
-        ? undefined
-        : typeof soloPolicy === "function"
-          ? soloPolicy(read)
-          : read(soloPolicy);
+    this.#read = (relative: string) => readText(path.join(this.folder, relative));
+    this.#upstream = options.upstream;
     this.tasksFile = options.tasksFile ?? path.join(this.folder, domain.data.tasks);
+  }
+
+  /** What the domain built for the configuration (`DomainConfigs.services`), on first use. */
+  get services(): unknown {
+    if (!this.#services) {
+      const build = this.domain.configs?.services;
+      this.#services = {
+        value:
+          build && this.config !== undefined
+            ? build({
+                folder: this.folder,
+                config: this.config,
+                read: this.#read,
+                upstreamDir: this.#upstreamDir(),
+              })
+            : undefined,
+      };
+    }
+    return this.#services.value;
+  }
+
+  #upstreamDir(): string | undefined {
+    try {
+      return resolveUpstreamDir(this.#upstream, process.env, this.dataDir);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The agent's policy (outside any task; see {@link policyFor}). */
+  get policy(): string {
+    this.#policy ??= this.#assemble(this.domain.data.policy, undefined);
+    return this.#policy;
+  }
+
+  /**
+   * The agent's policy for one task: the same text for most domains; banking_knowledge's
+   * `golden_retrieval` config inlines the task's required documents.
+   */
+  policyFor(task: Task | undefined): string {
+    const policy = this.domain.data.policy;
+    if (task === undefined || typeof policy !== "function" || this.domain.configs === undefined)
+      return this.policy;
+    let text = this.#policies.get(task);
+    if (text === undefined) {
+      text = this.#assemble(policy, task);
+      this.#policies.set(task, text);
+    }
+    return text;
+  }
+
+  /** The policy for solo mode, when the domain has one. */
+  get soloPolicy(): string | undefined {
+    if (!this.#soloPolicy) {
+      const solo = this.domain.data.soloPolicy;
+      this.#soloPolicy = { value: solo === undefined ? undefined : this.#assemble(solo, undefined) };
+    }
+    return this.#soloPolicy.value;
+  }
+
+  #assemble(
+    source: string | ((read: ReadDataFile, context?: WorldContext) => string),
+    task: Task | undefined,
+  ): string {
+    if (typeof source !== "function") return this.#read(source);
+    if (this.domain.configs === undefined) return source(this.#read);
+    return source(this.#read, {
+      ...(task !== undefined ? { task } : {}),
+      ...(this.config !== undefined ? { config: this.config } : {}),
+      services: this.services,
+    });
   }
 
   /** The domain's tasks (parsed and validated on first use). */
   get tasks(): Task[] {
-    this.#tasks ??= readTasksFile(this.tasksFile);
+    if (!this.#tasks) {
+      const pattern = taskFolderPattern(this.tasksFile);
+      this.#tasks = pattern ? readTaskFolder(pattern.folder, pattern.pattern) : readTasksFile(this.tasksFile);
+    }
     return this.#tasks;
   }
 
@@ -98,10 +191,40 @@ export class DomainData<ADB = unknown, UDB = unknown> {
     });
   }
 
-  /** A fresh world over the pristine databases (O(1): the databases are shared, copy-on-write). */
-  newWorld(options: WorldOptions = {}): World<ADB, UDB> {
-    return new World(this.domain, { agent: this.agentDb, user: this.userDb }, options);
+  /**
+   * A fresh world over the pristine databases (O(1): the databases are shared, copy-on-write), under
+   * this data's configuration; `task` is the task it is built for (its tools may read it).
+   */
+  newWorld(options: Omit<WorldOptions, "config" | "services"> = {}): World<ADB, UDB> {
+    return new World(
+      this.domain,
+      { agent: this.agentDb, user: this.userDb },
+      {
+        ...options,
+        ...(this.config !== undefined ? { config: this.config, services: this.services } : {}),
+      },
+    );
   }
+}
+
+/** The configuration name a domain runs under: `requested` (or an alias of one), else its default. */
+export function resolveConfig(
+  domain: { readonly name: string; readonly configs?: Domain["configs"] },
+  requested: string | undefined,
+): string | undefined {
+  const configs = domain.configs;
+  if (!configs) {
+    if (requested !== undefined)
+      throw new ConfigError(
+        `domain ${domain.name} has no configurations to choose from; leave out --retrieval-config`,
+      );
+    return undefined;
+  }
+  if (requested === undefined) return configs.default;
+  const name = configs.aliases?.[requested] ?? requested;
+  if (!configs.names.includes(name))
+    throw new UnknownNameError(`${domain.name} ${configs.label}`, requested, [...configs.names]);
+  return name;
 }
 
 function readText(file: string): string {
@@ -124,13 +247,16 @@ function readText(file: string): string {
   }
 }
 
-/** Read and validate a database file (`.json` keeping key order, or `.toml`). */
-export function readDb<T>(file: string, schema: z.ZodType<T>): T {
+/**
+ * Read and validate a database file (`.json` keeping key order, or `.toml`). `python` reads JSON as
+ * Python's `json.load` does, floats as `PyFloat` (free-form records, see `DomainDataFiles.dbFormat`).
+ */
+export function readDb<T>(file: string, schema: z.ZodType<T>, format: "json" | "python" = "json"): T {
   const text = readText(file);
   const syntaxHint = "fix the syntax of the database file.";
   const raw = file.endsWith(".toml")
     ? parseTomlFile(text, file, syntaxHint)
-    : parseJsonFile(text, file, syntaxHint, parseOrderedJson);
+    : parseJsonFile(text, file, syntaxHint, format === "python" ? (t) => pyJsonLoads(t) : parseOrderedJson);
   return validateInputFile(
     schema,
     raw,

@@ -32,8 +32,12 @@ export interface ReferenceTexts {
   readonly prompts: PromptTemplates;
   /** The solo agent's stop tool, as the reference describes it. */
   readonly doneTool: LlmToolSpec;
-  /** A τ² domain's tools on one side, as the reference shows them to a model. */
-  toolSpecs(domain: AnyDomain, side: "agent" | "user"): LlmToolSpec[];
+  /**
+   * A τ² domain's tools on one side, as the reference shows them to a model: its toolkit's tools, or —
+   * given `tools`, the tools a world offers (`World.offeredTools`) — those, in that order, from the
+   * toolkit class and the domain's extra toolkit classes (banking_knowledge's retrieval mixins).
+   */
+  toolSpecs(domain: AnyDomain, side: "agent" | "user", tools?: readonly { name: string }[]): LlmToolSpec[];
   /**
    * Whether the nested models of a τ² domain's tool schemas (`$defs`) carry the reference's descriptions:
    * "complete" when every one comes from a verified data-model module (or the tools have none), "missing"
@@ -140,12 +144,13 @@ export function loadReferenceTexts(dir: string): ReferenceTexts {
     return found;
   };
   const toolkits = new Map<string, LlmToolSpec[]>();
+  const toolsByName = new Map<string, Map<string, LlmToolSpec>>();
   const texts: ReferenceTexts = {
     dir: resolved,
     commit: OFFICIAL_COMMIT,
     prompts,
     doneTool: asSpec(doneTool),
-    toolSpecs(domain, side) {
+    toolSpecs(domain, side, tools) {
       const key = `${domain.name}\u0000${side}`;
       let specs = toolkits.get(key);
       if (!specs) {
@@ -155,7 +160,23 @@ export function loadReferenceTexts(dir: string): ReferenceTexts {
         );
         toolkits.set(key, specs);
       }
-      return specs;
+      if (tools === undefined) return specs;
+      let byName = toolsByName.get(key);
+      if (!byName) {
+        byName = new Map(specs.map((spec) => [spec.name, spec]));
+        if (side === "agent")
+          for (const spec of extraToolSpecs(domain, source))
+            if (!byName.has(spec.name)) byName.set(spec.name, spec);
+        toolsByName.set(key, byName);
+      }
+      return tools.map((tool) => {
+        const spec = byName.get(tool.name);
+        if (!spec)
+          throw new ConfigError(
+            `${domain.name}'s ${side} tool ${tool.name} has no counterpart in the reference's source files, so it cannot be shown with the reference's texts; pass --protocol passk.`,
+          );
+        return spec;
+      });
     },
     nestedModelDescriptions(domain) {
       const defs = replacementsFor(domain);
@@ -198,6 +219,19 @@ function readDataModels(dir: string): {
     }
   }
   return { verified, statuses };
+}
+
+/** The agent tools of a domain's extra toolkit classes (`DomainTau2Source.extraAgentToolkits`). */
+function extraToolSpecs(domain: AnyDomain, source: (file: string) => string): LlmToolSpec[] {
+  return (domain.tau2?.extraAgentToolkits ?? []).flatMap(({ file, className }) => {
+    try {
+      return extractToolkit(source(file), file, { className }).map(asSpec);
+    } catch (error) {
+      throw new ConfigError(
+        `reading ${domain.name}'s ${className} tools from ${file}: ${(error as Error).message}`,
+      );
+    }
+  });
 }
 
 function asSpec(tool: ExtractedTool): LlmToolSpec {

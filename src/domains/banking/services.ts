@@ -1,0 +1,218 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { gitBlobHash } from "../../formats/tau2/data-pull.js";
+import { UPSTREAM_FILES } from "../../formats/tau2/official-manifest.js";
+import { extractToolkitWithDiscoverable } from "../../formats/tau2/upstream/extract-tools.js";
+import { ConfigError } from "../../core/errors.js";
+import type { Task } from "../../core/task.js";
+import {
+  bankingPolicy,
+  bm25Retriever,
+  bm25Search,
+  createConfigEmbedder,
+  createKbSearchPipeline,
+  denseRetriever,
+  formatGrepOutput,
+  formatKbSearchOutput,
+  grepSearch,
+  loadKnowledgeBase,
+  retrievalConfig,
+  type EmbeddingCache,
+  type KbSearchPipeline,
+  type KbSearchSpec,
+  type KnowledgeBase,
+  type RetrievalConfig,
+} from "../../knowledge/index.js";
+import type { ToolContext } from "../../env/tool.js";
+import {
+  ownInfo,
+  parseDiscoverableDocstring,
+  type DiscoverableInfo,
+  type DiscoverableTool,
+} from "./discoverable.js";
+
+export const TOOLS_FILE = "src/tau2/domains/banking_knowledge/tools.py";
+
+/**
+ * What the banking tools read besides the database, built once per loaded data and retrieval config:
+ * where the data lives, and the reference's own descriptions of the discoverable tools when its source
+ * files are at hand (unlocking a tool shows them; without them passk's own descriptions are shown).
+ */
+export class BankingServices {
+  readonly config: string;
+  /** The domain's data folder (`db.json`, `documents/`, `prompts/`, `tasks/`). */
+  readonly folder: string;
+  /** The upstream source files, when at hand (see `resolveUpstreamDir`). */
+  readonly upstreamDir: string | undefined;
+  #reference: Map<string, DiscoverableInfo> | null | undefined;
+  #kb: KnowledgeBase | undefined;
+  readonly #pipelines = new Map<string, KbSearchPipeline>();
+  readonly #embeddingCache: EmbeddingCache | undefined;
+
+  constructor(options: {
+    config: string;
+    folder: string;
+    upstreamDir?: string | undefined;
+    /** Document embeddings kept across runs (dense configs); default: none. */
+    embeddingCache?: EmbeddingCache;
+  }) {
+    this.config = options.config;
+    this.folder = options.folder;
+    this.upstreamDir = options.upstreamDir;
+    this.#embeddingCache = options.embeddingCache;
+  }
+
+  get documentsDir(): string {
+    return path.join(this.folder, "documents");
+  }
+
+  get promptsDir(): string {
+    return path.join(this.folder, "prompts");
+  }
+
+  /** The documents (read once per folder and process, shared by every world). */
+  get kb(): KnowledgeBase {
+    this.#kb ??= loadKnowledgeBase(this.documentsDir);
+    return this.#kb;
+  }
+
+  /** The retrieval config's definition. */
+  get retrieval(): RetrievalConfig {
+    return retrievalConfig(this.config);
+  }
+
+  /**
+   * KB_search (`backend` undefined) or AllTools' KB_search_bm25 / KB_search_dense: the config's search,
+   * as the tool's text. BM25 answers at once; dense search (an embeddings API) and the LLM reranker answer
+   * asynchronously.
+   */
+  kbSearch(query: string, topK?: number, backend?: "bm25" | "dense"): string | Promise<string> {
+    const config = this.retrieval;
+    const spec =
+      backend === "bm25"
+        ? config.kbSearchBm25 && { retriever: "bm25" as const, topK: config.kbSearchBm25.topK }
+        : backend === "dense"
+          ? config.kbSearchDense && {
+              retriever: "dense" as const,
+              topK: config.kbSearchDense.topK,
+              embedder: config.kbSearchDense.embedder,
+            }
+          : config.kbSearch;
+    if (!spec) throw new Error(`retrieval config ${config.name} has no such search`);
+    if (spec.retriever === "bm25" && !("reranker" in spec && spec.reranker)) {
+      // BM25 alone: synchronous, timed as the reference times its pipeline.
+      const start = performance.now();
+      let hits = bm25Search(this.kb, query, spec.topK);
+      const retrieved = performance.now();
+      if (topK !== undefined) hits = hits.slice(0, Math.max(0, topK));
+      const end = performance.now();
+      return formatKbSearchOutput(hits, {
+        retrievalMs: retrieved - start,
+        postprocessingMs: end - retrieved,
+        totalMs: end - start,
+      });
+    }
+    return this.#pipeline(spec).run(query, topK !== undefined ? { topK } : {});
+  }
+
+  #pipeline(spec: KbSearchSpec & { readonly reranker?: { readonly minScore: number } }): KbSearchPipeline {
+    const key = spec.retriever === "dense" ? `dense:${spec.embedder.spec}` : "bm25";
+    let pipeline = this.#pipelines.get(key);
+    if (!pipeline) {
+      const retriever =
+        spec.retriever === "dense"
+          ? denseRetriever(this.kb, createConfigEmbedder(spec.embedder, { env: process.env }), {
+              ...(this.#embeddingCache ? { cache: this.#embeddingCache } : {}),
+            })
+          : bm25Retriever(this.kb);
+      if (spec.reranker)
+        throw new ConfigError(
+          `retrieval config ${this.config} reranks with an LLM, which passk's banking domain does not set up yet; use a config without _reranker.`,
+        );
+      pipeline = createKbSearchPipeline({ retriever, topK: spec.topK });
+      this.#pipelines.set(key, pipeline);
+    }
+    return pipeline;
+  }
+
+  /** grep over the knowledge base's documents, as the tool's text. */
+  grep(pattern: string): string {
+    const spec = this.retrieval.grep;
+    if (!spec) throw new Error(`retrieval config ${this.config} has no grep`);
+    return formatGrepOutput(
+      pattern,
+      grepSearch(this.kb, pattern, spec.topK, { caseSensitive: spec.caseSensitive }),
+    );
+  }
+
+  /** The shell tool: the reference runs it in a sandbox (`srt`), which passk does not provide. */
+  shell(command: string): string {
+    void command;
+    throw new ConfigError(
+      `the shell tool of retrieval config ${this.config} runs in the reference's sandbox, which passk does not provide; use a config without shell (bm25, bm25_grep, grep_only, …).`,
+    );
+  }
+
+  /** The agent's policy under this config (golden_retrieval: with the task's required documents). */
+  policy(task: Task | undefined): string {
+    const config = this.retrieval;
+    // Outside a task the golden_retrieval policy has no documents to inline.
+    const forTask =
+      task ??
+      (config.policy === "golden_retrieval" ? { id: "(no task)", required_documents: [] } : undefined);
+    return bankingPolicy({
+      promptsDir: this.promptsDir,
+      config,
+      kb: this.kb,
+      ...(forTask
+        ? { task: { id: forTask.id, required_documents: forTask.required_documents ?? null } }
+        : {}),
+    });
+  }
+
+  /** What unlocking (or giving) `tool` shows: the reference's docstring when at hand, else passk's text. */
+  info(tool: DiscoverableTool): DiscoverableInfo {
+    return this.#referenceInfo()?.get(`${tool.side}:${tool.name}`) ?? ownInfo(tool);
+  }
+
+  /** The reference's discoverable-tool docstrings, read once from its verified tools.py. */
+  #referenceInfo(): Map<string, DiscoverableInfo> | null {
+    if (this.#reference !== undefined) return this.#reference;
+    this.#reference = null;
+    const source = this.upstreamDir === undefined ? undefined : verifiedSource(this.upstreamDir, TOOLS_FILE);
+    if (source === undefined) return null;
+    try {
+      const infos = new Map<string, DiscoverableInfo>();
+      for (const [side, className] of [
+        ["agent", "KnowledgeTools"],
+        ["user", "KnowledgeUserTools"],
+      ] as const) {
+        for (const tool of extractToolkitWithDiscoverable(source, TOOLS_FILE, { className }).discoverable)
+          infos.set(`${side}:${tool.name}`, parseDiscoverableDocstring(tool.name, tool.docstring));
+      }
+      this.#reference = infos;
+    } catch {
+      this.#reference = null;
+    }
+    return this.#reference;
+  }
+}
+
+/** A file of the upstream folder if it is the pinned commit's version (checked by its git blob hash). */
+function verifiedSource(dir: string, file: string): string | undefined {
+  const expected = UPSTREAM_FILES.find((f) => f.path === file)?.blob;
+  const full = path.join(dir, file);
+  if (expected === undefined || !existsSync(full)) return undefined;
+  const bytes = readFileSync(full);
+  return gitBlobHash(bytes) === expected ? bytes.toString("utf8") : undefined;
+}
+
+/** The banking services of a tool call's world, if it was built by `DomainData` (else passk's texts). */
+export function servicesOf(context: ToolContext): BankingServices | undefined {
+  return context.services instanceof BankingServices ? context.services : undefined;
+}
+
+/** What unlocking or giving a tool shows in this world. */
+export function infoOf(context: ToolContext, tool: DiscoverableTool): DiscoverableInfo {
+  return servicesOf(context)?.info(tool) ?? ownInfo(tool);
+}

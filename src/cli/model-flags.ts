@@ -40,6 +40,8 @@ export interface ModelFlags {
   toolSpec?: string;
   prices?: string;
   cache?: string | boolean;
+  /** `--no-prompt-cache` sets it false: no prompt-cache markers are sent (they are, by default, where providers take them). */
+  promptCache?: boolean;
   timeout?: string;
   maxRetries?: string;
   protocol?: string;
@@ -74,6 +76,10 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
     .option(
       "--cache [file]",
       "cache model responses in SQLite (default .passk/llm-cache.db) for cheap re-runs",
+    )
+    .option(
+      "--no-prompt-cache",
+      "send no prompt-cache markers (sent by default to Anthropic and Bedrock's Claude and Nova: cached prompt tokens cost less; what models are shown stays the same)",
     )
     .option("--timeout <seconds>", "per-request timeout for model calls", "120")
     .option("--max-retries <n>", "attempts per model call on 429/5xx/timeouts", "5");
@@ -186,6 +192,7 @@ export function participantsFromFlags(
     retry: { maxAttempts: callAttempts(flags.maxRetries ?? "5") },
   };
   if (flags.prices) common.priceOverrides = loadPriceOverrides(flags.prices);
+  if (flags.promptCache === false) common.promptCache = false;
   let cache: ResponseCache | undefined;
   if (flags.cache) {
     cache = openResponseCache(

@@ -27,8 +27,13 @@ export interface LlmToolCall {
 }
 
 export interface LlmUsage {
+  /** Every prompt token, those read from or written to the provider's prompt cache included. */
   promptTokens: number;
   completionTokens: number;
+  /** Of the prompt tokens, those read from the provider's prompt cache; absent when none were. */
+  cacheReadTokens?: number;
+  /** Of the prompt tokens, those written to the prompt cache (Anthropic, Bedrock); absent when none were. */
+  cacheWriteTokens?: number;
 }
 
 export interface LlmRequest {

@@ -12,10 +12,15 @@ export const ToolCallSchema = z.looseObject({
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
-/** Token usage as τ²-bench records it on a message. */
+/**
+ * Token usage as τ²-bench records it on a message. passk adds the prompt tokens read from and written to
+ * the provider's prompt cache (part of `prompt_tokens`), when the provider reported any.
+ */
 export const UsageSchema = z.looseObject({
   prompt_tokens: z.number().optional(),
   completion_tokens: z.number().optional(),
+  cache_read_tokens: z.number().optional(),
+  cache_write_tokens: z.number().optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 

@@ -1,5 +1,5 @@
 import { stringifyKeepingPyFloats } from "../python/py-float.js";
-import type { LlmMessage, LlmResponse } from "./llm.js";
+import type { LlmMessage, LlmResponse, LlmUsage } from "./llm.js";
 import type { Message, ToolCall, ToolRequestor, Usage } from "./message.js";
 
 // The agent and the simulated customer both talk to a model in the same way, each from its own side:
@@ -29,8 +29,18 @@ export function participantTurn(response: LlmResponse, side: ToolRequestor): Par
     content: response.text && response.text.trim() !== "" ? response.text : null,
     tool_calls: toolCalls.length > 0 ? toolCalls : null,
     cost: response.cost,
-    usage: { prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens },
+    usage: messageUsage(response.usage),
     raw_data: response.raw ?? null,
+  };
+}
+
+/** A model call's usage as a message records it (τ²'s two keys, and the prompt-cache tokens when reported). */
+function messageUsage(usage: LlmUsage): Usage {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    ...(usage.cacheReadTokens ? { cache_read_tokens: usage.cacheReadTokens } : {}),
+    ...(usage.cacheWriteTokens ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
   };
 }
 

@@ -7,26 +7,22 @@ import {
   type LlmRequest,
   type LlmResponse,
   type LlmToolCall,
+  type LlmUsage,
   parseToolCallArguments,
 } from "../core/llm.js";
-import { callCost, isPriced, type PriceLookup, type PriceOverrides } from "./cost.js";
-import { checkLlmArgs, mergeLlmArgs, type LlmArgs } from "./llm-args.js";
+import { checkLlmArgs, type LlmArgs } from "./llm-args.js";
 import { formatModelSpec, type ModelSpec } from "./model-spec.js";
+import { promptCacheMarkers, type PromptCacheMarkers, type PromptCacheStyle } from "./prompt-cache.js";
 import type { ProviderDefinition, SdkLanguageModel } from "./provider-registry.js";
 import { redactSecrets } from "./redact.js";
-import { responseCacheKey, type ResponseCache } from "./response-cache.js";
-import {
-  parseRetryAfterMs,
-  retryDelayFromBodyMs,
-  withRetry,
-  type AttemptFailure,
-  type RetryOptions,
-} from "./retry.js";
+import { parseRetryAfterMs, retryDelayFromBodyMs, type AttemptFailure } from "./retry.js";
+import { classifyFault, infrastructureFailure, type RetryPolicy } from "./with-retry.js";
 
 type CallOptions = Parameters<SdkLanguageModel["doGenerate"]>[0];
 type Prompt = CallOptions["prompt"];
 type FunctionTool = Extract<NonNullable<CallOptions["tools"]>[number], { type: "function" }>;
 type GenerateResult = Awaited<ReturnType<SdkLanguageModel["doGenerate"]>>;
+type ProviderOptions = NonNullable<CallOptions["providerOptions"]>;
 
 /** The parts of a reply passk keeps, gathered from either a JSON answer or a stream. */
 interface CallOutcome {
@@ -42,63 +38,60 @@ export interface AiSdkLanguageModelOptions {
   spec: ModelSpec;
   provider: ProviderDefinition;
   sdkModel: SdkLanguageModel;
-  args: LlmArgs;
-  retry: RetryOptions;
-  /** Per attempt; a slower answer is abandoned and retried. */
-  timeoutMs: number;
   stream: boolean;
-  priceLookup: PriceLookup;
-  priceOverrides?: PriceOverrides;
-  cache?: ResponseCache;
-  /** Values to strip from every error text (the API key). */
-  secrets: readonly string[];
-  now: () => Date;
+  /** Explicit prompt-cache markers to send (see {@link PromptCacheStyle}); none when absent. */
+  promptCache?: PromptCacheStyle;
 }
 
 /**
- * passk's `LanguageModel` over an AI SDK provider model.
+ * passk's `LanguageModel` over an AI SDK provider model: one attempt per call, nothing more. Timeouts,
+ * retries, cost and the response cache are layers around it (see `composeLanguageModel`); the replies
+ * carry `cost: null` until `withCost` prices them.
  *
  * It calls the provider model's `doGenerate` / `doStream` (the SDK's provider specification, v3) rather
  * than `generateText`, for three reasons: tools are plain JSON Schema that passk, never the SDK, executes;
  * the raw argument text of every tool call comes back untouched (generateText would parse and validate
  * it, and drop what it cannot parse), so malformed calls can be shown to the model; and the only retry
  * and timeout policy is passk's own (Retry-After, jitter, infrastructure errors).
+ *
+ * The request's `signal` aborts the call; `params` are the complete call settings (see `withArgs`).
  */
-export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): LanguageModel & ModelSpec {
-  const { spec, provider, sdkModel, retry, timeoutMs, cache, secrets } = options;
+export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): LanguageModel {
+  const { spec, provider, sdkModel } = options;
   const label = formatModelSpec(spec);
-  const redact = (text: string) => redactSecrets(text, secrets);
-  // Looked up once, on the first answer: a model the price table does not know never gets a price.
-  let priced: boolean | undefined;
+  const markers = options.promptCache ? promptCacheMarkers(options.promptCache) : undefined;
+  return {
+    spec: label,
+    async generate(request: LlmRequest): Promise<LlmResponse> {
+      const params = request.params ? checkLlmArgs(request.params, `${label} request params`) : {};
+      const callOptions: CallOptions = {
+        ...toCallOptions(request, params, provider, markers),
+        ...(request.signal ? { abortSignal: request.signal } : {}),
+      };
+      const outcome = options.stream
+        ? await readStream(sdkModel, callOptions)
+        : fromGenerateResult(await sdkModel.doGenerate(callOptions));
+      return toLlmResponse(outcome, spec.provider);
+    },
+  };
+}
 
-  async function callOnce(callOptions: CallOptions, signal: AbortSignal | undefined): Promise<CallOutcome> {
-    // One controller that the timeout or the caller's signal aborts. Not AbortSignal.any: that costs
-    // some 20–30 µs of CPU on every model call.
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = () => controller.abort(signal?.reason);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
-    const abortSignal = controller.signal;
-    try {
-      return options.stream
-        ? await readStream(sdkModel, { ...callOptions, abortSignal })
-        : fromGenerateResult(await sdkModel.doGenerate({ ...callOptions, abortSignal }));
-    } catch (error) {
-      if (timedOut && !signal?.aborted) throw new CallTimeoutError(timeoutMs);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
-  }
+/**
+ * How the AI SDK's failures are retried and reported: 408, 409, 429 and 5xx answers (and what the SDK
+ * marks retryable) are retried after the provider's Retry-After, when it gives one; 401/403 (credentials
+ * refused) and 404 (unknown model or URL) stop the run as a ConfigError; every text is key-free.
+ */
+export function aiSdkErrorPolicy(input: {
+  spec: ModelSpec;
+  provider: ProviderDefinition;
+  /** Values to strip from every error text (the API key). */
+  secrets: readonly string[];
+}): Required<Pick<RetryPolicy, "classify" | "finalError" | "redact">> {
+  const { provider, secrets } = input;
+  const label = formatModelSpec(input.spec);
+  const redact = (text: string) => redactSecrets(text, secrets);
 
   function classify(error: unknown): AttemptFailure {
-    if (error instanceof CallTimeoutError) return { retryable: true, reason: error.message };
     if (APICallError.isInstance(error)) {
       const status = error.statusCode;
       const retryable =
@@ -111,8 +104,7 @@ export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): La
         parseRetryAfterMs(error.responseHeaders) ?? retryDelayFromBodyMs(error.responseBody);
       return { retryable, reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
     }
-    const reason = redact(describeError(error));
-    return { retryable: isTransientFault(error), reason };
+    return classifyFault(error, redact);
   }
 
   /** A failure that retries cannot help: bad credentials or a wrong model/URL stop the run; the rest is infrastructure. */
@@ -134,97 +126,10 @@ export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): La
         );
       }
     }
-    return new InfrastructureError(
-      `${label}: the provider call failed and is not retryable (${redact(describeError(error))}); ` +
-        `the simulation ends as an infrastructure error`,
-      1,
-      { cause: new Error(redact(describeError(error))) },
-    );
+    return infrastructureFailure(label, error, redact);
   }
 
-  return {
-    spec: label,
-    provider: spec.provider,
-    model: spec.model,
-    get priced(): boolean {
-      priced ??= isPriced({
-        provider: spec.provider,
-        model: spec.model,
-        lookup: options.priceLookup,
-        ...(options.priceOverrides ? { overrides: options.priceOverrides } : {}),
-      });
-      return priced;
-    },
-    async generate(request: LlmRequest): Promise<LlmResponse> {
-      const params = mergeLlmArgs(
-        options.args,
-        request.params ? checkLlmArgs(request.params, `${label} request params`) : undefined,
-      );
-      const cacheKey = cache ? responseCacheKey({ spec: label, request, params }) : undefined;
-      if (cache && cacheKey) {
-        const hit = cache.get(cacheKey);
-        if (hit) return { ...hit, cached: true };
-      }
-      const callOptions = toCallOptions(request, params, provider);
-      let outcome: CallOutcome;
-      try {
-        outcome = await withRetry(() => callOnce(callOptions, request.signal), {
-          retry,
-          classify,
-          label,
-          ...(request.signal ? { signal: request.signal } : {}),
-        });
-      } catch (error) {
-        if (request.signal?.aborted) throw error;
-        throw finalError(error);
-      }
-      priced ??= isPriced({
-        provider: spec.provider,
-        model: spec.model,
-        lookup: options.priceLookup,
-        ...(options.priceOverrides ? { overrides: options.priceOverrides } : {}),
-      });
-      const response = toLlmResponse(outcome, options, priced);
-      if (cache && cacheKey) cache.set(cacheKey, label, response);
-      return response;
-    },
-  };
-}
-
-/** A per-attempt timeout; retryable. */
-class CallTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`no answer within ${timeoutMs} ms (timeout)`);
-    this.name = "CallTimeoutError";
-  }
-}
-
-/** Provider-side faults that may pass: dropped connections, garbled or empty bodies. */
-function isTransientFault(error: unknown): boolean {
-  const transientNames = new Set([
-    "AI_JSONParseError",
-    "AI_TypeValidationError",
-    "AI_InvalidResponseDataError",
-    "AI_EmptyResponseBodyError",
-    "StreamError",
-  ]);
-  const transientCodes = /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+)$/;
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    if (transientNames.has(current.name)) return true;
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && transientCodes.test(code)) return true;
-    if (/^(terminated|other side closed|fetch failed)$/i.test(current.message)) return true;
-    current = current.cause;
-  }
-  return false;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
-    return `${error.name}: ${error.message}${cause}`;
-  }
-  return String(error);
+  return { classify, finalError, redact };
 }
 
 /** An error part inside a stream (the provider reported a failure mid-answer). */
@@ -237,7 +142,12 @@ class StreamError extends Error {
   }
 }
 
-function toCallOptions(request: LlmRequest, params: LlmArgs, provider: ProviderDefinition): CallOptions {
+function toCallOptions(
+  request: LlmRequest,
+  params: LlmArgs,
+  provider: ProviderDefinition,
+  markers: PromptCacheMarkers | undefined,
+): CallOptions {
   const providerOptions: Record<string, Record<string, unknown>> = { ...params.provider_options };
   if (params.reasoning_effort !== undefined && provider.reasoningEffortKey !== undefined) {
     providerOptions[provider.reasoningEffortKey] = {
@@ -245,15 +155,19 @@ function toCallOptions(request: LlmRequest, params: LlmArgs, provider: ProviderD
       reasoningEffort: params.reasoning_effort,
     };
   }
-  const tools: FunctionTool[] | undefined = request.tools?.map((tool) => ({
+  const last = (request.tools?.length ?? 0) - 1;
+  const tools: FunctionTool[] | undefined = request.tools?.map((tool, index) => ({
     type: "function",
     name: tool.name,
     description: tool.description,
     // The domain's JSON Schema is sent as is; the SDK's JSONSchema7 type is narrower than a plain record.
     inputSchema: tool.parameters as FunctionTool["inputSchema"],
+    ...(markers?.tools && index === last ? { providerOptions: markers.tools } : {}),
   }));
+  const prompt = toPrompt(request.system, request.messages, provider.toolArguments);
+  if (markers) markPrompt(prompt, markers);
   const options: CallOptions = {
-    prompt: toPrompt(request.system, request.messages, provider.toolArguments),
+    prompt,
     ...(tools && tools.length > 0 ? { tools } : {}),
     ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
     ...(params.max_tokens !== undefined ? { maxOutputTokens: params.max_tokens } : {}),
@@ -275,10 +189,21 @@ function toCallOptions(request: LlmRequest, params: LlmArgs, provider: ProviderD
         }
       : {}),
     ...(Object.keys(providerOptions).length > 0
-      ? { providerOptions: providerOptions as NonNullable<CallOptions["providerOptions"]> }
+      ? { providerOptions: providerOptions as ProviderOptions }
       : {}),
   };
   return options;
+}
+
+/**
+ * Puts prompt-cache markers on the system prompt and the last message (message-level provider options:
+ * the provider packages attach them to the message's last part). The texts stay as they are.
+ */
+function markPrompt(prompt: Prompt, markers: PromptCacheMarkers): void {
+  const first = prompt[0];
+  if (first?.role === "system") first.providerOptions = markers.system;
+  const last = prompt[prompt.length - 1];
+  if (last !== undefined && last.role !== "system") last.providerOptions = markers.lastMessage;
 }
 
 /**
@@ -402,11 +327,7 @@ async function readStream(sdkModel: SdkLanguageModel, callOptions: CallOptions):
   return outcome;
 }
 
-function toLlmResponse(
-  outcome: CallOutcome,
-  options: AiSdkLanguageModelOptions,
-  priced: boolean,
-): LlmResponse {
+function toLlmResponse(outcome: CallOutcome, provider: string): LlmResponse {
   const toolCalls: LlmToolCall[] = outcome.toolCalls.map((call) => {
     const parsed = parseToolCallArguments(call.input);
     return {
@@ -416,36 +337,23 @@ function toLlmResponse(
       argumentsText: call.input,
     };
   });
-  const inputTokens = outcome.usage.inputTokens.total ?? 0;
-  const outputTokens = outcome.usage.outputTokens.total ?? 0;
-  const cost = !priced
-    ? null
-    : callCost({
-        provider: options.spec.provider,
-        model: options.spec.model,
-        usage: {
-          inputTokens,
-          outputTokens,
-          ...(outcome.usage.inputTokens.cacheRead !== undefined
-            ? { cacheReadTokens: outcome.usage.inputTokens.cacheRead }
-            : {}),
-          ...(outcome.usage.inputTokens.cacheWrite !== undefined
-            ? { cacheWriteTokens: outcome.usage.inputTokens.cacheWrite }
-            : {}),
-        },
-        lookup: options.priceLookup,
-        ...(options.priceOverrides ? { overrides: options.priceOverrides } : {}),
-        at: options.now(),
-      });
-  const raw: Record<string, unknown> = { provider: options.spec.provider };
+  // The SDK's input total counts cached tokens too; packages report 0 (or nothing) when none were.
+  const { total, cacheRead, cacheWrite } = outcome.usage.inputTokens;
+  const usage: LlmUsage = {
+    promptTokens: total ?? 0,
+    completionTokens: outcome.usage.outputTokens.total ?? 0,
+    ...(cacheRead ? { cacheReadTokens: cacheRead } : {}),
+    ...(cacheWrite ? { cacheWriteTokens: cacheWrite } : {}),
+  };
+  const raw: Record<string, unknown> = { provider };
   if (outcome.responseId !== undefined) raw.id = outcome.responseId;
   if (outcome.responseModel !== undefined) raw.model = outcome.responseModel;
   if (outcome.finishReason !== undefined) raw.finish_reason = outcome.finishReason;
   return {
     text: outcome.text === "" ? null : outcome.text,
     toolCalls,
-    usage: { promptTokens: inputTokens, completionTokens: outputTokens },
-    cost,
+    usage,
+    cost: null,
     raw,
   };
 }

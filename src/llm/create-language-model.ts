@@ -1,6 +1,7 @@
 import { ConfigError } from "../core/errors.js";
 import type { LanguageModel } from "../core/llm.js";
-import { createAiSdkLanguageModel } from "./ai-sdk-language-model.js";
+import { aiSdkErrorPolicy, createAiSdkLanguageModel } from "./ai-sdk-language-model.js";
+import { composeLanguageModel } from "./compose-language-model.js";
 import type { PriceOverrides } from "./cost.js";
 import { checkLlmArgs, parseLlmArgs, type LlmArgs } from "./llm-args.js";
 import { parseModelSpec, type ModelSpec } from "./model-spec.js";
@@ -36,6 +37,12 @@ export interface CreateLanguageModelOptions {
   stream?: boolean;
   /** The clock the price table uses (prices change over time). */
   now?: () => Date;
+  /**
+   * Explicit prompt-cache markers where the provider takes them (Anthropic, Bedrock's Claude and Nova;
+   * see `ProviderDefinition.promptCache`): on unless false (`--no-prompt-cache`). They change what a call costs,
+   * never what the model is shown.
+   */
+  promptCache?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -113,26 +120,22 @@ export function createLanguageModel(
     );
   }
 
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new ConfigError(`the LLM timeout must be a positive number of milliseconds, got ${timeoutMs}`);
-  }
-
-  return createAiSdkLanguageModel({
+  const sdkModel = provider.createModel(parsed.model, {
+    baseUrl,
+    env,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+  });
+  const promptCache = options.promptCache === false ? undefined : provider.promptCache?.(parsed.model);
+  const base = createAiSdkLanguageModel({
     spec: parsed,
     provider,
-    sdkModel: provider.createModel(parsed.model, {
-      baseUrl,
-      env,
-      ...(apiKey !== undefined ? { apiKey } : {}),
-    }),
-    args,
-    retry: resolveRetryOptions(options.retry),
-    timeoutMs,
+    sdkModel,
     stream: options.stream ?? false,
-    priceLookup: provider.priceLookup(baseUrl),
-    ...(options.priceOverrides ? { priceOverrides: options.priceOverrides } : {}),
-    ...(options.cache ? { cache: options.cache } : {}),
+    ...(promptCache ? { promptCache } : {}),
+  });
+  const errors = aiSdkErrorPolicy({
+    spec: parsed,
+    provider,
     // Other credentials (AWS's key pair) and a base URL's own (`user:pass@`, `?api-key=`) are secrets too.
     secrets: [
       ...(apiKey !== undefined ? [apiKey] : []),
@@ -141,8 +144,29 @@ export function createLanguageModel(
         .flatMap((variable) => envValue(env, variable.name) ?? []),
       ...urlCredentials(baseUrl),
     ],
-    now: options.now ?? (() => new Date()),
   });
+  const model = composeLanguageModel(base, {
+    args,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retry: { retry: resolveRetryOptions(options.retry), ...errors },
+    cost: {
+      provider: parsed.provider,
+      model: parsed.model,
+      lookup: provider.priceLookup(baseUrl),
+      ...(options.priceOverrides ? { overrides: options.priceOverrides } : {}),
+      now: options.now ?? (() => new Date()),
+    },
+    ...(options.cache ? { cache: options.cache } : {}),
+  });
+  return {
+    spec: label,
+    provider: parsed.provider,
+    model: parsed.model,
+    get priced() {
+      return model.priced;
+    },
+    generate: (request) => model.generate(request),
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

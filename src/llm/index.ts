@@ -30,10 +30,22 @@ export {
   retryDelayMs,
   parseRetryAfterMs,
   retryDelayFromBodyMs,
-  withRetry,
+  retryWithBackoff,
   abortableSleep,
 } from "./retry.js";
 export type { RetryOptions, RetryEvent, AttemptFailure } from "./retry.js";
+export { composeLanguageModel } from "./compose-language-model.js";
+export type { LanguageModelLayers } from "./compose-language-model.js";
+export { withArgs } from "./with-args.js";
+export { withCache } from "./with-cache.js";
+export { withCost } from "./with-cost.js";
+export type { CostOptions } from "./with-cost.js";
+export { withRetry, classifyFault, infrastructureFailure } from "./with-retry.js";
+export type { RetryPolicy } from "./with-retry.js";
+export { withTimeout, CallTimeoutError } from "./with-timeout.js";
+export { createAiSdkLanguageModel, aiSdkErrorPolicy } from "./ai-sdk-language-model.js";
+export { promptCacheMarkers, bedrockCachesPrompts } from "./prompt-cache.js";
+export type { PromptCacheStyle } from "./prompt-cache.js";
 export {
   callCost,
   modelPricing,

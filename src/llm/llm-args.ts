@@ -58,11 +58,18 @@ export function parseLlmArgs(json: string, flag = "--agent-llm-args"): LlmArgs {
   return checkLlmArgs(value, flag);
 }
 
+/**
+ * Settings this module has checked or merged from checked ones. They are never changed afterwards, so
+ * the layers a request goes through (see `withArgs`) check it once, not once per layer.
+ */
+const checkedArgs = new WeakSet<object>();
+
 /** Checks an already-parsed settings object (from a config file or `LlmRequest.params`). */
 export function checkLlmArgs(value: unknown, source: string): LlmArgs {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new ConfigError(`${source} must be a JSON object, e.g. '{"temperature": 0}'`);
   }
+  if (checkedArgs.has(value)) return value as LlmArgs;
   const normalized: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(value)) {
     const canonical = ALIASES[key] ?? key;
@@ -72,7 +79,10 @@ export function checkLlmArgs(value: unknown, source: string): LlmArgs {
     normalized[canonical] = entry;
   }
   const result = LlmArgsSchema.safeParse(normalized);
-  if (result.success) return result.data;
+  if (result.success) {
+    checkedArgs.add(result.data);
+    return result.data;
+  }
   const lines = result.error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") {
       return issue.keys
@@ -101,5 +111,6 @@ export function mergeLlmArgs(base: LlmArgs, override: LlmArgs | undefined): LlmA
     }
     merged.provider_options = providerOptions;
   }
+  if (checkedArgs.has(base) && checkedArgs.has(override)) checkedArgs.add(merged);
   return merged;
 }

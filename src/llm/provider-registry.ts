@@ -17,6 +17,7 @@ import type * as OpenRouterPackage from "@openrouter/ai-sdk-provider";
 import { ConfigError, UnknownNameError } from "../core/errors.js";
 import type { PriceLookup } from "./cost.js";
 import { httpFetch } from "./http-fetch.js";
+import { bedrockCachesPrompts, type PromptCacheStyle } from "./prompt-cache.js";
 
 /** The AI SDK's language model (specification v3), named through a provider package's own types. */
 export type SdkLanguageModel = ReturnType<OpenAIProvider["chat"]>;
@@ -95,6 +96,11 @@ export interface ProviderDefinition {
   reasoningEfforts?: readonly string[];
   /** The key of `provider_options` the provider's package reads; default: the id. */
   providerOptionsKey?: string;
+  /**
+   * Which explicit prompt-cache markers a model of this provider takes, if any (see
+   * {@link PromptCacheStyle}); absent for providers that cache on their own or not at all.
+   */
+  promptCache?(model: string): PromptCacheStyle | undefined;
   /** Where the price table looks this provider's models up. */
   priceLookup(baseUrl: string): PriceLookup;
   createModel(
@@ -345,6 +351,7 @@ export function defaultProviderDefinitions(): ProviderDefinition[] {
       defaultBaseUrl: "https://api.anthropic.com/v1",
       protocol: "anthropic",
       toolArguments: "object",
+      promptCache: () => "anthropic",
       priceLookup: () => ({ providerId: "anthropic" }),
       createModel: (model, { apiKey, baseUrl }) =>
         createAnthropic({ apiKey, baseURL: baseUrl, fetch: httpFetch }).messages(model),
@@ -522,6 +529,7 @@ export function defaultProviderDefinitions(): ProviderDefinition[] {
       protocol: "bedrock",
       toolArguments: "object",
       providerOptionsKey: "bedrock",
+      promptCache: (model) => (bedrockCachesPrompts(model) ? "bedrock" : undefined),
       priceLookup: () => ({ providerId: "aws" }),
       createModel: (model, { apiKey, baseUrl, env }) => {
         const { createAmazonBedrock } = loadProviderPackage<typeof AmazonBedrockPackage>(

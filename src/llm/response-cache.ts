@@ -24,7 +24,12 @@ const LlmToolCallSchema = z.object({
 const CachedResponseSchema = z.object({
   text: z.string().nullable(),
   toolCalls: z.array(LlmToolCallSchema),
-  usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }),
+  usage: z.object({
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    cacheReadTokens: z.number().optional(),
+    cacheWriteTokens: z.number().optional(),
+  }),
   cost: z.number().nullable(),
   raw: z.record(z.string(), z.unknown()).optional(),
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InfrastructureError } from "../core/llm.js";
-import { parseRetryAfterMs, resolveRetryOptions, retryDelayMs, withRetry } from "./retry.js";
+import { parseRetryAfterMs, resolveRetryOptions, retryDelayMs, retryWithBackoff } from "./retry.js";
 
 describe("retryDelayMs", () => {
   it("doubles from the initial delay up to the cap, spread by the injected random source", () => {
@@ -37,7 +37,7 @@ describe("parseRetryAfterMs", () => {
   });
 });
 
-describe("withRetry", () => {
+describe("retryWithBackoff", () => {
   const fastOptions = (sleeps: number[]) =>
     resolveRetryOptions({
       maxAttempts: 4,
@@ -51,7 +51,7 @@ describe("withRetry", () => {
   it("retries retryable failures with backoff and returns the first success", async () => {
     const sleeps: number[] = [];
     let calls = 0;
-    const result = await withRetry(
+    const result = await retryWithBackoff(
       async () => {
         calls++;
         if (calls < 3) throw new Error("flaky");
@@ -70,7 +70,7 @@ describe("withRetry", () => {
 
   it("ends in an InfrastructureError carrying the number of attempts", async () => {
     const sleeps: number[] = [];
-    const error = await withRetry(
+    const error = await retryWithBackoff(
       async () => {
         throw new Error("down");
       },
@@ -91,7 +91,7 @@ describe("withRetry", () => {
   it("rethrows a non-retryable failure at once", async () => {
     const original = new Error("bad request");
     let calls = 0;
-    const error = await withRetry(
+    const error = await retryWithBackoff(
       async () => {
         calls++;
         throw original;
@@ -104,7 +104,7 @@ describe("withRetry", () => {
 
   it("gives up at once when Retry-After exceeds the allowed wait", async () => {
     const sleeps: number[] = [];
-    const error = await withRetry(
+    const error = await retryWithBackoff(
       async () => {
         throw new Error("429");
       },

@@ -118,9 +118,9 @@ export interface AttemptFailure {
 /**
  * Runs `attempt` until it succeeds or the retry budget is spent. A non-retryable failure is rethrown
  * as is (the caller maps it); spent retries become an `InfrastructureError`. An abort by the caller's
- * `signal` stops at once and rethrows the abort.
+ * `signal` stops at once and rethrows the abort. `withRetry` (with-retry.ts) puts it around a `LanguageModel`.
  */
-export async function withRetry<T>(
+export async function retryWithBackoff<T>(
   attempt: (attemptNumber: number) => Promise<T>,
   options: {
     retry: RetryOptions;

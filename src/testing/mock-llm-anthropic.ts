@@ -1,7 +1,13 @@
 import { z } from "zod";
 import type { LlmMessage, LlmToolCall } from "../core/llm.js";
 import { parseToolCallArguments } from "../core/llm.js";
-import { retryAfterSeconds, type MockLlmCodec, type SseEvent } from "./mock-llm-codec.js";
+import {
+  retryAfterSeconds,
+  type MockCacheBreakpoint,
+  type MockLlmCodec,
+  type MockPromptLayout,
+  type SseEvent,
+} from "./mock-llm-codec.js";
 import { argumentsText, chunks, uncachedPromptTokens, type MockUsage } from "./mock-llm-reply.js";
 
 const TextBlocksSchema = z.array(z.looseObject({ type: z.string(), text: z.string().optional() }));
@@ -51,6 +57,37 @@ function textOf(content: string | z.infer<typeof TextBlocksSchema> | undefined):
  */
 export const anthropicCodec: MockLlmCodec = {
   protocol: "anthropic",
+  promptCaching: "explicit",
+
+  // Anthropic caches tools, then system, then messages; a `cache_control` on a block caches the prompt
+  // up to and including it.
+  promptLayout(body) {
+    const request = AnthropicRequestSchema.parse(body);
+    const layout: MockPromptLayout = { blocks: [], breakpoints: [] };
+    const add = (block: Record<string, unknown>, at: MockCacheBreakpoint["at"], index: number) => {
+      const { cache_control: marker, ...rest } = block;
+      layout.blocks.push(JSON.stringify(rest));
+      if (typeof marker === "object" && marker !== null) {
+        layout.breakpoints.push({
+          at,
+          index,
+          marker: marker as Record<string, unknown>,
+          block: layout.blocks.length - 1,
+        });
+      }
+    };
+    (request.tools ?? []).forEach((tool, index) => add(tool, "tools", index));
+    if (typeof request.system === "string") layout.blocks.push(JSON.stringify(request.system));
+    else (request.system ?? []).forEach((block, index) => add(block, "system", index));
+    request.messages.forEach((message, index) => {
+      if (typeof message.content === "string") {
+        layout.blocks.push(JSON.stringify({ role: message.role, content: message.content }));
+        return;
+      }
+      for (const block of message.content) add({ role: message.role, ...block }, "messages", index);
+    });
+    return layout;
+  },
 
   parseRequest(body) {
     const request = AnthropicRequestSchema.parse(body);

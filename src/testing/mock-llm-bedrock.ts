@@ -2,7 +2,7 @@ import { crc32 } from "node:zlib";
 import { z } from "zod";
 import type { LlmMessage, LlmToolCall } from "../core/llm.js";
 import { parseToolCallArguments } from "../core/llm.js";
-import type { MockLlmCodec, SseEvent } from "./mock-llm-codec.js";
+import type { MockCacheBreakpoint, MockLlmCodec, MockPromptLayout, SseEvent } from "./mock-llm-codec.js";
 import { argumentsText, chunks, uncachedPromptTokens, type MockUsage } from "./mock-llm-reply.js";
 
 const TextBlocksSchema = z.array(z.looseObject({ text: z.string().optional() }));
@@ -90,6 +90,34 @@ function bedrockErrorType(status: number): string {
 export const bedrockCodec: MockLlmCodec = {
   protocol: "bedrock",
   streamFraming: "aws-event-stream",
+  promptCaching: "explicit",
+
+  // Bedrock caches tools, then system, then messages; a `cachePoint` block caches what comes before it.
+  promptLayout(body) {
+    const request = BedrockRequestSchema.parse(body);
+    const layout: MockPromptLayout = { blocks: [], breakpoints: [] };
+    const add = (block: Record<string, unknown>, at: MockCacheBreakpoint["at"], index: number) => {
+      const marker = block.cachePoint;
+      if (typeof marker === "object" && marker !== null) {
+        if (layout.blocks.length > 0) {
+          layout.breakpoints.push({
+            at,
+            index,
+            marker: marker as Record<string, unknown>,
+            block: layout.blocks.length - 1,
+          });
+        }
+        return;
+      }
+      layout.blocks.push(JSON.stringify(block));
+    };
+    (request.toolConfig?.tools ?? []).forEach((tool, index) => add(tool, "tools", index));
+    (request.system ?? []).forEach((block, index) => add(block, "system", index));
+    request.messages.forEach((message, index) => {
+      for (const block of message.content) add({ role: message.role, ...block }, "messages", index);
+    });
+    return layout;
+  },
 
   parseRequest(body, route) {
     const request = BedrockRequestSchema.parse(body);

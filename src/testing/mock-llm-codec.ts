@@ -45,9 +45,35 @@ export interface RenderContext {
   body: unknown;
 }
 
+/** A prompt-cache marker a request carried: Anthropic's `cache_control` or Bedrock's `cachePoint`. */
+export interface MockCacheBreakpoint {
+  /** On a tool definition, on a block of the system prompt, or in a message's content. */
+  at: "tools" | "system" | "messages";
+  /** The tool's, the system block's or the message's index in the request body. */
+  index: number;
+  /** The marker as sent, e.g. `{"type": "ephemeral"}`. */
+  marker: Record<string, unknown>;
+}
+
+/** A request's prompt as the provider's cache sees it. */
+export interface MockPromptLayout {
+  /** Each block of the prompt as wire JSON without cache markers, in cache order: tools, system, messages. */
+  blocks: string[];
+  /** The markers, each with the block its cached prefix ends at (an index into `blocks`). */
+  breakpoints: Array<MockCacheBreakpoint & { block: number }>;
+}
+
 /** One wire protocol the mock server speaks: reading requests and writing replies and errors. */
 export interface MockLlmCodec {
   readonly protocol: MockLlmProtocol;
+  /**
+   * How the provider caches prompts, for codecs whose replies report cached tokens from the server's
+   * simulation: at the request's markers (`explicit`: Anthropic, Bedrock), or every long enough prefix
+   * on its own (`automatic`: OpenAI).
+   */
+  readonly promptCaching?: "explicit" | "automatic";
+  /** The request's prompt in cache order (codecs with {@link promptCaching}); the body was read by `parseRequest`. */
+  promptLayout?(body: unknown): MockPromptLayout;
   /**
    * How a stream is framed: server-sent events (the default), or AWS's binary event stream (Bedrock's
    * `converse-stream`), where each event's `event` is its `:event-type` header and `data` its JSON payload.

@@ -74,6 +74,15 @@ function streamsWholeToolCalls(context: RenderContext): boolean {
  */
 export const openAiCodec: MockLlmCodec = {
   protocol: "openai",
+  promptCaching: "automatic",
+
+  // OpenAI caches every long enough prefix on its own: the tools, then the messages one by one.
+  promptLayout(body) {
+    const request = OpenAiRequestSchema.parse(body);
+    const blocks = request.messages.map((message) => JSON.stringify(message));
+    if (request.tools && request.tools.length > 0) blocks.unshift(JSON.stringify(request.tools));
+    return { blocks, breakpoints: [] };
+  },
 
   parseRequest(body) {
     const request = OpenAiRequestSchema.parse(body);

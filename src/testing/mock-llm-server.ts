@@ -3,16 +3,23 @@ import type { AddressInfo } from "node:net";
 import { anthropicCodec } from "./mock-llm-anthropic.js";
 import { bedrockCodec, encodeAwsEventStreamMessage } from "./mock-llm-bedrock.js";
 import type {
+  MockCacheBreakpoint,
   MockLlmCodec,
   MockLlmConversation,
   MockLlmProtocol,
   MockLlmRoute,
+  MockPromptLayout,
   SseEvent,
 } from "./mock-llm-codec.js";
 import { cohereCodec } from "./mock-llm-cohere.js";
 import { googleCodec } from "./mock-llm-google.js";
 import { openAiCodec } from "./mock-llm-openai.js";
 import { openAiResponsesCodec } from "./mock-llm-openai-responses.js";
+import {
+  createMockPromptCache,
+  type MockPromptCacheOptions,
+  type MockPromptCacheUsage,
+} from "./mock-llm-prompt-cache.js";
 import { argumentsText, type MockLlmReply, type MockMessageReply, type MockUsage } from "./mock-llm-reply.js";
 
 /** One request the mock server received, in wire form and read into passk's words. */
@@ -25,6 +32,10 @@ export interface MockLlmRequest extends MockLlmConversation {
   headers: Record<string, string>;
   /** The JSON body exactly as received. */
   body: unknown;
+  /** The prompt-cache markers the request carried (Anthropic's `cache_control`, Bedrock's `cachePoint`). */
+  cacheBreakpoints: MockCacheBreakpoint[];
+  /** What the simulated prompt cache read and wrote for it (replies whose usage was not scripted). */
+  promptCache?: MockPromptCacheUsage;
 }
 
 /**
@@ -40,6 +51,12 @@ export interface MockLlmServerOptions {
   streamChunkSize?: number;
   /** Latency added to every reply that sets none (for benchmarks). */
   delayMs?: number;
+  /**
+   * Simulate the providers' prompt caches for replies whose usage is not scripted (default on): Anthropic
+   * and Bedrock cache at the request's markers and report cache reads and writes, OpenAI's wire caches
+   * every prefix of at least `minTokens` (1024) on its own and reports cached tokens. `false` turns it off.
+   */
+  promptCache?: boolean | Partial<MockPromptCacheOptions>;
   /**
    * Keep every request in `requests` (default). Benchmarks turn it off: a thousand conversations'
    * requests, each with its whole history, would make the server's memory and GC grow all run long.
@@ -115,6 +132,14 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
   const requests: MockLlmRequest[] = [];
   const record = options.recordRequests ?? true;
   let received = 0;
+  const promptCache =
+    options.promptCache === false
+      ? undefined
+      : createMockPromptCache({
+          minTokens: 1024,
+          capacity: 100_000,
+          ...(typeof options.promptCache === "object" ? options.promptCache : {}),
+        });
 
   const server = createServer((incoming, response) => {
     handle(incoming, response).catch((error: unknown) => {
@@ -144,9 +169,12 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
     };
     let body: unknown;
     let conversation: MockLlmConversation;
+    // Explicit caching: the markers are recorded for every request, so the layout is read at once.
+    let layout: MockPromptLayout | undefined;
     try {
       body = JSON.parse(bodyText);
       conversation = codec.parseRequest(body, route);
+      if (codec.promptCaching === "explicit") layout = codec.promptLayout?.(body);
     } catch (error) {
       sendJson(
         response,
@@ -162,6 +190,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
       headers,
       body,
       ...conversation,
+      cacheBreakpoints: (layout?.breakpoints ?? []).map(({ at, index, marker }) => ({ at, index, marker })),
     };
     if (record) requests.push(request);
 
@@ -178,7 +207,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
       );
       return;
     }
-    await play(reply, request, codec, route, response);
+    await play(reply, request, codec, route, response, layout);
   }
 
   async function nextReply(request: MockLlmRequest): Promise<MockLlmReply | undefined> {
@@ -193,6 +222,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
     codec: MockLlmCodec,
     route: MockLlmRoute,
     response: ServerResponse,
+    layout: MockPromptLayout | undefined,
   ): Promise<void> {
     if (reply.kind === "hang") return; // the socket stays open until the client gives up or close()
     await sleep(reply.delayMs ?? options.delayMs ?? 0);
@@ -216,7 +246,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
     const context = {
       index: request.index,
       model: request.model,
-      usage: usageOf(reply, request),
+      usage: withPromptCache(usageOf(reply, request), reply, request, codec, layout),
       chunkSize,
       route,
       body: request.body,
@@ -239,6 +269,30 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
       );
     }
     response.end();
+  }
+
+  /** Estimated usage with what the simulated prompt cache read and wrote (scripted usage stays as scripted). */
+  function withPromptCache(
+    usage: MockUsage,
+    reply: MockMessageReply,
+    request: MockLlmRequest,
+    codec: MockLlmCodec,
+    layout: MockPromptLayout | undefined,
+  ): MockUsage {
+    const mode = codec.promptCaching;
+    if (reply.usage || !promptCache || !mode || !codec.promptLayout) return usage;
+    // Automatic caching starts at the shortest cacheable prompt: shorter ones are not laid out at all.
+    if (mode === "automatic" && usage.promptTokens < promptCache.minTokens) return usage;
+    const used = promptCache.use(
+      `${codec.protocol}\u0000${request.model}`,
+      layout ?? codec.promptLayout(request.body),
+      mode,
+      usage.promptTokens,
+    );
+    request.promptCache = used;
+    if (mode === "automatic")
+      return used.readTokens > 0 ? { ...usage, cachedTokens: used.readTokens } : usage;
+    return { ...usage, cachedTokens: used.readTokens, cacheWriteTokens: used.writeTokens };
   }
 
   await new Promise<void>((resolve, reject) => {

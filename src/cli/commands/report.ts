@@ -1,4 +1,17 @@
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import { z } from "zod";
+import { loadPriceOverrides, modelPricing, type PriceOverrides } from "../../llm/cost.js";
+import { parseModelSpec } from "../../llm/model-spec.js";
+import { createDefaultProviderRegistry } from "../../llm/provider-registry.js";
+import {
+  tokenUsage,
+  type ParticipantRates,
+  type TokenCounts,
+  type TokenRates,
+  type TokenUsageSummary,
+  type UsageSimulation,
+} from "../../metrics/token-usage.js";
 import { computeRunMetrics, failingTasks, taskOutcomes } from "../../metrics/run-metrics.js";
 import { taskStatistics, type TaskStatistics } from "../../metrics/statistics.js";
 import type { Review } from "../../review/blame.js";
@@ -9,7 +22,7 @@ import { RunConfigSchema } from "../../runner/run-config.js";
 import { println, wholeNumber, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
-import { isScriptedDemo, loadRunSource, withStoreOption, type RunSource } from "./run-source.js";
+import { isScriptedDemo, loadRunSource, withStore, withStoreOption, type RunSource } from "./run-source.js";
 import {
   describeComparability,
   tau2Comparability,
@@ -50,6 +63,7 @@ export function registerReport(program: Command, context: CliContext): void {
     const failing = failingTasks(source.simulations);
     const comparability = sourceComparability(context, source);
     const tasks = taskStatistics(taskOutcomes(source.simulations));
+    const tokens = tokenUsage(usageSimulations(context, source, options), participantRates(source));
     // With reviews: the same metrics with the failures that were not the agent's left out.
     const excluded = notTheAgentsKeys(source.reviews ?? []);
     const agentOnly =
@@ -75,6 +89,7 @@ export function registerReport(program: Command, context: CliContext): void {
               ? { metrics_excluding_not_the_agents_failures: agentOnly, excluded_simulations: excluded.size }
               : {}),
             task_statistics: tasks,
+            token_usage: tokens,
             failing_tasks: failing,
           },
           null,
@@ -96,6 +111,11 @@ export function registerReport(program: Command, context: CliContext): void {
         `as measured above; below, without the ${excluded.size} failure(s) \`passk review\` placed on the simulated customer, the task or the infrastructure:`,
       );
       println(context, formatMetrics(agentOnly));
+    }
+    const tokenLines = describeTokenUsage(tokens);
+    if (tokenLines.length > 0) {
+      println(context);
+      for (const line of tokenLines) println(context, line);
     }
     if (source.reviews && source.reviews.length > 0)
       println(context, `review: ${describeBlame(source.reviews as Array<{ review: Review }>)}`);
@@ -149,4 +169,136 @@ export function describeTaskStability(tasks: readonly TaskStatistics[]): string 
         `${t.task_id} ${t.successes}/${t.trials} [95% CI ${t.interval.low.toFixed(2)}, ${t.interval.high.toFixed(2)}]`,
     );
   return `${line}: ${shown.join("; ")}${flaky.length > 5 ? "; …" : ""}`;
+}
+
+/** Every simulation of the source with its messages (whose usage the token counts read). */
+function usageSimulations(
+  context: CliContext,
+  source: RunSource,
+  options: { store?: string; domain?: string },
+): UsageSimulation[] {
+  if (source.file) {
+    // A results file's simulations, in the order (and with the domain) the scored ones were read.
+    return source.file.results.simulations.map((simulation, i) => ({
+      ...simulation,
+      domain: source.simulations[i]?.domain ?? "",
+    }));
+  }
+  const run = source.run;
+  if (!run) return [];
+  return withStore(context, options.store, { create: false }, (store) =>
+    store
+      .getSimulations(run.id, options.domain !== undefined ? { domain: options.domain } : {})
+      .map(({ domain, simulation }) => ({ ...simulation, domain })),
+  );
+}
+
+/** What the report reads of a run's info to price its models again: the specs, base URLs and price file. */
+const PricedInfoSchema = z.looseObject({
+  agent_info: z.looseObject({ llm: z.string().nullish() }).nullish(),
+  user_info: z.looseObject({ llm: z.string().nullish() }).nullish(),
+  passk: z
+    .looseObject({
+      config: z
+        .looseObject({
+          models: z
+            .looseObject({
+              agentLlmBaseUrl: z.string().optional(),
+              userLlmBaseUrl: z.string().optional(),
+              prices: z.string().optional(),
+            })
+            .optional(),
+        })
+        .optional(),
+    })
+    .nullish(),
+});
+
+/**
+ * The rates the run's agent and customer models are priced at, at the time of the run: the price table
+ * (and the run's `--prices` file, when it is still there). Null for a model the table does not know, a
+ * scripted participant or your own agent.
+ */
+function participantRates(source: RunSource): ParticipantRates {
+  const info = PricedInfoSchema.safeParse(source.file?.results.info ?? source.run?.info ?? null);
+  if (!info.success) return { agent: null, user: null };
+  const models = info.data.passk?.config?.models;
+  let overrides: PriceOverrides | undefined;
+  try {
+    if (models?.prices !== undefined && existsSync(models.prices))
+      overrides = loadPriceOverrides(models.prices);
+  } catch {
+    // A price file that no longer reads leaves the table's prices.
+  }
+  const stamp = Date.parse(source.file?.results.timestamp ?? source.run?.timestamp ?? "");
+  const at = Number.isNaN(stamp) ? new Date() : new Date(stamp);
+  return {
+    agent: modelRates(info.data.agent_info?.llm, models?.agentLlmBaseUrl, overrides, at),
+    user: modelRates(info.data.user_info?.llm, models?.userLlmBaseUrl, overrides, at),
+  };
+}
+
+function modelRates(
+  spec: string | null | undefined,
+  baseUrl: string | undefined,
+  overrides: PriceOverrides | undefined,
+  at: Date,
+): TokenRates | null {
+  if (spec === null || spec === undefined) return null;
+  const registry = createDefaultProviderRegistry();
+  let parsed: { provider: string; model: string };
+  try {
+    parsed = parseModelSpec(spec, registry.ids);
+  } catch {
+    return null; // scripted:gold, module:<path>
+  }
+  const provider = registry.get(parsed.provider);
+  const pricing = modelPricing({
+    ...parsed,
+    lookup: provider.priceLookup(
+      baseUrl ?? (typeof provider.defaultBaseUrl === "string" ? provider.defaultBaseUrl : ""),
+    ),
+    ...(overrides ? { overrides } : {}),
+    at,
+  });
+  return pricing === null
+    ? null
+    : {
+        input_mtok: pricing.inputMtok,
+        cache_read_mtok: pricing.cacheReadMtok,
+        cache_write_mtok: pricing.cacheWriteMtok,
+      };
+}
+
+/** The tokens, cost and caching lines of the report; none when no model call recorded usage. */
+export function describeTokenUsage(usage: TokenUsageSummary): string[] {
+  const { mean, total } = usage;
+  if (total.agent.calls + total.user.calls === 0) return [];
+  const count = (value: number) => Math.round(value).toLocaleString("en-US");
+  const usd = (value: number) => `$${value.toFixed(4)}`;
+  const side = (name: string, tokens: TokenCounts) =>
+    `  ${name.padEnd(8)} ${count(tokens.calls)} calls  input ${count(tokens.input)} ` +
+    `(cache read ${count(tokens.cache_read)}, cache write ${count(tokens.cache_write)})  output ${count(tokens.output)}`;
+  const lines = [
+    `tokens per conversation (mean over ${usage.conversations} conversations, infrastructure errors included):`,
+    side("agent", mean.agent),
+    side("customer", mean.user),
+    mean.cost === null || total.cost === null
+      ? "cost per conversation: unknown (a model has no price)"
+      : `cost per conversation: ${usd(mean.cost)} (${usd(total.cost)} in all)`,
+  ];
+  const cached =
+    total.agent.cache_read + total.agent.cache_write + total.user.cache_read + total.user.cache_write;
+  if (cached === 0) lines.push("prompt caching: no cached tokens reported");
+  else if (mean.caching_saving === null || total.caching_saving === null)
+    lines.push("prompt caching: the saving is unknown (a model has no price)");
+  else
+    lines.push(
+      `prompt caching saved ${usd(mean.caching_saving)} per conversation (${usd(total.caching_saving)} in all` +
+        (total.saving_share === null
+          ? ""
+          : `, ${(total.saving_share * 100).toFixed(0)}% of the cost without it`) +
+        "): cached tokens at the full input rate minus what they cost",
+    );
+  return lines;
 }

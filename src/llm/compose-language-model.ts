@@ -1,0 +1,48 @@
+import type { LanguageModel } from "../core/llm.js";
+import type { LlmArgs } from "./llm-args.js";
+import type { ResponseCache } from "./response-cache.js";
+import type { RetryPolicy } from "./with-retry.js";
+import { withArgs } from "./with-args.js";
+import { withCache } from "./with-cache.js";
+import { withCost, type CostOptions } from "./with-cost.js";
+import { withRetry } from "./with-retry.js";
+import { withTimeout } from "./with-timeout.js";
+
+/** The guarantees a model's calls get; each is a layer over the `LanguageModel` interface. */
+export interface LanguageModelLayers {
+  /** Model-level call settings under each request's own ({@link withArgs}). */
+  args?: LlmArgs;
+  /** Per attempt, in milliseconds ({@link withTimeout}). */
+  timeoutMs: number;
+  /** Retries of faults, and what failures finally become ({@link withRetry}). */
+  retry: RetryPolicy;
+  /** Prices each reply ({@link withCost}); absent: replies keep the cost the model gave (unknown). */
+  cost?: CostOptions;
+  /** Replays identical requests ({@link withCache}, `--cache`). */
+  cache?: ResponseCache;
+}
+
+/**
+ * Wraps a model — an AI SDK provider's, or any other `LanguageModel` — in passk's guarantees, in the one
+ * order that makes them right, outermost first:
+ *
+ * 1. settings: model-level settings merged under the request's, checked before anything is sent;
+ * 2. response cache: an identical request (settings included) is answered without a call, at its
+ *    first cost;
+ * 3. cost: the reply priced from its usage, once, whichever attempt gave it;
+ * 4. retries: faults retried with backoff and Retry-After, spent retries an infrastructure error;
+ * 5. timeout: each attempt abandoned after `timeoutMs`.
+ *
+ * @example
+ * const model = composeLanguageModel(createAiSdkLanguageModel({ … }), {
+ *   timeoutMs: 120_000,
+ *   retry: { retry: resolveRetryOptions() },
+ *   cost: { provider: "openai", model: "gpt-4.1", lookup: { providerId: "openai" }, now: () => new Date() },
+ * });
+ */
+export function composeLanguageModel(model: LanguageModel, layers: LanguageModelLayers): LanguageModel {
+  let composed = withRetry(withTimeout(model, layers.timeoutMs), layers.retry);
+  if (layers.cost) composed = withCost(composed, layers.cost);
+  if (layers.cache) composed = withCache(composed, layers.cache);
+  return withArgs(composed, layers.args ?? {});
+}

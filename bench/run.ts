@@ -28,3 +28,9 @@ run("conversation-throughput.ts", ["1000", "500"], [], false);
 run("run-scale.ts", ["1000", "200", "500", "3"], [], false);
 // Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.
 run("adaptive-trials.ts", ["0.05", "400"]);
+// Prompt caching: a full airline conversation through the Anthropic and OpenAI mocks, with and without.
+run("prompt-caching.ts");
+// banking_knowledge: replay + evaluation, BM25 queries, live worlds (each its own process).
+run("banking.ts", ["replay"]);
+run("banking.ts", ["bm25"]);
+run("banking.ts", ["worlds", "1000"], ["--expose-gc"]);

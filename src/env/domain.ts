@@ -35,6 +35,12 @@ export interface DomainConfigs {
   /** The configuration used when none is chosen. */
   readonly default: string;
   /**
+   * Why conversations cannot run under a configuration (a tool it offers cannot work here), or
+   * undefined: runs and the playground refuse it before the first conversation; replays and single
+   * calls still work.
+   */
+  conversationBlocker?(config: string): string | undefined;
+  /**
    * What the tools of a configuration read (a knowledge base, search backends), built once per loaded
    * data and configuration: build expensive parts lazily, a world may never search.
    */

@@ -193,3 +193,17 @@ export function retrievalConfig(name: string = DEFAULT_RETRIEVAL_CONFIG): Retrie
 export function agentToolNames(config: RetrievalConfig, baseTools: readonly string[]): string[] {
   return [...config.tools, ...baseTools];
 }
+
+/**
+ * Why passk cannot hold conversations under a config, or undefined when it can: the shell needs the
+ * reference's sandbox, the reranker its prompt file, which is not among the verified upstream files.
+ * Replays, single calls and tool listings work under every config; conversations would fail at the
+ * agent's first such call, so runs refuse them before they start.
+ */
+export function conversationBlocker(config: RetrievalConfig): string | undefined {
+  if (config.needs.shell)
+    return `retrieval config ${config.name} gives the agent a shell over the documents, which the reference runs in a sandbox passk does not reproduce; choose one of the knowledge-base search configs (bm25, bm25_grep, grep_only, openai_embeddings…)`;
+  if (config.needs.reranker)
+    return `retrieval config ${config.name} reranks with an LLM whose prompt is not among the upstream files passk verifies; choose the same config without _reranker`;
+  return undefined;
+}

@@ -41,6 +41,7 @@ export {
   RETRIEVAL_CONFIGS,
   RETRIEVAL_CONFIG_ALIASES,
   agentToolNames,
+  conversationBlocker,
   retrievalConfig,
 } from "./configs.js";
 export type {

@@ -368,6 +368,12 @@ const list = (items: readonly string[]) => items.join("; ");
  * runs that break the leaderboard's rules (a task subset, few trials) still prepare, and say so in
  * methodology, for `validateSubmission` to report.
  */
+/** The retrieval config a passk run recorded in its results (`info.passk.retrieval_config`). */
+function recordedRetrievalConfig(results: ResultsInput): string | undefined {
+  const passk = (results.info as { passk?: { retrieval_config?: unknown } } | undefined)?.passk;
+  return typeof passk?.retrieval_config === "string" ? passk.retrieval_config : undefined;
+}
+
 export function prepareSubmission(
   inputs: readonly SubmissionRun[],
   metadata: SubmissionMetadata,
@@ -388,7 +394,15 @@ export function prepareSubmission(
       );
     byDomain.set(input.domain, input);
   }
-  if (byDomain.has("banking_knowledge") && !metadata.retrievalConfig)
+  // The retrieval config a passk run recorded; --retrieval-config may only repeat it.
+  const banking = byDomain.get("banking_knowledge");
+  const recorded = banking ? recordedRetrievalConfig(banking.results) : undefined;
+  if (banking && recorded && metadata.retrievalConfig && metadata.retrievalConfig !== recorded)
+    throw new ConfigError(
+      `${banking.label} ran with retrieval config ${recorded}, not ${metadata.retrievalConfig}; leave --retrieval-config out (the run's is used) or pass ${recorded}.`,
+    );
+  const retrievalConfig = metadata.retrievalConfig ?? recorded;
+  if (banking && !retrievalConfig)
     throw new ConfigError(
       "banking_knowledge results need the retrieval method the run used; pass --retrieval-config NAME (e.g. alltools, bm25).",
     );
@@ -445,7 +459,7 @@ export function prepareSubmission(
       pass_3,
       pass_4,
       cost: score.cost,
-      ...(domain === "banking_knowledge" ? { retrieval_config: metadata.retrievalConfig } : {}),
+      ...(domain === "banking_knowledge" ? { retrieval_config: retrievalConfig } : {}),
     };
     const fileName = trajectoryFileName(metadata.modelName, domain, userModel, score.numTrials);
     trajectoryFiles[domain] = fileName;

@@ -20,6 +20,8 @@ export const RunModelsSchema = z.object({
   /** Where the τ² protocol's texts are read (they are hash-checked, so the place does not change them). */
   upstream: z.string().optional(),
   cache: z.union([z.string(), z.boolean()]).optional(),
+  /** False with `--no-prompt-cache`: changes what calls cost, not what models are shown. */
+  promptCache: z.boolean().optional(),
   timeout: z.string().optional(),
   maxRetries: z.string().optional(),
 });
@@ -45,6 +47,8 @@ export const RunConfigSchema = z.object({
   max_steps: z.number().int().min(1),
   max_errors: z.number().int().min(1),
   solo: z.boolean(),
+  /** `--retrieval-config` (banking_knowledge): how the agent searches its knowledge base; null for other domains. */
+  retrieval_config: z.string().nullable().optional(),
   /** The turn protocol (runs stored before it was recorded ran passk's). */
   protocol: z.enum(["tau2", "passk"]).default("passk"),
   models: RunModelsSchema,
@@ -75,6 +79,7 @@ export const OPERATIONAL_MODEL_FLAGS = new Set<keyof RunModels>([
   "prices",
   "upstream",
   "cache",
+  "promptCache",
   "timeout",
   "maxRetries",
 ]);
@@ -95,6 +100,7 @@ function runIdentity(config: RunConfig): Record<string, unknown> {
     "--max-errors": config.max_errors,
     "--solo": config.solo,
     "--protocol": config.protocol,
+    "--retrieval-config": config.retrieval_config ?? null,
   };
   for (const [name, value] of Object.entries(config.models)) {
     if (!OPERATIONAL_MODEL_FLAGS.has(name as keyof RunModels)) identity[kebab(name)] = value ?? null;

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { isRedactedUrl } from "../../llm/redact.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
+import { resolveConfig } from "../../formats/tau2/domain-data.js";
 import { readResultsFile, type ResultsInput } from "../../formats/tau2/results.js";
 import {
   identityDifferences,
@@ -45,6 +46,7 @@ export interface RunFlags extends Partial<ModelFlags> {
   progressInterval: string;
   maxSimSeconds?: string;
   adaptive?: boolean;
+  retrievalConfig?: string;
   targetCi?: string;
   maxTrials?: string;
 }
@@ -111,6 +113,7 @@ const MODEL_KEYS = [
   "prices",
   "upstream",
   "cache",
+  "promptCache",
   "timeout",
   "maxRetries",
 ] as const satisfies ReadonlyArray<keyof RunModels>;
@@ -159,11 +162,29 @@ function configFromFlags(
     max_errors: numbers.maxErrors,
     solo: flags.solo ?? false,
     protocol: defaultProtocol(flags, domains),
+    retrieval_config: retrievalConfigOf(flags, domains),
     models: { ...(models as RunModels), userLlm: flags.userLlm ?? "scripted:gold" },
     save_to: flags.saveTo ? path.resolve(flags.saveTo) : null,
     scripted_demo: false,
   };
   return config;
+}
+
+/**
+ * The configuration of the run's configurable domains (banking_knowledge's retrieval config): as given
+ * or the domain's default, checked by name; null when no domain has configurations. Refused for runs
+ * whose domains have none.
+ */
+function retrievalConfigOf(flags: RunFlags, domains: ReadonlyMap<string, AnyDomain>): string | null {
+  const configurable = (flags.domain ?? []).map((name) => domains.get(name)).filter((d) => d?.configs);
+  if (configurable.length === 0) {
+    if (flags.retrievalConfig !== undefined)
+      throw new ConfigError(
+        `--retrieval-config applies to banking_knowledge only; none of ${(flags.domain ?? []).join(", ")} has retrieval configs. Leave it out.`,
+      );
+    return null;
+  }
+  return resolveConfig(configurable[0]!, flags.retrievalConfig) ?? null;
 }
 
 /** `--protocol` as given, else τ²'s for runs of τ²'s own domains only, else passk's. */
@@ -202,6 +223,7 @@ const IDENTITY_FLAG_OF_OPTION: Record<string, string> = {
   agentPromptTemplate: "--agent-prompt-template",
   toolSpec: "--tool-spec",
   protocol: "--protocol",
+  retrievalConfig: "--retrieval-config",
 };
 
 /** A run `passk run` started, with its parsed configuration. */

@@ -30,7 +30,14 @@ import { runResults } from "../../store/run-results.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { passkVersion } from "../../version.js";
 import type { RunRecord } from "../../store/store.js";
-import { loadDomain, println, systemFailure, withDataOption, type CliContext } from "../context.js";
+import {
+  loadDomain,
+  println,
+  systemFailure,
+  withDataOption,
+  withRetrievalConfigOption,
+  type CliContext,
+} from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
@@ -71,13 +78,15 @@ function costLine(metrics: RunMetrics, spent: number): string {
 export function registerRun(program: Command, context: CliContext): void {
   const command = withStoreOption(
     withModelFlags(
-      withDataOption(
-        program
-          .command("run")
-          .description(
-            "Run tasks × trials concurrently (resumable, cost-capped), store every simulation, and report " +
-              "pass^k — the reliability of an agent, as τ²-bench measures it",
-          ),
+      withRetrievalConfigOption(
+        withDataOption(
+          program
+            .command("run")
+            .description(
+              "Run tasks × trials concurrently (resumable, cost-capped), store every simulation, and report " +
+                "pass^k — the reliability of an agent, as τ²-bench measures it",
+            ),
+        ),
       )
         .option(
           "--domain <name>",
@@ -165,7 +174,15 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     const resolved = resolveRun(store, flags, command, numbers, context);
     const { config } = resolved;
     if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
-    const datas = config.domains.map((name) => loadDomain(context, name, { data: config.data }));
+    const datas = config.domains.map((name) =>
+      loadDomain(context, name, {
+        data: config.data,
+        // Only a domain with configurations takes one (banking_knowledge's retrieval config).
+        ...(config.retrieval_config && context.domains.get(name)?.configs
+          ? { retrievalConfig: config.retrieval_config }
+          : {}),
+      }),
+    );
     const selected = resolved.existing
       ? config.domains.map((name) =>
           store.getTasks(resolved.existing!.run.id, name).map((t) => TaskSchema.parse(t.task)),
@@ -179,6 +196,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
           },
           { splitIsDefault: command.getOptionValueSource("taskSplitName") !== "cli" && !resolved.adopt },
         );
+    for (const data of datas) data.assertConversable();
     const domains = new Map<string, { data: DomainData; tasks: Task[] }>(
       config.domains.map((name, i) => [name, { data: datas[i]!, tasks: selected[i]! }]),
     );
@@ -277,6 +295,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
           protocol: resolvedConfig.protocol,
           // The commit whose prompt and tool texts the models were shown (τ² protocol, models reading them).
           upstream_commit: texts?.commit ?? null,
+          ...(resolvedConfig.retrieval_config ? { retrieval_config: resolvedConfig.retrieval_config } : {}),
           // Per domain: whether the tools' nested models carried the reference's descriptions.
           ...(texts
             ? {

@@ -4,7 +4,13 @@ import { runSimulation } from "../../orchestrator/orchestrator.js";
 import { conversationSetup, protocolValidation } from "../../runner/simulation-setup.js";
 import { scenarioText } from "../../users/user-prompt.js";
 import { terminalUser } from "../../users/terminal-user.js";
-import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
+import {
+  loadDomain,
+  println,
+  withDataOption,
+  withRetrievalConfigOption,
+  type CliContext,
+} from "../context.js";
 import {
   participantsFromFlags,
   SCRIPTED_DEMO_BANNER,
@@ -17,6 +23,7 @@ interface SimulateFlags extends ModelFlags {
   domain: string;
   task: string;
   data?: string;
+  retrievalConfig?: string;
   solo?: boolean;
   maxSteps: string;
   maxErrors: string;
@@ -25,7 +32,7 @@ interface SimulateFlags extends ModelFlags {
 }
 
 function withConversationFlags(command: Command): Command {
-  return withDataOption(command)
+  return withRetrievalConfigOption(withDataOption(command))
     .requiredOption("--domain <name>", "domain")
     .requiredOption("--task <id>", "task id")
     .option("--max-steps <n>", "stop after this many steps", "200")
@@ -35,6 +42,7 @@ function withConversationFlags(command: Command): Command {
 
 async function converse(flags: SimulateFlags, context: CliContext, human: boolean): Promise<void> {
   const data = loadDomain(context, flags.domain, flags);
+  data.assertConversable();
   const task = data.task(flags.task);
   const participants = participantsFromFlags(flags, context, data.dataDir, [data.domain]);
   if (participants.scriptedDemo && !human) println(context, `# ${SCRIPTED_DEMO_BANNER}`);

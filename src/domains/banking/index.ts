@@ -6,6 +6,7 @@ import { BankingDbSchema, type BankingDb } from "./db.js";
 import { diffBankingDb } from "./diff.js";
 import { directTool } from "./discoverable.js";
 import { agentToolsFor, RETRIEVAL_CONFIG_NAMES } from "./retrieval.js";
+import { conversationBlocker, retrievalConfig } from "../../knowledge/index.js";
 import { BankingServices, TOOLS_FILE } from "./services.js";
 import { USER_CLASS, USER_DISCOVERABLE_TOOLS, USER_TOOLS } from "./user-tools.js";
 
@@ -48,6 +49,7 @@ export const bankingKnowledgeDomain = defineDomain<BankingDb, BankingDb>({
     // The reference's default (alltools) needs an embeddings API and a sandbox; bm25 runs anywhere.
     default: "bm25",
     services: ({ folder, config, upstreamDir }) => new BankingServices({ folder, config, upstreamDir }),
+    conversationBlocker: (config) => conversationBlocker(retrievalConfig(config)),
   },
   toolsFor(side, context) {
     return side === "agent" ? agentToolsFor(context.config, BASE_AGENT_TOOLS) : userToolsFor(context);

@@ -12,6 +12,8 @@ import {
   createConfigEmbedder,
   createKbSearchPipeline,
   denseRetriever,
+  DEFAULT_EMBEDDING_CACHE,
+  openEmbeddingCache,
   formatGrepOutput,
   formatKbSearchOutput,
   grepSearch,
@@ -47,13 +49,17 @@ export class BankingServices {
   #reference: Map<string, DiscoverableInfo> | null | undefined;
   #kb: KnowledgeBase | undefined;
   readonly #pipelines = new Map<string, KbSearchPipeline>();
-  readonly #embeddingCache: EmbeddingCache | undefined;
+  #embeddingCache: EmbeddingCache | undefined;
 
   constructor(options: {
     config: string;
     folder: string;
     upstreamDir?: string | undefined;
-    /** Document embeddings kept across runs (dense configs); default: none. */
+    /**
+     * Document embeddings kept across runs (dense configs); default: the file `PASSK_EMBEDDING_CACHE`
+     * names, else `.passk/embeddings.db` under the current directory (beside the default store), opened
+     * when a dense search first runs.
+     */
     embeddingCache?: EmbeddingCache;
   }) {
     this.config = options.config;
@@ -122,7 +128,9 @@ export class BankingServices {
       const retriever =
         spec.retriever === "dense"
           ? denseRetriever(this.kb, createConfigEmbedder(spec.embedder, { env: process.env }), {
-              ...(this.#embeddingCache ? { cache: this.#embeddingCache } : {}),
+              cache: (this.#embeddingCache ??= openEmbeddingCache(
+                process.env.PASSK_EMBEDDING_CACHE || DEFAULT_EMBEDDING_CACHE,
+              )),
             })
           : bm25Retriever(this.kb);
       if (spec.reranker)

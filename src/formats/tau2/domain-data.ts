@@ -74,6 +74,16 @@ export class DomainData<ADB = unknown, UDB = unknown> {
     this.tasksFile = options.tasksFile ?? path.join(this.folder, domain.data.tasks);
   }
 
+  /**
+   * Refuse, before any conversation, a configuration under which conversations cannot run (a tool it
+   * offers cannot work here); replays and single calls do not need this.
+   */
+  assertConversable(): void {
+    const blocker =
+      this.config !== undefined ? this.domain.configs?.conversationBlocker?.(this.config) : undefined;
+    if (blocker) throw new ConfigError(`${this.domain.name}: ${blocker}.`);
+  }
+
   /** What the domain built for the configuration (`DomainConfigs.services`), on first use. */
   get services(): unknown {
     if (!this.#services) {

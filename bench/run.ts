@@ -26,9 +26,10 @@ run("conversation-throughput.ts", ["100", "500"], [], false);
 run("conversation-throughput.ts", ["1000", "500"], [], false);
 // `passk run` at scale: 1,000 conversations at concurrency 200 through the store and job queue.
 run("run-scale.ts", ["1000", "200", "500", "3"], [], false);
+// A remote agent's tool call over passk's MCP endpoint against the same call in process.
+run("mcp-hop.ts", ["500"]);
 // Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.
 run("adaptive-trials.ts", ["0.05", "400"]);
-// Prompt caching: a full airline conversation through the Anthropic and OpenAI mocks, with and without.
 run("prompt-caching.ts");
 // banking_knowledge: replay + evaluation, BM25 queries, live worlds (each its own process).
 run("banking.ts", ["replay"]);

@@ -69,6 +69,8 @@ export { llmAgent } from "./agents/llm-agent.js";
 export { createAgent } from "./agents/create-agent.js";
 export { goldAgent } from "./agents/gold-agent.js";
 export { replayAgent } from "./agents/replay-agent.js";
+export { remoteAgent, McpToolServer, remoteAgentProtocolJsonSchema } from "./agents/remote/index.js";
+export type { RemoteAgentOptions } from "./agents/remote/index.js";
 export { llmUser } from "./users/llm-user.js";
 export { createUserSimulator, readUserGuidelines } from "./users/create-user.js";
 export { goldUser } from "./users/gold-user.js";

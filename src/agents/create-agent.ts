@@ -5,6 +5,7 @@ import { createLanguageModel, type CreateLanguageModelOptions } from "../llm/ind
 import type { AgentPromptTemplates } from "./agent-prompt.js";
 import { goldAgent } from "./gold-agent.js";
 import { llmAgent } from "./llm-agent.js";
+import { isRemoteAgentSpec, remoteAgent } from "./remote/index.js";
 
 export type ModelOptions = Omit<CreateLanguageModelOptions, "role">;
 
@@ -12,9 +13,11 @@ export type ModelOptions = Omit<CreateLanguageModelOptions, "role">;
 export const SCRIPTED_AGENTS: Readonly<Record<string, Agent>> = { "scripted:gold": goldAgent };
 
 /**
- * The agent for an `--agent-llm` spec: a scripted one (`scripted:gold`) or the LLM agent on
- * `<provider>:<model>`. Configuration problems (unknown provider, missing key) are raised here, before
- * any conversation starts.
+ * The agent for an `--agent-llm` spec: a scripted one (`scripted:gold`), a team's agent loaded from a
+ * module (`module:<path>`) or running elsewhere (`a2a:URL`, `http:URL`: driven over A2A or passk's HTTP
+ * session protocol, its tools served over MCP), or the LLM agent on `<provider>:<model>`. Configuration
+ * problems (unknown provider, missing key, a malformed URL) are raised here, before any conversation
+ * starts.
  */
 export function createAgent(
   spec: string,
@@ -40,12 +43,22 @@ export function createAgent(
       );
     return agent;
   }
+  if (isRemoteAgentSpec(spec)) {
+    // The agent brings its own prompt and model; passk's timeout and retries apply to reaching it.
+    return remoteAgent(spec, {
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
+    });
+  }
   const { templates, doneTool, modules: _modules, ...modelOptions } = options;
   return llmAgent(createLanguageModel(spec, { ...modelOptions, role: "agent" }), {
     ...(templates ? { templates } : {}),
     ...(doneTool ? { doneTool } : {}),
   });
 }
+
+export { isRemoteAgentSpec };
 
 /** Is this participant spec a scripted demo (no model)? Outputs label such runs. */
 export function isScriptedSpec(spec: string): boolean {

@@ -2,7 +2,7 @@ import path from "node:path";
 import { Option, type Command } from "commander";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import type { Judge } from "../core/judge.js";
-import { createAgent, isScriptedSpec, type ModelOptions } from "../agents/create-agent.js";
+import { createAgent, isRemoteAgentSpec, isScriptedSpec, type ModelOptions } from "../agents/create-agent.js";
 import { readAgentPromptTemplates } from "../agents/agent-prompt.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
 import { createJudge } from "../judge/create-judge.js";
@@ -52,7 +52,8 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
   command
     .requiredOption(
       "--agent-llm <model>",
-      "agent: <provider>:<model> (openai, anthropic, openai-compatible), scripted:gold, or module:<path> (your own Agent)",
+      "agent: <provider>:<model> (openai, anthropic, openai-compatible), scripted:gold, module:<path> (your own Agent), " +
+        "or your agent running elsewhere: a2a:<URL> (Agent2Agent) or http:<URL> (passk's HTTP protocol), its tools served over MCP",
     )
     .option("--agent-llm-base-url <url>", "base URL for openai-compatible agent models")
     .option("--agent-llm-args <json>", "agent call settings as JSON, e.g. '{\"temperature\":0}'")
@@ -229,7 +230,7 @@ export function participantsFromFlags(
       })
     : undefined;
   const effectiveArgs = (spec: string, args: string | LlmArgs | undefined): Record<string, unknown> =>
-    isScriptedSpec(spec) || spec.startsWith("module:") || args === undefined
+    isScriptedSpec(spec) || spec.startsWith("module:") || isRemoteAgentSpec(spec) || args === undefined
       ? {}
       : typeof args === "string"
         ? parseLlmArgs(args, "--llm-args")

@@ -26,6 +26,11 @@ export interface AgentStart {
  */
 export interface AgentSession {
   respond(incoming: readonly Message[]): Promise<AssistantMessage>;
+  /**
+   * Called once when the conversation is over, however it ended: release what the session holds (a
+   * remote agent's tool endpoint, its conversation). A failure here changes nothing in the result.
+   */
+  end?(): Promise<void> | void;
 }
 
 /**

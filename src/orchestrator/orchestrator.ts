@@ -358,6 +358,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
   } catch (error) {
     if (error instanceof SimulationAbortedError || ConfigError.isInstance(error)) {
       clearTimeout(timer);
+      await endSession(agent);
       throw error;
     }
     if (error instanceof SimulationTimeoutError) fail("infrastructure_error", error);
@@ -367,6 +368,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     else fail("agent_error", error);
   }
   clearTimeout(timer);
+  await endSession(agent);
 
   const ended = now();
   const run: SimulationRun = {
@@ -396,6 +398,15 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
   };
   yield { type: "simulation-end", run };
   return run;
+}
+
+/** Let the agent release what its session holds; a failure to do so is not the conversation's. */
+async function endSession(session: AgentSession | undefined): Promise<void> {
+  try {
+    await session?.end?.();
+  } catch {
+    // The result stands: the conversation is over either way.
+  }
 }
 
 /** Run a conversation to the end, passing each event to `onEvent`. */

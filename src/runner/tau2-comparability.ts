@@ -79,7 +79,7 @@ export function tau2Comparability(input: ComparabilityInput): Tau2Comparability 
       );
   }
   if (config) {
-    if (config.models.agentLlm.startsWith("module:"))
+    if (/^(module|a2a|http):/.test(config.models.agentLlm))
       add("modified-prompts", `a custom agent (${config.models.agentLlm}) instead of τ²'s LLM agent`);
     if (config.models.agentPromptTemplate !== undefined)
       add("modified-prompts", "a custom agent prompt (--agent-prompt-template)");

@@ -3,7 +3,7 @@ import path from "node:path";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { z } from "zod";
-import { createAgent, isScriptedSpec } from "../../agents/create-agent.js";
+import { createAgent, isRemoteAgentSpec, isScriptedSpec } from "../../agents/create-agent.js";
 import { ConfigError } from "../../core/errors.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { createJudge } from "../../judge/create-judge.js";
@@ -132,7 +132,10 @@ export function registerServe(program: Command, context: CliContext): void {
         ...options.userLlm.map((spec) => ({ spec, model: userModel })),
         ...(options.judgeLlm ? [{ spec: options.judgeLlm, model: { env, ...priced } }] : []),
       ]
-        .filter(({ spec }) => !isScriptedSpec(spec))
+        // A team's own agent (module, A2A, HTTP) pays for its own model calls: passk has nothing to count.
+        .filter(
+          ({ spec }) => !isScriptedSpec(spec) && !spec.startsWith("module:") && !isRemoteAgentSpec(spec),
+        )
         .filter(({ spec, model }) => createLanguageModel(spec, model).priced === false)
         .map(({ spec }) => spec);
       if (unpriced.length > 0)

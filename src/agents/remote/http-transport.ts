@@ -1,0 +1,104 @@
+import { prettifyError, type z } from "zod";
+import { stringifyKeepingPyFloats } from "../../python/py-float.js";
+import {
+  AgentMessageReplySchema,
+  ConversationCreatedSchema,
+  type AgentMessageReply,
+  type ConversationCreated,
+} from "./protocol.js";
+import { RemoteCallError } from "./remote-call-error.js";
+import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
+
+/** How long the `DELETE` that ends a conversation may take; it is a courtesy, never retried. */
+const END_TIMEOUT_MS = 5_000;
+
+/**
+ * passk's plain HTTP session protocol, for agents that speak neither A2A nor anything else:
+ *
+ * - `POST {URL}/conversations` with `{ policy, tools, mcp: { url, token }, history, solo }` → `{ id }`
+ * - `POST {URL}/conversations/{id}/messages` with `{ content }` → `{ content }` (the agent calls its
+ *   tools through MCP before answering)
+ * - `DELETE {URL}/conversations/{id}` when the conversation ends.
+ *
+ * The bodies are the zod schemas of `protocol.ts`; an answer that does not match is a malformed reply
+ * (retried, like a 5xx).
+ */
+export function httpTransport(url: string, fetchImpl: typeof fetch): RemoteAgentTransport {
+  const base = url.replace(/\/+$/, "");
+  return {
+    async start(context, { signal }) {
+      const created: ConversationCreated = await exchange(
+        fetchImpl,
+        `${base}/conversations`,
+        stringifyKeepingPyFloats(context),
+        ConversationCreatedSchema,
+        signal,
+      );
+      return new HttpConversation(fetchImpl, `${base}/conversations/${encodeURIComponent(created.id)}`);
+    },
+  };
+}
+
+class HttpConversation implements RemoteConversationTransport {
+  constructor(
+    private readonly fetchImpl: typeof fetch,
+    private readonly url: string,
+  ) {}
+
+  async send(content: string, options: { signal: AbortSignal }): Promise<string> {
+    const reply: AgentMessageReply = await exchange(
+      this.fetchImpl,
+      `${this.url}/messages`,
+      JSON.stringify({ content }),
+      AgentMessageReplySchema,
+      options.signal,
+    );
+    return reply.content;
+  }
+
+  async end(): Promise<void> {
+    try {
+      const response = await this.fetchImpl(this.url, {
+        method: "DELETE",
+        signal: AbortSignal.timeout(END_TIMEOUT_MS),
+      });
+      await response.body?.cancel();
+    } catch {
+      // The agent may be gone already; the conversation is over either way.
+    }
+  }
+}
+
+/** POSTs a JSON body and reads the answer with its schema; a mismatch is a retryable malformed reply. */
+async function exchange<T extends z.ZodType>(
+  fetchImpl: typeof fetch,
+  url: string,
+  body: string,
+  schema: T,
+  signal: AbortSignal,
+): Promise<z.output<T>> {
+  const response = await fetchImpl(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body,
+    signal,
+  });
+  const text = await response.text();
+  const where = `POST ${new URL(url).pathname}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new RemoteCallError(
+      `${where} answered something that is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
+      true,
+    );
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success)
+    throw new RemoteCallError(
+      `${where} answered JSON of the wrong shape (${prettifyError(parsed.error).replace(/\n/g, " ")})`,
+      true,
+    );
+  return parsed.data;
+}

@@ -1,0 +1,76 @@
+import { httpFetch } from "../../llm/http-fetch.js";
+import { parseRetryAfterMs } from "../../llm/retry.js";
+
+/**
+ * One failed exchange with a remote agent. Internal: the conversation turns it into a ConfigError (the
+ * set-up is wrong: 401, 403, 404 when a conversation starts) or, once retries are spent or pointless, an
+ * InfrastructureError — never into the agent's failure.
+ */
+export class RemoteCallError extends Error {
+  constructor(
+    message: string,
+    /** Trying again may succeed: the agent was down, slow, overloaded, or answered something unreadable. */
+    readonly retryable: boolean,
+    readonly details: { status?: number; retryAfterMs?: number } = {},
+  ) {
+    super(message);
+    this.name = "RemoteCallError";
+  }
+}
+
+/** Statuses that say the agent (or a proxy before it) is overloaded or briefly unavailable. */
+const RETRYABLE_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/** At most this much of an error body goes into a message. */
+const SHOWN_BODY_CHARS = 300;
+
+/**
+ * `fetch` for calls to a remote agent: node:http keep-alive for plain-http URLs (local agents), the
+ * platform fetch otherwise; a bearer token for the agent when one is configured; and an HTTP error
+ * status turned into a {@link RemoteCallError} that says whether to retry — 408, 425, 429 and 5xx are
+ * retried (honouring Retry-After), other statuses are not.
+ */
+export function remoteAgentFetch(options: { authToken?: string; defaultTimeoutMs: number }): typeof fetch {
+  return async (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+    if (options.authToken !== undefined) headers.authorization = `Bearer ${options.authToken}`;
+    const method = init?.method ?? "GET";
+    let response: Response;
+    try {
+      response = await httpFetch(url, {
+        ...init,
+        headers,
+        signal: init?.signal ?? AbortSignal.timeout(options.defaultTimeoutMs),
+      });
+    } catch (error) {
+      if (init?.signal?.aborted) throw error;
+      throw new RemoteCallError(`${method} ${pathOf(url)}: ${connectionFailure(error)}`, true);
+    }
+    if (response.ok) return response;
+    const body = await response.text().catch(() => "");
+    const retryAfterMs = parseRetryAfterMs(Object.fromEntries(response.headers));
+    const shown = body.trim() === "" ? "" : `: ${body.trim().slice(0, SHOWN_BODY_CHARS)}`;
+    throw new RemoteCallError(
+      `${method} ${pathOf(url)} answered HTTP ${response.status}${shown}`,
+      RETRYABLE_STATUSES.has(response.status),
+      { status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+    );
+  };
+}
+
+/** What went wrong with a connection, in words: refused, reset, timed out… */
+export function connectionFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  const code = typeof cause?.code === "string" ? cause.code : undefined;
+  if (code === "ECONNREFUSED") return "connection refused (is the agent running?)";
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return "the connection was reset";
+  if (error instanceof DOMException && error.name === "TimeoutError") return "no answer in time";
+  const message = error instanceof Error ? error.message : String(error);
+  return code ? `${message} (${code})` : message;
+}
+
+function pathOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).pathname : url;
+}

@@ -416,7 +416,7 @@ describe("bad input", () => {
     }).close();
     const run = await passk("runs", "list", "--store", file);
     expect(run.stderr).toMatch(
-      /has store schema version 9 .*this passk reads schema version 2 at most\. Upgrade passk/,
+      /has store schema version 9 .*this passk reads schema version 3 at most\. Upgrade passk/,
     );
   });
 

@@ -156,7 +156,7 @@ describe("passk run refuses bad input before any model call", () => {
     const result = await run(["--domain", "mock"], { store: file });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      `error: ${file} has store schema version 99 (written by passk 9.0.0), but this passk reads schema version 2 at most.`,
+      `error: ${file} has store schema version 99 (written by passk 9.0.0), but this passk reads schema version 3 at most.`,
     );
   });
 

@@ -10,7 +10,12 @@ import { TaskSchema } from "../core/task.js";
  */
 
 /** Every non-2xx answer: a stable `code` to branch on and a sentence for people. */
-export const ApiErrorSchema = z.object({ code: z.string(), message: z.string() });
+export const ApiErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  /** The run a refusal is about (a results file imported before: `duplicate_import`). */
+  runId: z.string().optional(),
+});
 export type ApiError = z.infer<typeof ApiErrorSchema>;
 
 // ── Domains and tasks ────────────────────────────────────────────────────────────────────────────
@@ -70,20 +75,31 @@ export const TaskSummarySchema = z.object({
 export type TaskSummary = z.infer<typeof TaskSummarySchema>;
 
 export const ScenarioKindSchema = z.enum([
-  "refusal",
+  /** The customer asks for something the policy allows, and the agent does it. */
+  "happy-path",
+  /** The policy decides what may be done (which flights may be cancelled, when a line may resume). */
+  "policy-driven",
+  /** The customer pushes for what the policy forbids: the right outcome changes nothing. */
+  "trap",
+  /** A question to answer from the records: nothing may change. */
+  "lookup",
+  /** The customer changes their mind, or claims what the records contradict. */
   "contradiction",
-  "multi-step",
+  /** The customer must act on their side (their phone) while the agent guides them. */
   "customer-action",
-  "information",
+  /** Several changes in a row. */
+  "multi-step",
 ]);
 export type ScenarioKind = z.infer<typeof ScenarioKindSchema>;
 
-/** A one-click scenario: a task of the domain picked because it shows a kind of situation. */
+/** A one-click scenario: a real customer request (a task of the domain) showing a kind of situation. */
 export const ScenarioChipSchema = z.object({
   kind: ScenarioKindSchema,
   label: z.string(),
   description: z.string(),
   taskId: z.string(),
+  /** What the customer opens the conversation with (their reason for calling). */
+  openingLine: z.string(),
 });
 export type ScenarioChip = z.infer<typeof ScenarioChipSchema>;
 
@@ -130,6 +146,8 @@ export type StartConversationRequest = z.infer<typeof StartConversationRequestSc
 
 export const StartConversationResponseSchema = z.object({
   conversationId: z.string(),
+  domain: z.string(),
+  taskId: z.string().nullable(),
   /** Server-sent events of the conversation, from its start. */
   eventsUrl: z.string(),
 });
@@ -222,10 +240,13 @@ export const PlaygroundEventSchema = z.discriminatedUnion("type", [
     rewardInfo: RewardInfoSchema,
     failedChecks: z.array(FailedCheckSchema),
   }),
-  /** Always the last event. */
+  /**
+   * Always the last event. `interrupted`: the server stopped while the conversation ran (what was
+   * said before is kept).
+   */
   z.object({
     type: z.literal("conversation-end"),
-    reason: z.enum(["finished", "abandoned", "failed"]),
+    reason: z.enum(["finished", "abandoned", "failed", "interrupted"]),
     message: z.string().nullable(),
   }),
 ]);
@@ -235,6 +256,60 @@ export const SequencedEventSchema = z.intersection(
   PlaygroundEventSchema,
 );
 export type SequencedEvent = z.infer<typeof SequencedEventSchema>;
+
+export const ConversationStatusSchema = z.enum(["running", "finished", "abandoned", "failed", "interrupted"]);
+export type ConversationStatus = z.infer<typeof ConversationStatusSchema>;
+
+/** A playground conversation as kept in the store: reopenable by its URL, listed in the explorer. */
+export const ConversationSummarySchema = z.object({
+  id: z.string(),
+  domain: z.string(),
+  /** Null for a free conversation (a person typing, no task). */
+  taskId: z.string().nullable(),
+  mode: ConversationModeSchema,
+  agent: z.string(),
+  user: z.string().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  status: ConversationStatusSchema,
+  terminationReason: z.string().nullable(),
+  /** The reward when graded. */
+  reward: z.number().nullable(),
+  /** Messages so far (tool results included). */
+  messages: z.number().int(),
+  /** The customer's first words, for the list. */
+  firstLine: z.string().nullable(),
+});
+export type ConversationSummary = z.infer<typeof ConversationSummarySchema>;
+
+export const ConversationListSchema = z.object({ conversations: z.array(ConversationSummarySchema) });
+export type ConversationList = z.infer<typeof ConversationListSchema>;
+
+export const ConversationDetailSchema = z.object({
+  conversation: ConversationSummarySchema,
+  /** Whether this server is running it now (its events stream live), or it is kept from before. */
+  live: z.boolean(),
+});
+export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
+
+/** The agent's measured reliability on a domain: its latest run there in the store. */
+export const AgentScoreSchema = z.object({
+  agent: z.string(),
+  domain: z.string(),
+  run: z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      date: z.string().nullable(),
+      tasks: z.number().int(),
+      trials: z.number().int(),
+      /** pass^k for k = 1…trials over this domain's tasks of the run. */
+      passHatKs: z.record(z.string(), z.number()),
+    })
+    .nullable(),
+});
+export type AgentScore = z.infer<typeof AgentScoreSchema>;
+export const AgentScoreQuerySchema = z.strictObject({ agent: name("agent") });
 
 // ── Explorer ─────────────────────────────────────────────────────────────────────────────────────
 
@@ -264,6 +339,22 @@ export const RunListSchema = z.object({ runs: z.array(RunSummarySchema) });
 export type RunList = z.infer<typeof RunListSchema>;
 
 export const ImportResponseSchema = z.object({ run: RunSummarySchema });
+export const ImportQuerySchema = z.object({
+  name: z.string().optional(),
+  /** Import even when the same file was imported before. */
+  again: z.enum(["true", "false"]).optional(),
+});
+
+export const RenameRunRequestSchema = z.strictObject({
+  label: z
+    .string({ error: "label must be a string" })
+    .trim()
+    .min(1, "label must not be empty")
+    .max(200, "label is longer than 200 characters"),
+});
+export type RenameRunRequest = z.infer<typeof RenameRunRequestSchema>;
+
+export const DeleteRunResponseSchema = z.object({ id: z.string(), simulations: z.number().int() });
 
 export const PassKPointSchema = z.object({
   k: z.number().int(),
@@ -288,6 +379,8 @@ export type GridCell = z.infer<typeof GridCellSchema>;
 export const GridRowSchema = z.object({
   domain: z.string(),
   taskId: z.string(),
+  /** One line about the task: its purpose, else the customer's reason for calling; null if unknown. */
+  title: z.string().nullable(),
   successes: z.number().int(),
   cells: z.array(GridCellSchema),
 });
@@ -321,10 +414,46 @@ export const RecordDiffSchema = z.object({
 });
 export type RecordDiff = z.infer<typeof RecordDiffSchema>;
 
+export const SimulationKeySchema = z.object({
+  domain: z.string(),
+  taskId: z.string(),
+  trial: z.number().int(),
+});
+export type SimulationKeyView = z.infer<typeof SimulationKeySchema>;
+
+/**
+ * Where a trajectory first departs from the task's gold actions: the message at which it happens
+ * (an index into the simulation's messages), what the gold list expected there and what happened.
+ */
+export const GoldDivergenceSchema = z.object({
+  messageIndex: z.number().int(),
+  kind: z.enum(["unexpected-call", "out-of-order", "missing-action", "wrong-arguments"]),
+  /** The gold action expected at that point (index into the task's actions), if any. */
+  expectedAction: z.number().int().nullable(),
+  sentence: z.string(),
+});
+export type GoldDivergence = z.infer<typeof GoldDivergenceSchema>;
+
 export const SimulationDetailSchema = z.object({
   runId: z.string(),
+  runName: z.string(),
   domain: z.string(),
   trial: z.number().int(),
+  /** The simulations around this one in the run's grid order (all, and failing ones only). */
+  neighbours: z.object({
+    previous: SimulationKeySchema.nullable(),
+    next: SimulationKeySchema.nullable(),
+    previousFailing: SimulationKeySchema.nullable(),
+    nextFailing: SimulationKeySchema.nullable(),
+    /** Position in the run (1-based) and how many simulations it has. */
+    position: z.number().int(),
+    total: z.number().int(),
+  }),
+  /** The other trials of this task in the run, with their rewards (null: not graded). */
+  trials: z.array(z.object({ trial: z.number().int(), reward: z.number().nullable() })),
+  /** For each gold action of the task, whether some call of the trajectory matched it (τ²'s action check). */
+  goldMatched: z.array(z.boolean()),
+  goldDivergence: GoldDivergenceSchema.nullable(),
   task: TaskSchema.nullable(),
   simulation: SimulationRunSchema,
   failedChecks: z.array(FailedCheckSchema),
@@ -338,6 +467,9 @@ export type SimulationDetail = z.infer<typeof SimulationDetailSchema>;
 export const TaskComparisonSchema = z.object({
   domain: z.string(),
   taskId: z.string(),
+  /** Each run's trials of the task with their rewards (null: not graded), to open side by side. */
+  trialsA: z.array(z.object({ trial: z.number().int(), reward: z.number().nullable() })),
+  trialsB: z.array(z.object({ trial: z.number().int(), reward: z.number().nullable() })),
   before: z.array(z.number()),
   after: z.array(z.number()),
   difference: z.array(z.number()),
@@ -383,6 +515,9 @@ export const SimulationParamSchema = z.object({
 export const DomainParamSchema = z.object({ domain: name("domain", 64) });
 export const TaskParamSchema = z.object({ domain: name("domain", 64), taskId: name("taskId") });
 export const ConversationParamSchema = z.object({ conversationId: name("conversationId", 64) });
+export const ConversationListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+});
 export const EventsQuerySchema = z.object({
   /** Resume after this event (SSE clients send Last-Event-ID instead). */
   after: z.coerce.number().int().min(-1).optional(),

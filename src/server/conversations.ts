@@ -12,7 +12,20 @@ import {
   protocolValidation,
   type ConversationProtocol,
 } from "../runner/simulation-setup.js";
-import type { ConversationMode, PlaygroundEvent, SequencedEvent } from "./api-schemas.js";
+import type {
+  ConversationDetail,
+  ConversationMode,
+  ConversationSummary,
+  PlaygroundEvent,
+  SequencedEvent,
+} from "./api-schemas.js";
+import type { ConversationFeed } from "./api-services.js";
+import {
+  summarizeConversation,
+  type ConversationMeta,
+  type ConversationStore,
+  type StoredConversation,
+} from "./conversation-store.js";
 import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "./human-customer.js";
 import { recordChanges } from "./record-changes.js";
 import { ConversationNotFoundError, ConversationStateError, ServerBusyError } from "./server-errors.js";
@@ -49,18 +62,22 @@ export interface StartConversation {
 }
 
 /** One playground conversation: its events so far, and what waits for more. */
-export class Conversation {
+export class Conversation implements ConversationFeed {
   readonly id: string;
   readonly mode: ConversationMode;
+  readonly meta: ConversationMeta;
   readonly events: SequencedEvent[] = [];
   readonly abort = new AbortController();
   human: HumanCustomer | undefined;
   endedAt: number | undefined;
+  /** Called after each new event and at the end (the hub keeps the conversation in its store). */
+  onChange: (() => void) | undefined;
   #wakers = new Set<() => void>();
 
-  constructor(id: string, mode: ConversationMode) {
-    this.id = id;
-    this.mode = mode;
+  constructor(meta: ConversationMeta) {
+    this.id = meta.id;
+    this.mode = meta.mode;
+    this.meta = meta;
   }
 
   get ended(): boolean {
@@ -70,12 +87,14 @@ export class Conversation {
   emit(event: PlaygroundEvent): void {
     this.events.push({ seq: this.events.length, ...event });
     this.#wake();
+    this.onChange?.();
   }
 
   /** Mark the conversation ended (after its last event) and wake every reader. */
   finish(at: number): void {
     this.endedAt = at;
     this.#wake();
+    this.onChange?.();
   }
 
   #wake(): void {
@@ -112,6 +131,8 @@ export class ConversationHub {
   readonly #now: () => Date;
   readonly #newId: () => string;
   readonly #log: (line: string) => void;
+  readonly #store: ConversationStore | undefined;
+  readonly #saveDelayMs: number;
 
   constructor(options: {
     limits: ConversationLimits;
@@ -122,6 +143,10 @@ export class ConversationHub {
     now: () => Date;
     newId?: () => string;
     log?: (line: string) => void;
+    /** Where conversations are kept as they go (reopenable by URL, listed in the explorer). */
+    store?: ConversationStore;
+    /** How long events may wait before the conversation is written again (default 100 ms). */
+    saveDelayMs?: number;
   }) {
     this.#limits = options.limits;
     this.#spend = options.spend;
@@ -130,6 +155,8 @@ export class ConversationHub {
     this.#now = options.now;
     this.#newId = options.newId ?? (() => randomUUID());
     this.#log = options.log ?? (() => {});
+    this.#store = options.store;
+    this.#saveDelayMs = options.saveDelayMs ?? 100;
   }
 
   get activeCount(): number {
@@ -144,12 +171,110 @@ export class ConversationHub {
     return conversation;
   }
 
+  /**
+   * A conversation's events: live while this server runs it, else as kept in the store. A kept
+   * conversation that never ended was running when its server stopped: it ends here as interrupted.
+   */
+  feed(id: string): ConversationFeed {
+    const live = this.#conversations.get(id);
+    if (live) return live;
+    const kept = this.#kept(id);
+    if (!kept) throw new ConversationNotFoundError(id);
+    return { events: kept.events, ended: true, waitForEvents: () => Promise.resolve() };
+  }
+
+  /** A conversation's summary, live or kept. */
+  detail(id: string): ConversationDetail {
+    const live = this.#conversations.get(id);
+    if (live) return { conversation: this.#summary(live), live: !live.ended };
+    const kept = this.#kept(id);
+    if (!kept) throw new ConversationNotFoundError(id);
+    return { conversation: kept.summary, live: false };
+  }
+
+  /** The kept conversations, most recent first (those this server runs are running; others that never ended were interrupted). */
+  list(limit: number): ConversationSummary[] {
+    const kept = this.#store?.list(limit) ?? [];
+    const listed = new Set(kept.map((c) => c.id));
+    const liveOnly = [...this.#conversations.values()]
+      .filter((c) => !listed.has(c.id))
+      .map((c) => this.#summary(c));
+    return [...liveOnly, ...kept.map((c) => (this.#conversations.has(c.id) ? c : this.#interrupted(c)))]
+      .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
+      .slice(0, limit);
+  }
+
+  #summary(conversation: Conversation): ConversationSummary {
+    const endedAt = conversation.endedAt === undefined ? null : new Date(conversation.endedAt).toISOString();
+    return summarizeConversation(conversation.meta, conversation.events, endedAt);
+  }
+
+  #interrupted(summary: ConversationSummary): ConversationSummary {
+    return summary.status === "running" ? { ...summary, status: "interrupted" } : summary;
+  }
+
+  /** A conversation from the store, ended as interrupted when its server stopped while it ran. */
+  #kept(id: string): StoredConversation | undefined {
+    const kept = this.#store?.get(id);
+    if (!kept || kept.summary.status !== "running") return kept;
+    const last = kept.events.at(-1);
+    const seq = last ? last.seq + 1 : 0;
+    return {
+      summary: this.#interrupted(kept.summary),
+      events: [
+        ...kept.events,
+        {
+          seq,
+          type: "conversation-end",
+          reason: "interrupted",
+          message:
+            "The server stopped while this conversation was running. What was said before is kept; start it again to continue.",
+        },
+      ],
+    };
+  }
+
+  /** Keep the conversation in the store: soon after each event (batched), at once when it ends. */
+  #keep(conversation: Conversation): void {
+    const store = this.#store;
+    if (!store) return;
+    let timer: NodeJS.Timeout | undefined;
+    const save = () => {
+      timer = undefined;
+      try {
+        store.put({ summary: this.#summary(conversation), events: conversation.events });
+      } catch (error) {
+        this.#log(
+          `could not keep conversation ${conversation.id}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    };
+    conversation.onChange = () => {
+      if (conversation.ended) {
+        if (timer) clearTimeout(timer);
+        save();
+      } else if (!timer) {
+        timer = setTimeout(save, this.#saveDelayMs);
+        timer.unref();
+      }
+    };
+  }
+
   /** Start a conversation in the background; its first event is already recorded on return. */
   start(setup: StartConversation): Conversation {
     this.#forgetOld();
     if (this.activeCount >= this.#limits.maxActive) throw new ServerBusyError(this.#limits.maxActive);
-    const conversation = new Conversation(this.#newId(), setup.mode);
+    const conversation = new Conversation({
+      id: this.#newId(),
+      domain: setup.data.domain.name,
+      taskId: setup.task?.id ?? null,
+      mode: setup.mode,
+      agent: setup.agentSpec,
+      user: setup.mode === "human" ? null : (setup.userSpec ?? null),
+      startedAt: this.#now().toISOString(),
+    });
     this.#conversations.set(conversation.id, conversation);
+    this.#keep(conversation);
     conversation.emit({
       type: "conversation-start",
       conversationId: conversation.id,

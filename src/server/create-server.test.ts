@@ -7,8 +7,22 @@ import type { AnyDomain } from "../env/domain.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
-import { SequencedEventSchema, type SequencedEvent } from "./api-schemas.js";
-import { MAX_JSON_BODY_BYTES, createServer, type Participants, type ServerDeps } from "./create-server.js";
+import { hc } from "hono/client";
+import {
+  ConversationDetailSchema,
+  ConversationListSchema,
+  DomainDetailSchema,
+  SequencedEventSchema,
+  type SequencedEvent,
+} from "./api-schemas.js";
+import { createMemoryConversationStore } from "./conversation-store.js";
+import {
+  MAX_JSON_BODY_BYTES,
+  createServer,
+  type AppType,
+  type Participants,
+  type ServerDeps,
+} from "./create-server.js";
 
 const SECRET = "sk-test-0123456789abcdefSECRET";
 
@@ -453,5 +467,102 @@ describe("participants", () => {
       user: "scripted:other",
       agent: "scripted:gold",
     });
+  });
+});
+
+describe("kept conversations", () => {
+  it("a conversation's link opens it after a restart: finished ones whole, running ones ended as interrupted", async () => {
+    const conversations = createMemoryConversationStore();
+    const first = server({ conversations });
+    // A finished simulation, and a person's conversation still waiting for them when the server stops.
+    const finished = await start(first, { domain: "mock", taskId: "create_task_1", mode: "simulate" });
+    const finishedEvents = await readEvents(first, finished);
+    const waiting = await start(first, { domain: "mock", taskId: "create_task_1", mode: "human" });
+    const before = await readEvents(first, waiting, (e) => e.type === "awaiting-customer");
+    // Kept as it goes (batched): wait until the store has what the reader saw.
+    await expect.poll(() => conversations.get(waiting)?.events.length).toBe(before.length);
+
+    const second = server({ conversations });
+    expect(await readEvents(second, finished)).toEqual(finishedEvents);
+    const reopened = await readEvents(second, waiting);
+    expect(reopened.slice(0, before.length)).toEqual(before);
+    expect(reopened.at(-1)).toMatchObject({
+      seq: before.length,
+      type: "conversation-end",
+      reason: "interrupted",
+    });
+    // A reader resuming after what it has gets only the end.
+    expect(await readEvents(second, waiting, undefined, before.at(-1)!.seq)).toEqual([reopened.at(-1)]);
+    const detail = ConversationDetailSchema.parse(
+      await (await second.request(`/api/conversations/${waiting}`)).json(),
+    );
+    expect(detail).toMatchObject({ live: false, conversation: { status: "interrupted", mode: "human" } });
+    const list = ConversationListSchema.parse(await (await second.request("/api/conversations")).json());
+    expect(list.conversations.map((c) => [c.id, c.status])).toEqual([
+      [waiting, "interrupted"],
+      [finished, "finished"],
+    ]);
+    expect(list.conversations[1]).toMatchObject({
+      reward: 1,
+      terminationReason: "user_stop",
+      domain: "mock",
+      taskId: "create_task_1",
+    });
+    // Typing into it is refused: it is not running here.
+    expect((await post(second, `/api/conversations/${waiting}/messages`, { content: "hello?" })).status).toBe(
+      404,
+    );
+    expect((await second.request("/api/conversations/not-a-conversation/events")).status).toBe(404);
+  });
+});
+
+describe("typed client", () => {
+  it("reaches every area of the API through hc<AppType>, with answers the shared schemas accept", async () => {
+    const app = server();
+    const client = hc<AppType>("http://localhost", {
+      fetch: (input: Request | string | URL, init?: RequestInit) => app.request(input, init),
+    });
+    const info = await client.api.info.$get();
+    expect(info.status).toBe(200);
+    const domain = await client.api.domains[":domain"].$get({ param: { domain: "airline" } });
+    const detail = DomainDetailSchema.parse(await domain.json());
+    // Scenario chips are real requests, one per kind, each with the customer's opening line.
+    expect(detail.scenarios.map((c) => c.kind)).toEqual([
+      "happy-path",
+      "policy-driven",
+      "trap",
+      "lookup",
+      "contradiction",
+    ]);
+    for (const chip of detail.scenarios) {
+      expect(detail.tasks.some((t) => t.id === chip.taskId)).toBe(true);
+      expect(chip.openingLine.length).toBeGreaterThan(10);
+    }
+    const started = await client.api.conversations.$post({
+      json: { domain: "mock", taskId: "create_task_1", mode: "simulate" },
+    });
+    expect(started.status).toBe(201);
+    const score = await client.api.domains[":domain"]["agent-score"].$get({
+      param: { domain: "mock" },
+      query: { agent: "scripted:gold" },
+    });
+    // No store: the score is unknown, not an error.
+    expect(await score.json()).toEqual({ agent: "scripted:gold", domain: "mock", run: null });
+    const runs = await client.api.runs.$get();
+    expect(runs.status).toBe(404);
+  });
+
+  it("offers at least five real requests in each of τ²'s domains", async () => {
+    const app = server();
+    for (const name of ["airline", "retail", "telecom"]) {
+      const detail = DomainDetailSchema.parse(await (await app.request(`/api/domains/${name}`)).json());
+      expect(detail.scenarios.length, name).toBeGreaterThanOrEqual(5);
+      expect(new Set(detail.scenarios.map((c) => c.kind)).size, name).toBe(detail.scenarios.length);
+      for (const chip of detail.scenarios)
+        expect(
+          detail.tasks.map((t) => t.id),
+          name,
+        ).toContain(chip.taskId);
+    }
   });
 });

@@ -1,53 +1,24 @@
 import { isIP } from "node:net";
-import { getConnInfo } from "@hono/node-server/conninfo";
-import { zValidator } from "@hono/zod-validator";
-import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { streamSSE } from "hono/streaming";
-import type { z } from "zod";
 import type { Agent, UserSimulator } from "../core/agent.js";
-import { ConfigError, PasskError, UnknownNameError } from "../core/errors.js";
-import { systemFailure } from "../core/system-failure.js";
-import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type { Judge } from "../core/judge.js";
+import { PasskError } from "../core/errors.js";
+import { systemFailure } from "../core/system-failure.js";
 import type { AnyDomain } from "../env/domain.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
-import { parseResults } from "../formats/tau2/results.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
 import { redactSecrets } from "../llm/redact.js";
-import {
-  CompareQuerySchema,
-  ConversationParamSchema,
-  CustomerMessageRequestSchema,
-  DomainParamSchema,
-  EventsQuerySchema,
-  RunIdParamSchema,
-  SimulationParamSchema,
-  StartConversationRequestSchema,
-  TaskParamSchema,
-  type CompareResponse,
-  type DomainDetail,
-  type RunDetail,
-  type RunList,
-  type ServerInfo,
-  type SimulationDetail,
-  type StartConversationResponse,
-  type TaskDetail,
-} from "./api-schemas.js";
-import { ConversationHub, type ConversationLimits } from "./conversations.js";
-import { scenarioChips, taskSummary, toolSummaries } from "./domain-views.js";
-import { rateLimit } from "./rate-limit.js";
-import { resultsDomainName, type RunStore } from "./run-store.js";
-import { RunViews } from "./run-views.js";
-import {
-  FeatureDisabledError,
-  ParticipantNotOfferedError,
-  SpendCapReachedError,
-  httpStatusOf,
-  type RetryAfter,
-} from "./server-errors.js";
-import { SpendTracker } from "./spend-tracker.js";
+import type { ConversationProtocol } from "../runner/simulation-setup.js";
+import type { ConversationStore } from "./conversation-store.js";
+import type { ConversationLimits } from "./conversations.js";
+import { createApiServices } from "./create-api-services.js";
+import { apiRoutes } from "./routes/api-routes.js";
+import { MAX_JSON_BODY_BYTES } from "./routes/request-checks.js";
+import type { RunStore } from "./run-store.js";
+import { httpStatusOf, type RetryAfter } from "./server-errors.js";
 import { serveStatic } from "./static-files.js";
+
+export { MAX_JSON_BODY_BYTES };
 
 /** How the server makes agents and simulated customers from the specs it offers. */
 export interface Participants {
@@ -94,6 +65,11 @@ export interface ServerDeps {
   participants: Participants;
   /** Runs for the explorer; without one the explorer answers 404. */
   store?: RunStore;
+  /**
+   * Where playground conversations are kept (reopenable by URL, listed in the explorer); default: the
+   * run store's, else memory.
+   */
+  conversations?: ConversationStore;
   /** Judges NL assertions at the end of a playground conversation; without one they show as not judged. */
   judge?: Judge;
   limits?: Partial<ServerLimits>;
@@ -117,57 +93,10 @@ export interface ServerDeps {
   newId?: () => string;
 }
 
-/** A zod validator whose failures answer 400 `{code: "invalid_request", message}` naming each problem. */
-function validate<T extends z.ZodType, Target extends "json" | "query" | "param">(target: Target, schema: T) {
-  return zValidator(target, schema, (result, c) => {
-    if (!result.success) {
-      const where = target === "json" ? "body" : target;
-      const message = result.error.issues
-        .map(
-          (issue) => `${where}${issue.path.length > 0 ? `.${issue.path.join(".")}` : ""}: ${issue.message}`,
-        )
-        .join("; ");
-      return c.json({ code: "invalid_request", message }, 400);
-    }
-    return undefined;
-  });
-}
-
-/** Largest JSON body the playground endpoints read: a message is at most 4,000 characters. */
-export const MAX_JSON_BODY_BYTES = 64 * 1024;
-
-/** A larger body is refused with 413 before it is read in full, so no client can fill the memory. */
-const limitJsonBody = bodyLimit({
-  maxSize: MAX_JSON_BODY_BYTES,
-  onError: (c) =>
-    c.json(
-      {
-        code: "request_too_large",
-        message: `the request body is larger than ${MAX_JSON_BODY_BYTES} bytes`,
-      },
-      413,
-    ),
-});
-
 /** A host name as compared: lower case, IPv6 without brackets. */
 function hostKey(host: string): string {
   return host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
 }
-
-/** JSON endpoints say so when the body is not JSON (instead of validating an empty object). */
-const requireJson: MiddlewareHandler = async (c, next) => {
-  const type = c.req.header("Content-Type") ?? "";
-  if (!/^application\/([\w.-]+\+)?json\b/i.test(type.trim())) {
-    return c.json(
-      {
-        code: "invalid_request",
-        message: `send a JSON body with Content-Type: application/json (got "${type || "none"}")`,
-      },
-      400,
-    );
-  }
-  await next();
-};
 
 /**
  * The web app's server: the playground (conversations streamed over SSE), the explorer (runs from
@@ -179,87 +108,10 @@ const requireJson: MiddlewareHandler = async (c, next) => {
  */
 export function createServer(deps: ServerDeps) {
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
-  const now = deps.now ?? (() => new Date());
   const secrets = deps.secrets ?? [];
   const redact = (text: string) => redactSecrets(text, secrets);
   const log = deps.log ?? (() => {});
-  const spend = new SpendTracker({ capUsd: limits.dailySpendCapUsd, now });
-  const hub = new ConversationHub({
-    limits,
-    spend,
-    now,
-    log,
-    ...(deps.judge ? { judge: deps.judge } : {}),
-    ...(deps.protocol ? { protocol: deps.protocol } : {}),
-    ...(deps.newId ? { newId: deps.newId } : {}),
-  });
-
-  const loaded = new Map<string, DomainData>();
-  const domainData = (name: string): DomainData => {
-    let data = loaded.get(name);
-    if (!data) {
-      const domain = deps.domains.get(name);
-      if (!domain) throw new UnknownNameError("domain", name, [...deps.domains.keys()]);
-      data = deps.loadDomainData
-        ? deps.loadDomainData(domain, deps.dataDir)
-        : new DomainData(domain, deps.dataDir);
-      loaded.set(name, data);
-    }
-    return data;
-  };
-  const domainDataIfAny = (name: string): DomainData | undefined => {
-    try {
-      return domainData(name);
-    } catch {
-      return undefined;
-    }
-  };
-  // A domain's detail depends only on its data, which never changes: built once (telecom's thousands
-  // of task summaries and scenario chips would otherwise be recomputed on every page load).
-  const details = new Map<string, DomainDetail>();
-  const domainDetail = (name: string): DomainDetail => {
-    let detail = details.get(name);
-    if (!detail) {
-      const data = domainData(name);
-      const domain = data.domain;
-      detail = {
-        name: domain.name,
-        description: domain.description,
-        policy: data.policy,
-        tools: toolSummaries(domain),
-        tasks: data.tasks.map((task) => taskSummary(domain, task)),
-        scenarios: scenarioChips(domain, data.tasks),
-        hasUserTools: (domain.user?.tools.length ?? 0) > 0,
-      };
-      details.set(name, detail);
-    }
-    return detail;
-  };
-  const views = deps.store ? new RunViews(deps.store, domainDataIfAny) : undefined;
-  const explorer = (): RunViews => {
-    if (!views)
-      throw new FeatureDisabledError("this server has no run store: start it with --store to browse runs");
-    return views;
-  };
-
-  const clientKey = (_request: Request, c: Context): string => {
-    if (deps.trustProxy) {
-      const forwarded = c.req.header("X-Forwarded-For")?.split(",")[0]?.trim();
-      if (forwarded) return forwarded;
-    }
-    try {
-      return getConnInfo(c).remote.address ?? "unknown";
-    } catch {
-      return "unknown"; // in-process requests (tests) have no socket
-    }
-  };
-  const limited = rateLimit({ max: limits.rateLimitMax, windowMs: limits.rateLimitWindowMs, clientKey, now });
-  const pick = (role: "agent" | "user", offered: readonly string[], spec: string | undefined): string => {
-    const chosen = spec ?? offered[0];
-    if (chosen === undefined || !offered.includes(chosen))
-      throw new ParticipantNotOfferedError(role, spec ?? "(default)", offered);
-    return chosen;
-  };
+  const services = createApiServices(deps, limits);
 
   const app = new Hono();
 
@@ -305,7 +157,15 @@ export function createServer(deps: ServerDeps) {
     if (PasskError.isInstance(error)) {
       const retryAfter = (error as Partial<RetryAfter>).retryAfterSeconds;
       if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
-      return c.json({ code: error.code, message: redact(error.message) }, httpStatusOf(error) as 400);
+      const runId = (error as { runId?: unknown }).runId;
+      return c.json(
+        {
+          code: error.code,
+          message: redact(error.message),
+          ...(typeof runId === "string" && error.code === "duplicate_import" ? { runId } : {}),
+        },
+        httpStatusOf(error) as 400,
+      );
     }
     if (error instanceof HTTPException) {
       return c.json({ code: "invalid_request", message: redact(error.message) }, error.status);
@@ -333,176 +193,7 @@ export function createServer(deps: ServerDeps) {
     c.header("Cache-Control", "no-store");
   });
 
-  const routes = app
-    .get("/api/info", (c) => {
-      const domains = [...deps.domains.values()].flatMap((domain) => {
-        const data = domainDataIfAny(domain.name);
-        if (!data) return [];
-        return [
-          {
-            name: domain.name,
-            description: domain.description,
-            taskCount: data.tasks.length,
-            hasUserTools: (domain.user?.tools.length ?? 0) > 0,
-          },
-        ];
-      });
-      const info: ServerInfo = {
-        domains,
-        agents: [...deps.participants.agents],
-        users: [...deps.participants.users],
-        budget: spend.budget(),
-        explorer: views !== undefined,
-      };
-      return c.json(info);
-    })
-    .get("/api/budget", (c) => c.json(spend.budget()))
-    .get("/api/domains/:domain", validate("param", DomainParamSchema), (c) =>
-      c.json(domainDetail(c.req.valid("param").domain)),
-    )
-    .get("/api/domains/:domain/tasks/:taskId", validate("param", TaskParamSchema), (c) => {
-      const { domain, taskId } = c.req.valid("param");
-      const detail: TaskDetail = { domain, task: domainData(domain).task(taskId) };
-      return c.json(detail);
-    })
-    .post(
-      "/api/conversations",
-      limited,
-      limitJsonBody,
-      requireJson,
-      validate("json", StartConversationRequestSchema),
-      (c) => {
-        const request = c.req.valid("json");
-        const budget = spend.budget();
-        if (budget.exhausted && budget.capUsd !== null)
-          throw new SpendCapReachedError(budget.capUsd, budget.resetsAt, now());
-        const data = domainData(request.domain);
-        const task = request.taskId !== undefined ? data.task(request.taskId) : undefined;
-        const agentSpec = pick("agent", deps.participants.agents, request.agent);
-        const userSpec =
-          request.mode === "simulate" ? pick("user", deps.participants.users, request.user) : undefined;
-        const conversation = hub.start({
-          mode: request.mode,
-          data,
-          ...(task ? { task } : {}),
-          agent: deps.participants.createAgent(agentSpec),
-          agentSpec,
-          ...(userSpec !== undefined
-            ? { user: deps.participants.createUserSimulator(userSpec), userSpec }
-            : {}),
-        });
-        const response: StartConversationResponse = {
-          conversationId: conversation.id,
-          eventsUrl: `/api/conversations/${conversation.id}/events`,
-        };
-        return c.json(response, 201);
-      },
-    )
-    .get(
-      "/api/conversations/:conversationId/events",
-      validate("param", ConversationParamSchema),
-      validate("query", EventsQuerySchema),
-      (c) => {
-        const conversation = hub.get(c.req.valid("param").conversationId);
-        const lastEventId = Number(c.req.header("Last-Event-ID"));
-        const after = Number.isInteger(lastEventId) ? lastEventId : (c.req.valid("query").after ?? -1);
-        return streamSSE(c, async (stream) => {
-          const closed = new AbortController();
-          stream.onAbort(() => closed.abort());
-          let next = after + 1;
-          while (!closed.signal.aborted) {
-            while (next < conversation.events.length) {
-              const event = conversation.events[next++]!;
-              await stream.writeSSE({ id: String(event.seq), data: redact(JSON.stringify(event)) });
-            }
-            if (conversation.ended) break;
-            const heartbeat = new AbortController();
-            const timer = setTimeout(() => heartbeat.abort(), 15_000);
-            await conversation.waitForEvents(next, AbortSignal.any([closed.signal, heartbeat.signal]));
-            clearTimeout(timer);
-            if (heartbeat.signal.aborted && !closed.signal.aborted) await stream.write(": keep-alive\n\n");
-          }
-        });
-      },
-    )
-    .post(
-      "/api/conversations/:conversationId/messages",
-      limited,
-      validate("param", ConversationParamSchema),
-      limitJsonBody,
-      requireJson,
-      validate("json", CustomerMessageRequestSchema),
-      (c) => {
-        const turn = c.req.valid("json");
-        hub.say(c.req.valid("param").conversationId, turn.content ?? turn.toolCall!);
-        return c.json({ ok: true as const });
-      },
-    )
-    .post("/api/conversations/:conversationId/end", validate("param", ConversationParamSchema), (c) => {
-      hub.end(c.req.valid("param").conversationId);
-      return c.json({ ok: true as const });
-    })
-    .get("/api/runs", (c) => {
-      const list: RunList = { runs: explorer().list() };
-      return c.json(list);
-    })
-    .post(
-      "/api/runs/import",
-      limited,
-      requireJson,
-      bodyLimit({
-        maxSize: limits.maxUploadBytes,
-        onError: (c) =>
-          c.json(
-            {
-              code: "upload_too_large",
-              message: `the results file is larger than ${limits.maxUploadBytes} bytes`,
-            },
-            413,
-          ),
-      }),
-      async (c) => {
-        const views = explorer();
-        const store = deps.store!;
-        const name = c.req.query("name")?.slice(0, 200) || "uploaded results";
-        const text = await c.req.text();
-        if (text.trim() === "") {
-          return c.json(
-            {
-              code: "invalid_request",
-              message: "the body is empty: send the results file's JSON as the body",
-            },
-            400,
-          );
-        }
-        const file = parseResults(text, name);
-        const domain = resultsDomainName(file);
-        if (!domain)
-          throw new ConfigError(
-            `${name} does not name its domain (info.environment_info.domain_name is missing)`,
-          );
-        const runId = store.importResults(file, { label: name, domain });
-        return c.json({ run: views.summaryOf(runId) }, 201);
-      },
-    )
-    .get("/api/runs/:runId", validate("param", RunIdParamSchema), (c) => {
-      const detail: RunDetail = explorer().detail(c.req.valid("param").runId);
-      return c.json(detail);
-    })
-    .get(
-      "/api/runs/:runId/simulations/:domain/:taskId/:trial",
-      validate("param", SimulationParamSchema),
-      (c) => {
-        const { runId, ...key } = c.req.valid("param");
-        const detail: SimulationDetail = explorer().simulation(runId, key);
-        return c.json(detail);
-      },
-    )
-    .get("/api/compare", validate("query", CompareQuerySchema), (c) => {
-      const { a, b } = c.req.valid("query");
-      const comparison: CompareResponse = explorer().compare(a, b);
-      return c.json(comparison);
-    });
+  const routes = app.route("/api", apiRoutes(services));
 
   app.all("/api/*", (c) =>
     c.json({ code: "not_found", message: `no API endpoint ${c.req.method} ${c.req.path}` }, 404),
@@ -512,5 +203,5 @@ export function createServer(deps: ServerDeps) {
   return routes;
 }
 
-/** The route types, for a typed client (`hc<AppType>` from `hono/client`). */
+/** The route types of the whole app, for a typed client in Node (`hc<AppType>`); the browser uses `ApiType`. */
 export type AppType = ReturnType<typeof createServer>;

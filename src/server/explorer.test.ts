@@ -10,7 +10,15 @@ import { Store } from "../store/store.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
-import type { CompareResponse, RunDetail, RunList, RunSummary, SimulationDetail } from "./api-schemas.js";
+import {
+  AgentScoreSchema,
+  SimulationDetailSchema,
+  type CompareResponse,
+  type RunDetail,
+  type RunList,
+  type RunSummary,
+  type SimulationDetail,
+} from "./api-schemas.js";
 import { createServer } from "./create-server.js";
 import { createMemoryRunStore } from "./memory-run-store.js";
 import { sqliteRunStore } from "./sqlite-run-store.js";
@@ -167,10 +175,153 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("explorer API o
       ["impossible_task_1", false, false],
     ]);
     expect(comparison.tasks[0]!.before[0]).toBeCloseTo(0.75, 12);
+    // Each task's trials on both sides, to open a passing one beside a failing one.
+    expect(comparison.tasks[0]!.trialsA.map((t) => t.reward)).toEqual([1, 1, 0, 1]);
+    expect(comparison.tasks[0]!.trialsB.map((t) => t.reward)).toEqual([1, 0, 0, 0]);
     expect(comparison.tasks[0]!.after[0]).toBeCloseTo(0.25, 12);
     const list = (await (await server.request("/api/runs")).json()) as RunList;
     expect(list.runs.map((r) => r.label)).toEqual(["b.json", "a.json"]);
     expect((await server.request(`/api/compare?a=${a.id}`)).status).toBe(400);
+  });
+
+  it("walks a run's simulations in grid order and places a failure's departure from the gold actions", async () => {
+    const server = app();
+    const { run } = (await (await upload(server, baseline, "walk.json")).json()) as { run: RunSummary };
+    const at = async (task: string, trial: number) =>
+      SimulationDetailSchema.parse(
+        await (await server.request(`/api/runs/${run.id}/simulations/mock/${task}/${trial}`)).json(),
+      );
+    const first = await at("create_task_1", 0);
+    expect(first.runName).toBe("walk.json");
+    expect(first.neighbours).toEqual({
+      previous: null,
+      next: { domain: "mock", taskId: "create_task_1", trial: 1 },
+      previousFailing: null,
+      // Failing trials: create_task_1 1 and 3, update_task_1 2.
+      nextFailing: { domain: "mock", taskId: "create_task_1", trial: 1 },
+      position: 1,
+      total: 12,
+    });
+    expect(first.trials).toEqual([
+      { trial: 0, reward: 1 },
+      { trial: 1, reward: 0 },
+      { trial: 2, reward: 1 },
+      { trial: 3, reward: 0 },
+    ]);
+    expect(first.goldDivergence).toBeNull();
+    const last = await at("create_task_1", 3);
+    expect(last.neighbours).toMatchObject({
+      previous: { taskId: "create_task_1", trial: 2 },
+      next: { taskId: "update_task_1", trial: 0 },
+      previousFailing: { taskId: "create_task_1", trial: 1 },
+      nextFailing: { taskId: "update_task_1", trial: 2 },
+      position: 4,
+    });
+    // The forgetful agent skipped the gold create_task: the departure is the agent's turn it was due at.
+    expect(last.goldMatched).toEqual([false]);
+    const divergence = last.goldDivergence!;
+    expect(divergence).toMatchObject({ kind: "missing-action", expectedAction: 0 });
+    expect(divergence.sentence).toMatch(
+      /^Gold action 1, create_task\(.*\), was never done; it was due here\.$/,
+    );
+    const due = last.simulation.messages[divergence.messageIndex]!;
+    expect(due.role).toBe("assistant");
+    // Nothing before it called a tool: the first agent turn after the customer's request.
+    const firstCustomer = last.simulation.messages.findIndex((m) => m.role === "user");
+    expect(last.simulation.messages.findIndex((m, i) => i > firstCustomer && m.role === "assistant")).toBe(
+      divergence.messageIndex,
+    );
+    // The grid knows each task's purpose.
+    const detail = (await (await server.request(`/api/runs/${run.id}`)).json()) as RunDetail;
+    expect(detail.grid.find((r) => r.taskId === "create_task_1")!.title).toBe(
+      "Test the create_task functionality",
+    );
+  });
+
+  it("renames and deletes runs, and notices a file imported twice", async () => {
+    const server = app();
+    const first = await upload(server, baseline, "twice.json");
+    const { run } = (await first.json()) as { run: RunSummary };
+    const again = await upload(server, baseline, "twice-again.json");
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({
+      code: "duplicate_import",
+      message: `this file was imported before, as run "twice.json"; import it again only if you want two copies of its simulations`,
+      runId: run.id,
+    });
+    expect(((await (await server.request("/api/runs")).json()) as RunList).runs).toHaveLength(1);
+    const forced = await server.request(`/api/runs/import?name=copy.json&again=true`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(baseline),
+    });
+    expect(forced.status).toBe(201);
+    const copy = ((await forced.json()) as { run: RunSummary }).run;
+
+    const renamed = await server.request(`/api/runs/${run.id}`, {
+      method: "PATCH",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ label: "  the baseline  " }),
+    });
+    expect(renamed.status).toBe(200);
+    expect(((await renamed.json()) as { run: RunSummary }).run.label).toBe("the baseline");
+    const empty = await server.request(`/api/runs/${run.id}`, {
+      method: "PATCH",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ label: " " }),
+    });
+    expect(empty.status).toBe(400);
+
+    // A prefix never names a run to delete (404, or 400 where the store finds the prefix ambiguous).
+    expect([400, 404]).toContain(
+      (await server.request(`/api/runs/${copy.id.slice(0, 4)}`, { method: "DELETE" })).status,
+    );
+    expect(((await (await server.request("/api/runs")).json()) as RunList).runs).toHaveLength(2);
+    const deleted = await server.request(`/api/runs/${copy.id}`, { method: "DELETE" });
+    expect(await deleted.json()).toEqual({ id: copy.id, simulations: 12 });
+    expect((await server.request(`/api/runs/${copy.id}`)).status).toBe(404);
+    expect(((await (await server.request("/api/runs")).json()) as RunList).runs.map((r) => r.label)).toEqual([
+      "the baseline",
+    ]);
+  });
+
+  it("refuses renaming or deleting a run from another origin, and changes nothing", async () => {
+    const server = app();
+    const { run } = (await (await upload(server, baseline, "mine.json")).json()) as { run: RunSummary };
+    const foreign = { Origin: "http://evil.example", "Content-Type": "application/json" };
+    const rename = await server.request(`http://localhost/api/runs/${run.id}`, {
+      method: "PATCH",
+      headers: foreign,
+      body: JSON.stringify({ label: "pwned" }),
+    });
+    expect(rename.status).toBe(403);
+    const remove = await server.request(`http://localhost/api/runs/${run.id}`, {
+      method: "DELETE",
+      headers: { Origin: "http://evil.example" },
+    });
+    expect(remove.status).toBe(403);
+    const list = (await (await server.request("/api/runs")).json()) as RunList;
+    expect(list.runs.map((r) => r.label)).toEqual(["mine.json"]);
+  });
+
+  it("gives an agent's pass^k on a domain from its latest run there", async () => {
+    const server = app();
+    await upload(server, baseline, "old.json");
+    const { run } = (await (await upload(server, candidate, "new.json")).json()) as { run: RunSummary };
+    const score = async (agent: string, domain = "mock") =>
+      AgentScoreSchema.parse(
+        await (
+          await server.request(`/api/domains/${domain}/agent-score?agent=${encodeURIComponent(agent)}`)
+        ).json(),
+      );
+    // candidate: update_task_1 passes 1 of 4, the other two tasks 4 of 4.
+    const candidateScore = await score("openai:candidate");
+    expect(candidateScore.run).toMatchObject({ id: run.id, name: "new.json", tasks: 3, trials: 4 });
+    expect(candidateScore.run!.passHatKs["1"]).toBeCloseTo((1 + 1 + 0.25) / 3, 12);
+    expect(candidateScore.run!.passHatKs["4"]).toBeCloseTo(2 / 3, 12);
+    expect((await score("scripted:gold")).run?.name).toBe("old.json");
+    expect((await score("openai:never-run")).run).toBeNull();
+    expect((await server.request("/api/domains/nope/agent-score?agent=x")).status).toBe(404);
   });
 
   it("rejects bad uploads with 400 and the reason", async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import { withTrials } from "../store/import-results.js";
+import { createMemoryConversationStore } from "./conversation-store.js";
 import type { RunStore, StoredRun } from "./run-store.js";
 
 interface MemoryRun {
@@ -19,7 +20,9 @@ export function createMemoryRunStore(options: { now?: () => Date; newId?: () => 
   const now = options.now ?? (() => new Date());
   const newId = options.newId ?? (() => randomUUID());
   const runs = new Map<string, MemoryRun>();
+  const imports = new Map<string, string[]>();
   return {
+    conversations: createMemoryConversationStore(),
     listRuns: () => [...runs.values()].map((r) => r.run),
     getRun: (runId) => runs.get(runId)?.run,
     runSimulations: (runId) => {
@@ -45,8 +48,19 @@ export function createMemoryRunStore(options: { now?: () => Date; newId?: () => 
       if (!run || run.domain !== key.domain) return undefined;
       return run.simulations.find((s) => s.task_id === key.taskId && s.trial === key.trial);
     },
-    importResults: (file, { label, domain }) => {
+    importedAs: (sha256) => (imports.get(sha256) ?? []).filter((id) => runs.has(id)),
+    renameRun: (runId, label) => {
+      const run = runs.get(runId);
+      if (run) run.run = { ...run.run, label };
+    },
+    deleteRun: (runId) => {
+      const run = runs.get(runId);
+      runs.delete(runId);
+      return { id: runId, simulations: run?.simulations.length ?? 0 };
+    },
+    importResults: (file, { label, domain, sha256 }) => {
       const id = newId();
+      if (sha256 !== undefined) imports.set(sha256, [...(imports.get(sha256) ?? []), id]);
       const { results } = file;
       runs.set(id, {
         run: {

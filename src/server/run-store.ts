@@ -2,6 +2,7 @@ import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import type { ResultsFile } from "../formats/tau2/results.js";
 import type { ScoredSimulation } from "../metrics/run-metrics.js";
+import type { ConversationStore } from "./conversation-store.js";
 
 /** A run as the explorer lists it. */
 export interface StoredRun {
@@ -41,8 +42,19 @@ export interface RunStore {
   getSimulation(runId: string, key: SimulationKey): SimulationRun | undefined;
   /** The stored `passk review` verdicts of a run's failed simulations (none when never reviewed). */
   reviews?(runId: string): Array<{ domain: string; task_id: string; trial: number; review: unknown }>;
-  /** Store a validated results file as a new run; returns its id. */
-  importResults(file: ResultsFile, options: { label?: string; domain: string }): string;
+  /**
+   * Store a validated results file as a new run; returns its id. `sha256`: the file's hash, kept so
+   * that importing the same file again can be noticed ({@link RunStore.importedAs}).
+   */
+  importResults(file: ResultsFile, options: { label?: string; domain: string; sha256?: string }): string;
+  /** The runs a file with this hash was imported as (oldest first); empty when never. */
+  importedAs?(sha256: string): string[];
+  /** Give a run a new label. */
+  renameRun?(runId: string, label: string): void;
+  /** Delete a run with its simulations; returns how many simulations went with it. */
+  deleteRun?(runId: string): { id: string; simulations: number };
+  /** Where this store keeps playground conversations, if it does. */
+  conversations?: ConversationStore;
 }
 
 /** The domain a results file was run on (τ² `info.environment_info.domain_name`), if it says. */

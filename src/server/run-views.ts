@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
 import type { SimulationRun } from "../core/simulation.js";
+import { ConfigError } from "../core/errors.js";
+import { parseResults } from "../formats/tau2/results.js";
 import { ReviewSchema } from "../review/blame.js";
 import type { Task } from "../core/task.js";
 import { evaluateEnvironment } from "../evaluation/environment.js";
@@ -9,15 +12,30 @@ import { failedChecks } from "../metrics/failed-checks.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
 import { NON_EVALUABLE_TERMINATIONS, computeRunMetrics, type RunMetrics } from "../metrics/run-metrics.js";
 import type {
+  AgentScore,
   CompareResponse,
   GridRow,
   RecordDiff,
   RunDetail,
   RunSummary,
   SimulationDetail,
+  SimulationKeyView,
 } from "./api-schemas.js";
-import type { RunStore, SimulationKey, StoredRun, StoredSimulationSummary } from "./run-store.js";
-import { RunNotFoundError, SimulationNotFoundError } from "./server-errors.js";
+import { taskTitle } from "./domain-views.js";
+import { goldDivergence, goldMatches } from "./gold-divergence.js";
+import {
+  resultsDomainName,
+  type RunStore,
+  type SimulationKey,
+  type StoredRun,
+  type StoredSimulationSummary,
+} from "./run-store.js";
+import {
+  DuplicateImportError,
+  FeatureDisabledError,
+  RunNotFoundError,
+  SimulationNotFoundError,
+} from "./server-errors.js";
 import { tau2Comparability } from "../runner/tau2-comparability.js";
 
 const stringOr = (value: unknown): string | null =>
@@ -31,6 +49,40 @@ function sumOrNull(values: ReadonlyArray<number | null | undefined>): number | n
   }
   return total;
 }
+
+/** What the explorer calls a run: its label, else its model, else its id. */
+export function runName(run: { id: string; label: string | null; model: string | null }): string {
+  return run.label ?? run.model ?? run.id;
+}
+
+const modelOf = (run: StoredRun): string | null => {
+  const agentInfo = (run.info["agent_info"] ?? {}) as Record<string, unknown>;
+  return stringOr(agentInfo["llm"]) ?? stringOr(agentInfo["implementation"]);
+};
+
+/** A simulation that was graded and did not succeed. */
+const failed = (s: StoredSimulationSummary) =>
+  !NON_EVALUABLE_TERMINATIONS.has(s.termination_reason) && !isSuccessful(s.reward_info?.reward ?? null);
+
+const rewardOf = (s: StoredSimulationSummary): number | null =>
+  NON_EVALUABLE_TERMINATIONS.has(s.termination_reason) ? null : (s.reward_info?.reward ?? null);
+
+/** Simulations in the grid's order: tasks as they first appear, each task's trials in order. */
+function gridOrder(simulations: readonly StoredSimulationSummary[]): StoredSimulationSummary[] {
+  const firstSeen = new Map<string, number>();
+  simulations.forEach((s, i) => {
+    const key = `${s.domain}\u0000${s.task_id}`;
+    if (!firstSeen.has(key)) firstSeen.set(key, i);
+  });
+  return [...simulations].sort(
+    (x, y) =>
+      firstSeen.get(`${x.domain}\u0000${x.task_id}`)! - firstSeen.get(`${y.domain}\u0000${y.task_id}`)! ||
+      x.trial - y.trial,
+  );
+}
+
+const keyOf = (s: StoredSimulationSummary | undefined): SimulationKeyView | null =>
+  s ? { domain: s.domain, taskId: s.task_id, trial: s.trial } : null;
 
 interface RunMetricsEntry {
   count: number;
@@ -75,7 +127,6 @@ export class RunViews {
   /** `entry`: the run's simulations and metrics, when the caller already has them (one store read). */
   #summary(run: StoredRun, entry: RunMetricsEntry = this.#metrics(run)): RunSummary {
     const { simulations, metrics } = entry;
-    const agentInfo = (run.info["agent_info"] ?? {}) as Record<string, unknown>;
     const userInfo = (run.info["user_info"] ?? {}) as Record<string, unknown>;
     const trialsPerTask = new Map<string, number>();
     for (const s of simulations)
@@ -83,7 +134,7 @@ export class RunViews {
     return {
       id: run.id,
       label: run.label,
-      model: stringOr(agentInfo["llm"]) ?? stringOr(agentInfo["implementation"]),
+      model: modelOf(run),
       userModel: stringOr(userInfo["llm"]) ?? stringOr(userInfo["implementation"]),
       domains: [...new Set(simulations.map((s) => s.domain))].sort(),
       tasks: trialsPerTask.size,
@@ -152,11 +203,25 @@ export class RunViews {
         });
     }
     const blameCounts = new Map<string, number>();
+    const titles = new Map<string, string>();
+    for (const { domain, task } of this.#store.runTasks(run.id)) {
+      try {
+        titles.set(`${domain}\u0000${task.id}`, taskTitle(task));
+      } catch {
+        // A task recorded in another shape has no title here.
+      }
+    }
     for (const s of simulations) {
       const key = `${s.domain}\u0000${s.task_id}`;
       let row = rows.get(key);
       if (!row) {
-        row = { domain: s.domain, taskId: s.task_id, successes: 0, cells: [] };
+        row = {
+          domain: s.domain,
+          taskId: s.task_id,
+          title: titles.get(key) ?? null,
+          successes: 0,
+          cells: [],
+        };
         rows.set(key, row);
       }
       const reward = s.reward_info?.reward ?? null;
@@ -215,10 +280,48 @@ export class RunViews {
       this.#store.runTasks(runId).find((t) => t.domain === domain && t.task.id === simulation.task_id)
         ?.task ?? null;
     const { dbDiff, dbDiffSource } = this.#dbDiff(domain, task, simulation);
+    const entry = this.#metrics(run);
+    const ordered = gridOrder(entry.simulations);
+    const at = ordered.findIndex(
+      (s) => s.domain === domain && s.task_id === key.taskId && s.trial === key.trial,
+    );
+    const before = ordered.slice(0, Math.max(0, at));
+    const after = ordered.slice(at + 1);
+    const actions = task?.evaluation_criteria?.actions ?? [];
+    const data = this.#loadDomainData(domain);
+    const writes = data
+      ? new Set(
+          [...data.domain.agent.tools, ...(data.domain.user?.tools ?? [])]
+            .filter((t) => t.mutatesState)
+            .map((t) => t.name),
+        )
+      : undefined;
     return {
       runId: run.id,
+      runName: runName({ id: run.id, label: run.label, model: modelOf(run) }),
       domain,
       trial: key.trial,
+      neighbours: {
+        previous: keyOf(before.at(-1)),
+        next: keyOf(after[0]),
+        previousFailing: keyOf(before.findLast(failed)),
+        nextFailing: keyOf(after.find(failed)),
+        position: at + 1,
+        total: ordered.length,
+      },
+      trials: ordered
+        .filter((s) => s.domain === domain && s.task_id === key.taskId)
+        .map((s) => ({ trial: s.trial, reward: rewardOf(s) })),
+      goldMatched: goldMatches(simulation.messages, actions),
+      goldDivergence:
+        actions.length > 0 || writes
+          ? goldDivergence(simulation.messages, {
+              actions,
+              // Without the domain's tools every call the gold list does not name counts.
+              changesState: (name) => writes?.has(name) ?? true,
+              actionsCounted: (task?.evaluation_criteria?.reward_basis ?? []).includes("ACTION"),
+            })
+          : null,
       task,
       simulation,
       failedChecks: failedChecks(simulation.reward_info, simulation.termination_reason),
@@ -264,6 +367,80 @@ export class RunViews {
     }
   }
 
+  /**
+   * Import a results file's text as a new run. The same file (by its SHA-256) imported before is
+   * refused with the run it became, unless `again`.
+   */
+  importResults(text: string, options: { name: string; again: boolean }): RunSummary {
+    const sha256 = createHash("sha256").update(text).digest("hex");
+    const earlier = this.#store.importedAs?.(sha256) ?? [];
+    const existing = earlier.map((id) => this.#store.getRun(id)).find((r) => r !== undefined);
+    if (existing && !options.again) {
+      throw new DuplicateImportError(existing.id, runName({ ...existing, model: modelOf(existing) }));
+    }
+    const file = parseResults(text, options.name);
+    const domain = resultsDomainName(file);
+    if (!domain)
+      throw new ConfigError(
+        `${options.name} does not name its domain (info.environment_info.domain_name is missing)`,
+      );
+    const runId = this.#store.importResults(file, { label: options.name, domain, sha256 });
+    return this.summaryOf(runId);
+  }
+
+  /** A run by its exact id (a prefix never names a run to change). */
+  #exactRun(runId: string): StoredRun {
+    const run = this.#run(runId);
+    if (run.id !== runId) throw new RunNotFoundError(runId);
+    return run;
+  }
+
+  rename(runId: string, label: string): RunSummary {
+    const run = this.#exactRun(runId);
+    if (!this.#store.renameRun) throw new FeatureDisabledError("this server's store cannot rename runs");
+    this.#store.renameRun(run.id, label);
+    return this.summaryOf(run.id);
+  }
+
+  remove(runId: string): { id: string; simulations: number } {
+    const run = this.#exactRun(runId);
+    if (!this.#store.deleteRun) throw new FeatureDisabledError("this server's store cannot delete runs");
+    const deleted = this.#store.deleteRun(run.id);
+    this.#cache.delete(run.id);
+    return deleted;
+  }
+
+  /**
+   * The agent's pass^k on one domain from its most recent run there (runs whose agent model is
+   * `agent`), over that domain's simulations only.
+   */
+  agentScore(domain: string, agent: string): AgentScore {
+    const candidates = this.#store
+      .listRuns()
+      .filter((run) => modelOf(run) === agent)
+      .sort((x, y) => (y.timestamp ?? y.createdAt).localeCompare(x.timestamp ?? x.createdAt));
+    for (const run of candidates) {
+      const simulations = this.#metrics(run).simulations.filter((s) => s.domain === domain);
+      if (simulations.length === 0) continue;
+      const trialsPerTask = new Map<string, number>();
+      for (const s of simulations) trialsPerTask.set(s.task_id, (trialsPerTask.get(s.task_id) ?? 0) + 1);
+      const metrics = computeRunMetrics(simulations, { numTrials: run.numTrials });
+      return {
+        agent,
+        domain,
+        run: {
+          id: run.id,
+          name: runName({ id: run.id, label: run.label, model: modelOf(run) }),
+          date: run.timestamp ?? run.createdAt,
+          tasks: trialsPerTask.size,
+          trials: run.numTrials ?? Math.max(0, ...trialsPerTask.values()),
+          passHatKs: metrics.pass_hat_ks,
+        },
+      };
+    }
+    return { agent, domain, run: null };
+  }
+
   compare(a: string, b: string): CompareResponse {
     const runA = this.#run(a);
     const runB = this.#run(b);
@@ -273,12 +450,19 @@ export class RunViews {
       { simulations: entryA.simulations, numTrials: runA.numTrials },
       { simulations: entryB.simulations, numTrials: runB.numTrials },
     );
+    const trialsOf = (simulations: readonly StoredSimulationSummary[], domain: string, taskId: string) =>
+      simulations
+        .filter((s) => s.domain === domain && s.task_id === taskId)
+        .sort((x, y) => x.trial - y.trial)
+        .map((s) => ({ trial: s.trial, reward: rewardOf(s) }));
     const worst = (d: number[]) => Math.min(0, ...d);
     const best = (d: number[]) => Math.max(0, ...d);
     const tasks = comparison.tasks
       .map((t) => ({
         domain: t.domain,
         taskId: t.task_id,
+        trialsA: trialsOf(entryA.simulations, t.domain, t.task_id),
+        trialsB: trialsOf(entryB.simulations, t.domain, t.task_id),
         before: t.before,
         after: t.after,
         difference: t.difference,

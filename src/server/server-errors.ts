@@ -26,6 +26,20 @@ export class RunNotFoundError extends PasskError {
   }
 }
 
+/** The same results file was imported before: importing it again would count its trials twice. */
+export class DuplicateImportError extends PasskError {
+  constructor(
+    readonly runId: string,
+    runName: string,
+  ) {
+    super(
+      "duplicate_import",
+      `this file was imported before, as run "${runName}"; import it again only if you want two copies of its simulations`,
+    );
+    this.name = "DuplicateImportError";
+  }
+}
+
 export class SimulationNotFoundError extends PasskError {
   constructor(runId: string, key: string) {
     super("simulation_not_found", `run "${runId}" has no simulation ${key} (domain/task/trial)`);
@@ -89,6 +103,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   not_awaiting_customer: 409,
   conversation_ended: 409,
   not_human_mode: 409,
+  duplicate_import: 409,
   rate_limited: 429,
   spend_cap_reached: 429,
   server_busy: 503,

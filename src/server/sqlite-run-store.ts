@@ -4,6 +4,7 @@ import type { Task } from "../core/task.js";
 import { importResults, withTrials } from "../store/import-results.js";
 import type { Store } from "../store/store.js";
 import type { RunStore, StoredRun } from "./run-store.js";
+import { sqliteConversationStore } from "./sqlite-conversation-store.js";
 
 /**
  * The explorer's view of the SQLite store. Simulations come back as written (τ² shape, defaults not
@@ -34,7 +35,29 @@ export function sqliteRunStore(store: Store): RunStore {
     getSimulation: (runId, key) =>
       store.getSimulation(runId, key.domain, key.taskId, key.trial)?.simulation as SimulationRun | undefined,
     reviews: (runId) => store.reviews(runId),
-    importResults: (file, { label, domain }) =>
-      importResults(store, file, { domain, label: label ?? null, importedFrom: "web upload" }),
+    importResults: (file, { label, domain, sha256 }) =>
+      store.transaction(() => {
+        const runId = importResults(store, file, {
+          domain,
+          label: label ?? null,
+          importedFrom: "web upload",
+        });
+        if (sha256 !== undefined)
+          store
+            .statement("INSERT OR IGNORE INTO imported_files (sha256, run_id, imported_at) VALUES (?, ?, ?)")
+            .run(sha256, runId, store.now());
+        return runId;
+      }),
+    importedAs: (sha256) =>
+      (
+        store
+          .statement("SELECT run_id FROM imported_files WHERE sha256 = ? ORDER BY imported_at, run_id")
+          .all(sha256) as Array<{ run_id: string }>
+      ).map((row) => row.run_id),
+    renameRun: (runId, label) => {
+      store.updateRun(runId, { label });
+    },
+    deleteRun: (runId) => store.deleteRun(runId),
+    conversations: sqliteConversationStore(store),
   };
 }

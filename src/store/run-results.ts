@@ -1,6 +1,6 @@
 import { ConfigError } from "../core/errors.js";
 import type { ResultsInput } from "../formats/tau2/results.js";
-import type { Store } from "./store.js";
+import type { RunStore } from "../core/run-store.js";
 
 /**
  * A stored run as an official τ² results value, ready for `writeResultsFile` (`passk export`,
@@ -8,7 +8,7 @@ import type { Store } from "./store.js";
  * `domain`.
  * @example writeResultsFile("results.json", runResults(store, runId))
  */
-export function runResults(store: Store, runId: string, options: { domain?: string } = {}): ResultsInput {
+export function runResults(store: RunStore, runId: string, options: { domain?: string } = {}): ResultsInput {
   const run = store.getRun(runId);
   const { domain } = options;
   if (domain === undefined && run.domains.length > 1) {

@@ -88,6 +88,37 @@ export const MIGRATIONS: readonly Migration[] = [
         );
       `),
   },
+  {
+    version: 3,
+    description: "playground conversations (kept, reopenable) and the files imported into each run",
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE playground_conversations (
+          id TEXT PRIMARY KEY,
+          domain TEXT NOT NULL,
+          task_id TEXT,
+          mode TEXT NOT NULL,
+          agent TEXT NOT NULL,
+          user TEXT,
+          started_at TEXT NOT NULL,
+          ended_at TEXT,
+          status TEXT NOT NULL,
+          termination_reason TEXT,
+          reward REAL,
+          messages INTEGER NOT NULL,
+          first_line TEXT,
+          events TEXT NOT NULL,
+          updated_at TEXT NOT NULL
+        );
+        CREATE INDEX playground_conversations_by_start ON playground_conversations (started_at);
+        CREATE TABLE imported_files (
+          sha256 TEXT NOT NULL,
+          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          imported_at TEXT NOT NULL,
+          PRIMARY KEY (sha256, run_id)
+        );
+      `),
+  },
 ];
 
 /** The schema version this passk writes and reads. */

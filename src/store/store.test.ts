@@ -168,7 +168,7 @@ describe("opening a store", () => {
     expect(PasskError.isInstance(caught)).toBe(true);
     expect((caught as PasskError).code).toBe("store_version");
     expect((caught as Error).message).toMatch(
-      /has store schema version 7 \(written by passk .+\), but this passk reads schema version 2 at most\. Upgrade passk/,
+      /has store schema version 7 \(written by passk .+\), but this passk reads schema version 3 at most\. Upgrade passk/,
     );
   });
 

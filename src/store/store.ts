@@ -2,8 +2,17 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { z } from "zod";
 import { UnknownNameError } from "../core/errors.js";
+import {
+  RunStatusSchema,
+  type NewRun,
+  type PutResult,
+  type RunRecord,
+  type RunStatus,
+  type RunStore,
+  type RunUpdate,
+  type StoredSimulation,
+} from "../core/run-store.js";
 import type { SimulationRunInput, TaskInput } from "../formats/tau2/results.js";
 import { NON_EVALUABLE_TERMINATIONS, type ScoredSimulation } from "../metrics/run-metrics.js";
 import { passkVersion } from "../version.js";
@@ -18,55 +27,10 @@ import {
   StoreVersionError,
 } from "./store-errors.js";
 
-export const RunStatusSchema = z.enum(["running", "completed", "interrupted", "failed", "imported"]);
-/** `running` while a runner works on it; `interrupted` when it stopped early and can be resumed. */
-export type RunStatus = z.infer<typeof RunStatusSchema>;
+export { RunStatusSchema };
+export type { NewRun, PutResult, RunRecord, RunStatus, RunUpdate, StoredSimulation };
 
 type Json = Record<string, unknown>;
-
-/** A run as stored: its identity, configuration and τ² run info. */
-export interface RunRecord {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  status: RunStatus;
-  label: string | null;
-  /** Trials per task the run asked for (τ² `info.num_trials`). */
-  numTrials: number | null;
-  /** passk's own run configuration (agent, user simulator, models, flags) as given by the runner. */
-  config: Json;
-  /** τ² `Info` of the run (`git_commit`, `user_info`, `agent_info`, `environment_info`…). */
-  info: Json | null;
-  /** τ² `Results.timestamp`. */
-  timestamp: string | null;
-  /** Other top-level fields of an imported results file, written back on export. */
-  extra: Json | null;
-  /** Domains of the run's tasks and simulations, sorted. */
-  domains: string[];
-  simulationCount: number;
-}
-
-export interface NewRun {
-  id?: string;
-  status?: RunStatus;
-  label?: string | null;
-  numTrials?: number | null;
-  config?: Json;
-  info?: Json | null;
-  timestamp?: string | null;
-  extra?: Json | null;
-}
-
-export type RunUpdate = Partial<
-  Pick<NewRun, "status" | "label" | "numTrials" | "config" | "info" | "timestamp">
->;
-
-/** A stored simulation with where it belongs. */
-export interface StoredSimulation {
-  runId: string;
-  domain: string;
-  simulation: SimulationRunInput;
-}
 
 export interface StoreOptions {
   /** Create the file (and its folder) when missing. Commands that only read pass false. */
@@ -75,11 +39,6 @@ export interface StoreOptions {
   migrations?: readonly Migration[];
   /** Clock (tests). */
   now?: () => Date;
-}
-
-export interface PutResult {
-  /** Whether this call wrote the row (false: an evaluable result for the key was already stored). */
-  written: boolean;
 }
 
 /** {@link NON_EVALUABLE_TERMINATIONS} as an SQL list, for `termination_reason IN (…)`. */
@@ -128,7 +87,7 @@ interface SimulationRow {
  * const run = store.createRun({ numTrials: 4, config: { agent: "openai:gpt-4.1" } });
  * store.putSimulation(run.id, "airline", simulation);
  */
-export class Store {
+export class Store implements RunStore {
   readonly file: string;
   readonly db: Database.Database;
   readonly #now: () => Date;

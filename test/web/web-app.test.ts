@@ -241,7 +241,7 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.close();
   });
 
-  it("lists every run's pass^1…pass^k, whatever its number of trials", async () => {
+  it("lists every run's pass^1 and pass^k with its curve, whatever its number of trials", async () => {
     const six = await buildResults(data, { taskIds: SEED_TASKS.slice(0, 1), trials: 6, fails: () => false });
     store.importResults(parseResults(JSON.stringify(six), "six.json"), {
       label: "six trials",
@@ -251,10 +251,15 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.goto(`${baseUrl}/#/runs`);
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "six trials" }) });
     await row.waitFor();
+    // No column per trial: pass^1, the run's own pass^k, and the curve between them.
     const headers = await page.locator(".runs-table thead th").allTextContents();
-    expect(headers.filter((h) => h.startsWith("pass^"))).toEqual([1, 2, 3, 4, 5, 6].map((k) => `pass^${k}`));
-    const cells = await row.locator("td.num").allTextContents();
-    expect(cells.slice(0, 6)).toEqual(Array.from({ length: 6 }, () => "100.0%"));
+    expect(headers.filter((h) => h.startsWith("pass^"))).toEqual(["pass^1", "pass^k", "pass^1…k"]);
+    expect(await row.locator("td.pass-1").innerText()).toBe("100.0%");
+    expect(await row.locator("td.pass-k").innerText()).toMatch(/^100\.0%\s+k=6$/);
+    expect(await row.getByTestId("sparkline").getAttribute("aria-label")).toBe(
+      `pass^k curve: ${[1, 2, 3, 4, 5, 6].map((k) => `pass^${k} 100.0%`).join(", ")}`,
+    );
+    expect(await row.getByTestId("sparkline").locator("circle").count()).toBe(6);
     // The run's page leads with pass^1…pass^3 and the run's own pass^k.
     await row.getByRole("link", { name: "six trials" }).click();
     await page.locator(".stats .stat-label").first().waitFor();
@@ -296,8 +301,8 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
         .getByTestId("world-change-card")
         .filter({ hasText: "Customer's side changed" })
         .filter({ hasText: "airplane_mode" });
-      expect(await change.first().locator("td.old").first().textContent()).toBe("true");
-      expect(await change.first().locator("td.new").first().textContent()).toBe("false");
+      expect(await change.first().locator(".diff-old .value").first().textContent()).toBe("true");
+      expect(await change.first().locator(".diff-new .value").first().textContent()).toBe("false");
       expect(await page.getByTestId("phone-status").textContent()).not.toContain("Airplane");
       expect(await page.getByTestId("reward-value").textContent()).toBe("1.00");
       await page.getByTestId("phone").scrollIntoViewIfNeeded();
@@ -364,7 +369,7 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     expect(await page.evaluate("document.activeElement?.textContent")).toBe("Skip to content");
     await page.keyboard.press("Enter");
     expect(await page.evaluate("document.activeElement?.id")).toBe("main");
-    await page.getByRole("button", { name: "Policy" }).click();
+    await page.getByRole("button", { name: "Policy", exact: true }).click();
     await page.getByLabel("Search the policy").fill("cancel");
     await page.locator(".pane.active mark").first().waitFor();
     expect(await page.locator(".pane.active").count()).toBe(1);

@@ -1,19 +1,60 @@
+import { hc } from "hono/client";
 import type { z } from "zod";
 import { ApiErrorSchema } from "../../src/server/api-schemas.js";
+import type { ApiType } from "../../src/server/routes/api-routes.js";
+
+/**
+ * The typed client of the server's API: paths, parameters, queries and bodies are checked against
+ * the server's routes at compile time (`ApiType`); every answer is still parsed with the shared zod
+ * schema when it arrives ({@link answer}), since a server of another version may answer otherwise.
+ */
+export const api = hc<ApiType>(`${window.location.origin}/api`, {
+  headers: { Accept: "application/json" },
+});
 
 /** A non-2xx answer of the API, with the server's code and sentence. */
 export class ApiRequestError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  /** The run a refusal is about (`duplicate_import`). */
+  readonly runId: string | undefined;
+  constructor(status: number, code: string, message: string, runId?: string) {
     super(message);
     this.status = status;
     this.code = code;
+    this.runId = runId;
   }
 }
 
-async function readAnswer<T extends z.ZodType>(response: Response, schema: T): Promise<z.infer<T>> {
-  const text = await response.text();
+/** The request never reached the server or got no answer (it is down, restarting, or the network is). */
+export class ConnectionError extends Error {
+  constructor(cause: unknown) {
+    super("cannot reach the passk server (is it running?)", { cause });
+  }
+}
+
+/**
+ * The answer of a request made with {@link api}, checked against `schema`: the data, or an
+ * {@link ApiRequestError} with the server's code and sentence, or a {@link ConnectionError}.
+ */
+export async function answer<T extends z.ZodType>(
+  request: Promise<Response>,
+  schema: T,
+): Promise<z.infer<T>> {
+  let response: Response;
+  try {
+    response = await request;
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") throw error;
+    throw new ConnectionError(error);
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") throw error;
+    throw new ConnectionError(error);
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -27,7 +68,7 @@ async function readAnswer<T extends z.ZodType>(response: Response, schema: T): P
   if (!response.ok) {
     const error = ApiErrorSchema.safeParse(body);
     throw error.success
-      ? new ApiRequestError(response.status, error.data.code, error.data.message)
+      ? new ApiRequestError(response.status, error.data.code, error.data.message, error.data.runId)
       : new ApiRequestError(response.status, "http_error", `the server answered ${response.status}`);
   }
   // Answers are checked against the shared schema: a mismatch is a bug worth seeing, not guessing around.
@@ -42,29 +83,8 @@ async function readAnswer<T extends z.ZodType>(response: Response, schema: T): P
   return parsed.data;
 }
 
-export async function getJson<T extends z.ZodType>(
-  path: string,
-  schema: T,
-  signal?: AbortSignal,
-): Promise<z.infer<T>> {
-  return readAnswer(
-    await fetch(path, { signal: signal ?? null, headers: { Accept: "application/json" } }),
-    schema,
-  );
-}
-
-export async function postJson<T extends z.ZodType>(
-  path: string,
-  body: unknown,
-  schema: T,
-): Promise<z.infer<T>> {
-  const response = await fetch(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  return readAnswer(response, schema);
-}
+/** `init` for a request that `signal` can cancel. */
+export const cancellable = (signal: AbortSignal | undefined) => ({ init: { signal: signal ?? null } });
 
 export function describeError(error: unknown): string {
   if (error instanceof ApiRequestError) return error.message;

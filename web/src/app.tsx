@@ -5,11 +5,13 @@ import {
   type Budget,
   type ServerInfo,
 } from "../../src/server/api-schemas.js";
-import { describeError, getJson } from "./api.js";
+import { answer, api, describeError } from "./api.js";
+import { NotFound } from "./components/not-found.js";
 import { ComparePage } from "./explorer/compare-page.js";
 import { RunPage } from "./explorer/run-page.js";
 import { RunsPage } from "./explorer/runs-page.js";
 import { SimulationPage } from "./explorer/simulation-page.js";
+import { TrialsPage } from "./explorer/trials-page.js";
 import { formatCost } from "./format.js";
 import { Playground } from "./playground/playground.js";
 import { href, useRoute } from "./router.js";
@@ -51,12 +53,12 @@ export function App() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    getJson("/api/info", ServerInfoSchema)
+    answer(api.info.$get(), ServerInfoSchema)
       .then(setInfo)
       .catch((e: unknown) => setError(describeError(e)));
   }, []);
   const refreshBudget = useCallback(() => {
-    getJson("/api/budget", BudgetSchema)
+    answer(api.budget.$get(), BudgetSchema)
       .then((budget) => setInfo((current) => (current ? { ...current, budget } : current)))
       .catch(() => {});
   }, []);
@@ -99,7 +101,9 @@ export function App() {
             Cannot reach the passk server: {error}
           </p>
         )}
-        {route.page === "playground" && info && <Playground info={info} onConversationEnd={refreshBudget} />}
+        {route.page === "playground" && info && (
+          <Playground info={info} route={route} onConversationEnd={refreshBudget} />
+        )}
         {route.page === "runs" && <RunsPage />}
         {route.page === "run" && <RunPage runId={route.runId} />}
         {route.page === "simulation" && (
@@ -111,6 +115,10 @@ export function App() {
           />
         )}
         {route.page === "compare" && <ComparePage a={route.a} b={route.b} />}
+        {route.page === "trials" && <TrialsPage route={route} />}
+        {route.page === "not-found" && (
+          <NotFound title="No such page" message={`There is no page at #/${route.path}.`} />
+        )}
       </main>
     </>
   );

@@ -29,3 +29,75 @@ export function rewardColor(reward: number | null): string {
   const hue = Math.round(Math.max(0, Math.min(1, reward)) * 130);
   return `hsl(${hue} 65% 45%)`;
 }
+
+/** `text` cut in the middle to at most `max` characters: its start and its end stay readable. */
+export function middleTruncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const keep = max - 1;
+  const head = Math.ceil(keep / 2);
+  return `${text.slice(0, head)}…${text.slice(text.length - (keep - head))}`;
+}
+
+/** A telecom task id, `[issue]fault|fault…[PERSONA:name]`, read as its parts. */
+export interface TelecomTaskId {
+  issue: string;
+  faults: string[];
+  persona: string;
+}
+
+export function parseTelecomTaskId(id: string): TelecomTaskId | null {
+  const match = /^\[([^\]]+)\](.*)\[PERSONA:([^\]]*)\]$/.exec(id);
+  if (!match) return null;
+  const words = (s: string) => s.replace(/_/g, " ").trim();
+  return {
+    issue: words(match[1]!),
+    faults: match[2]!
+      .split("|")
+      .filter((f) => f !== "")
+      .map(words),
+    persona: match[3]! === "None" ? "no persona" : `${match[3]!.toLowerCase()} persona`,
+  };
+}
+
+/**
+ * Faults joined with " + ", at most `max` characters: whole faults from both ends around "…" when
+ * they fit (`a + b + … + h`), else the text cut in the middle.
+ */
+function faultsText(faults: readonly string[], max: number): string {
+  const all = faults.join(" + ");
+  if (all.length <= max) return all;
+  let head = 0;
+  let tail = 0;
+  const text = (h: number, t: number) =>
+    [...faults.slice(0, h), "…", ...faults.slice(faults.length - t)].join(" + ");
+  for (let turn = 0; head + tail < faults.length; turn++) {
+    const [h, t] = turn % 2 === 0 ? [head + 1, tail] : [head, tail + 1];
+    if (text(h, t).length > max) {
+      // The other end may still have room for one more.
+      const [h2, t2] = turn % 2 === 0 ? [head, tail + 1] : [head + 1, tail];
+      if (h2 + t2 <= faults.length - 1 && text(h2, t2).length <= max) {
+        head = h2;
+        tail = t2;
+        continue;
+      }
+      break;
+    }
+    head = h;
+    tail = t;
+  }
+  return head > 0 && tail > 0 ? text(head, tail) : middleTruncate(all, max);
+}
+
+/**
+ * How a task id is shown: telecom's `[mms_issue]a|b|c[PERSONA:Hard]` as `mms issue · a + b + c · hard
+ * persona`, the faults cut in the middle when long (the tooltip has the whole id); other ids as they
+ * are, cut in the middle past `max`.
+ */
+export function taskLabel(id: string, max = 48): string {
+  const telecom = parseTelecomTaskId(id);
+  if (!telecom) return middleTruncate(id, max);
+  const fixed = telecom.issue.length + telecom.persona.length + 6;
+  const faults =
+    telecom.faults.length > 0 ? faultsText(telecom.faults, Math.max(12, max - fixed)) : "no fault";
+  return `${telecom.issue} · ${faults} · ${telecom.persona}`;
+}

@@ -1,24 +1,43 @@
 import { useEffect, useState } from "react";
-import type { z } from "zod";
-import { describeError, getJson } from "./api.js";
+import { describeError } from "./api.js";
+
+/** What a page shows of a request: `data` once it has arrived, `error` if it failed, both null while loading. */
+export interface ApiGet<T> {
+  data: T | null;
+  error: string | null;
+  /** The failure's API code (`run_not_found`…), to answer "not found" with a way back. */
+  code: string | null;
+  /** Load again (after a change). */
+  reload: () => void;
+}
 
 /**
- * GET `path` and check the answer against `schema`: `data` once it has arrived, `error` if it failed,
- * both null while loading. A new `path` loads afresh: nothing of the previous path's answer is shown.
+ * Load with `load` (a typed-client request checked by `answer`) for `key`: a new key loads afresh,
+ * and nothing of the previous key's answer is shown.
  */
-export function useApiGet<T extends z.ZodType>(
-  path: string,
-  schema: T,
-): { data: z.infer<T> | null; error: string | null } {
-  const [answer, setAnswer] = useState<{ path: string; data: z.infer<T> | null; error: string | null }>();
+export function useApiGet<T>(key: string, load: (signal: AbortSignal) => Promise<T>): ApiGet<T> {
+  const [answer, setAnswer] = useState<{
+    key: string;
+    data: T | null;
+    error: string | null;
+    code: string | null;
+  }>();
+  const [generation, setGeneration] = useState(0);
   useEffect(() => {
     const abort = new AbortController();
-    getJson(path, schema, abort.signal)
-      .then((data) => setAnswer({ path, data, error: null }))
+    load(abort.signal)
+      .then((data) => {
+        if (!abort.signal.aborted) setAnswer({ key, data, error: null, code: null });
+      })
       .catch((error: unknown) => {
-        if (!abort.signal.aborted) setAnswer({ path, data: null, error: describeError(error) });
+        if (abort.signal.aborted) return;
+        const code =
+          typeof error === "object" && error !== null && "code" in error ? String(error.code) : null;
+        setAnswer({ key, data: null, error: describeError(error), code });
       });
     return () => abort.abort();
-  }, [path, schema]);
-  return answer?.path === path ? answer : { data: null, error: null };
+    // `load` is a new function on each render; the key says what it loads.
+  }, [key, generation]);
+  const reload = () => setGeneration((g) => g + 1);
+  return answer?.key === key ? { ...answer, reload } : { data: null, error: null, code: null, reload };
 }

@@ -1,15 +1,88 @@
-import type { Message } from "../../../src/core/message.js";
-import { showValue } from "../format.js";
+import type { ReactNode } from "react";
+import type { Message, ToolCall } from "../../../src/core/message.js";
+import { ValueView } from "./value-view.js";
 
-/** A conversation as chat bubbles; tool calls show as one-line notes, tool results are left to the trace. */
-export function MessageList(props: { messages: readonly Message[]; showToolResults?: boolean }) {
+/** The words that end a conversation, and what they mean (they are control signals, not speech). */
+const STOP_EVENTS: ReadonlyArray<{ token: string; customer: string; agent: string }> = [
+  { token: "###STOP###", customer: "ended the conversation", agent: "ended the conversation" },
+  {
+    token: "###TRANSFER###",
+    customer: "asked to be transferred to a human",
+    agent: "transferred the customer",
+  },
+  {
+    token: "###OUT-OF-SCOPE###",
+    customer: "ended: the request is out of scope",
+    agent: "ended: out of scope",
+  },
+];
+
+/** A message's words without its stop token, and the event the token stands for. */
+export function splitStopToken(content: string | null | undefined): {
+  text: string;
+  event: (typeof STOP_EVENTS)[number] | null;
+} {
+  const text = content ?? "";
+  const event = STOP_EVENTS.find((e) => text.includes(e.token)) ?? null;
+  return { text: event ? text.split(event.token).join("").trim() : text, event };
+}
+
+export interface MessageMark {
+  /** Shown above the message, e.g. "first departure from the gold actions". */
+  label: string;
+  detail?: ReactNode;
+}
+
+function CallNote(props: { call: ToolCall }) {
+  const args = JSON.stringify(props.call.arguments);
+  return (
+    <div className="call-note">
+      <span className="call-name">→ {props.call.name}</span>
+      {args === "{}" ? (
+        <code className="value">()</code>
+      ) : (
+        <ValueView value={props.call.arguments} inline={90} />
+      )}
+    </div>
+  );
+}
+
+/**
+ * A conversation as chat bubbles. Tool calls show as notes (long arguments expand), tool results are
+ * folded (or left to the trace); a stop or transfer token shows as an event, not as words.
+ */
+export function MessageList(props: {
+  messages: readonly Message[];
+  showToolResults?: boolean;
+  /** Messages to mark (by index), e.g. where a trajectory departs from the gold actions. */
+  marks?: ReadonlyMap<number, MessageMark>;
+  /** DOM ids `${idPrefix}-${index}`, so a mark can be scrolled to. */
+  idPrefix?: string;
+  /** The person at the keyboard plays the customer ("You ended the conversation"). */
+  customerIsYou?: boolean;
+}) {
   return (
     <ol className="messages">
       {props.messages.map((message, i) => {
+        const mark = props.marks?.get(i);
+        const id = props.idPrefix ? `${props.idPrefix}-${i}` : undefined;
+        const marked = mark ? " marked" : "";
+        const markNote = mark && (
+          <div className="mark-note" role="note">
+            <strong>{mark.label}</strong>
+            {mark.detail && <div className="mark-detail">{mark.detail}</div>}
+          </div>
+        );
         if (message.role === "tool") {
-          if (!props.showToolResults) return null;
+          if (!props.showToolResults && !mark) return null;
           return (
-            <li key={i} className={`tool-result${message.error ? " error" : ""}`}>
+            <li
+              key={i}
+              id={id}
+              className={`tool-result${message.error ? " error" : ""}${marked}`}
+              data-index={i}
+            >
+              {markNote}
               <details>
                 <summary>
                   {message.error ? "✗ tool error" : "← tool result"}{" "}
@@ -22,15 +95,21 @@ export function MessageList(props: { messages: readonly Message[]; showToolResul
         }
         if (message.role === "system") return null;
         const who = message.role === "assistant" ? "agent" : "customer";
+        const { text, event } = splitStopToken(message.content);
+        const actor = who === "agent" ? "The agent" : props.customerIsYou ? "You" : "The customer";
         return (
-          <li key={i} className={`message ${who}`}>
-            <span className="who">{who}</span>
-            {message.content && <p className="bubble">{message.content}</p>}
+          <li key={i} id={id} className={`message ${who}${marked}`} data-index={i}>
+            {markNote}
+            {(text !== "" || (message.tool_calls ?? []).length > 0) && <span className="who">{who}</span>}
+            {text !== "" && <p className="bubble">{text}</p>}
             {(message.tool_calls ?? []).map((call) => (
-              <p key={call.id} className="call-note">
-                → {call.name}({showValue(call.arguments, 140)})
-              </p>
+              <CallNote key={call.id} call={call} />
             ))}
+            {event && (
+              <p className="conversation-event" data-testid="stop-event">
+                <span aria-hidden="true">■</span> {actor} {who === "agent" ? event.agent : event.customer}
+              </p>
+            )}
           </li>
         );
       })}

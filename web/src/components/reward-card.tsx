@@ -1,11 +1,12 @@
+import type { ReactNode } from "react";
 import type { RewardInfo } from "../../../src/core/simulation.js";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import type { FailedCheck } from "../../../src/server/api-schemas.js";
-import { showValue } from "../format.js";
+import { ValueView } from "./value-view.js";
 
 interface CheckRow {
   ok: boolean | null;
-  label: string;
+  label: ReactNode;
   detail?: string | null | undefined;
 }
 
@@ -37,11 +38,31 @@ function Section(props: { title: string; counted: boolean; rows: CheckRow[]; hig
   );
 }
 
+/** Which side's final database differs from the gold one, when a diff says so. */
+export interface DbSides {
+  agent: boolean;
+  user: boolean;
+}
+
+/** What the database check found, saying which side differs (telecom: the customer's phone). */
+export function dbCheckSentence(match: boolean, sides: DbSides | null | undefined): string {
+  if (match) return "final database equals the gold one";
+  if (!sides) return "final database differs from the gold one";
+  if (sides.user && !sides.agent)
+    return "the customer's side (their device and account as they see it) differs from the gold one; the agent's database matches";
+  if (sides.user && sides.agent)
+    return "both the agent's database and the customer's side differ from the gold ones";
+  if (sides.agent) return "the agent's database differs from the gold one";
+  return "the recorded check failed, but replaying the conversation here finds no difference";
+}
+
 /** The reward and every check behind it; failed checks that count are highlighted. */
 export function RewardCard(props: {
   rewardInfo: RewardInfo;
   failedChecks: readonly FailedCheck[];
   title?: string;
+  /** Which database differs, when the predicted-vs-gold diff is known. */
+  dbSides?: DbSides | null;
 }) {
   const { rewardInfo: reward } = props;
   const basis = new Set(reward.reward_basis ?? []);
@@ -76,7 +97,10 @@ export function RewardCard(props: {
           <ul>
             {props.failedChecks.map((f, i) => (
               <li key={i}>
-                <span className="badge bad">{f.kind}</span> {f.check}
+                <span className="badge bad">{f.kind}</span>{" "}
+                <span className="failed-check">
+                  {f.kind === "DB" && props.dbSides ? dbCheckSentence(false, props.dbSides) : f.check}
+                </span>
               </li>
             ))}
           </ul>
@@ -91,9 +115,7 @@ export function RewardCard(props: {
             ? [
                 {
                   ok: reward.db_check.db_match,
-                  label: reward.db_check.db_match
-                    ? "final database equals the gold one"
-                    : "final database differs from the gold one",
+                  label: dbCheckSentence(reward.db_check.db_match, props.dbSides),
                 },
               ]
             : []
@@ -105,7 +127,11 @@ export function RewardCard(props: {
         highlight={failedKinds.has("ACTION")}
         rows={(reward.action_checks ?? []).map((c) => ({
           ok: c.action_match,
-          label: `${c.action.name}(${showValue(c.action.arguments, 160)})`,
+          label: (
+            <span className="call-inline">
+              <code>{c.action.name}</code> <ValueView value={c.action.arguments} inline={70} />
+            </span>
+          ),
         }))}
       />
       <Section
@@ -124,7 +150,14 @@ export function RewardCard(props: {
         highlight={failedKinds.has("ENV_ASSERTION")}
         rows={(reward.env_assertions ?? []).map((c) => ({
           ok: c.met,
-          label: `${c.env_assertion.env_type}.${c.env_assertion.func_name}(${showValue(c.env_assertion.arguments, 120)})`,
+          label: (
+            <span className="call-inline">
+              <code>
+                {c.env_assertion.env_type}.{c.env_assertion.func_name}
+              </code>{" "}
+              <ValueView value={c.env_assertion.arguments} inline={70} />
+            </span>
+          ),
         }))}
       />
       <Section

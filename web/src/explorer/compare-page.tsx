@@ -1,5 +1,8 @@
-import { CompareResponseSchema } from "../../../src/server/api-schemas.js";
-import { formatPercent } from "../format.js";
+import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
+import { CompareResponseSchema, type TaskComparison } from "../../../src/server/api-schemas.js";
+import { answer, api, cancellable } from "../api.js";
+import { LoadFailure } from "../components/not-found.js";
+import { formatPercent, taskLabel } from "../format.js";
 import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
@@ -8,18 +11,42 @@ import { runName } from "./runs-page.js";
 const points = (passHatKs: Record<string, number>) =>
   Object.entries(passHatKs).map(([k, value]) => ({ k: Number(k), value, low: null, high: null }));
 
+type Trial = TaskComparison["trialsA"][number];
+const passes = (t: Trial) => t.reward !== null && isSuccessful(t.reward);
+const fails = (t: Trial) => t.reward !== null && !isSuccessful(t.reward);
+
+/**
+ * The two trials to put side by side for a task: for a regression, a trial that passed before and one
+ * that fails now (an improvement the other way round); otherwise the first trial of each.
+ */
+export function trialsToCompare(task: TaskComparison): { a: number; b: number } | null {
+  const first = (trials: readonly Trial[], want: (t: Trial) => boolean) => trials.find(want) ?? trials[0];
+  const a = task.regressed
+    ? first(task.trialsA, passes)
+    : task.improved
+      ? first(task.trialsA, fails)
+      : task.trialsA[0];
+  const b = task.regressed
+    ? first(task.trialsB, fails)
+    : task.improved
+      ? first(task.trialsB, passes)
+      : task.trialsB[0];
+  return a && b ? { a: a.trial, b: b.trial } : null;
+}
+
 /** Two runs side by side: per-task pass^k differences, regressions first. */
 export function ComparePage(props: { a: string; b: string }) {
-  const { data: comparison, error } = useApiGet(
-    `/api/compare?a=${encodeURIComponent(props.a)}&b=${encodeURIComponent(props.b)}`,
-    CompareResponseSchema,
+  const {
+    data: comparison,
+    error,
+    code,
+  } = useApiGet(`${props.a}\u0000${props.b}`, (signal) =>
+    answer(
+      api.compare.$get({ query: { a: props.a, b: props.b } }, cancellable(signal)),
+      CompareResponseSchema,
+    ),
   );
-  if (error)
-    return (
-      <p className="page error-text" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <LoadFailure error={error} code={code} what="Run" />;
   if (!comparison) return <p className="page muted">Loading…</p>;
   const { a, b } = comparison;
   const ks = Array.from({ length: comparison.k }, (_, i) => i);
@@ -69,6 +96,7 @@ export function ComparePage(props: { a: string; b: string }) {
                   </th>
                 ))}
                 <th scope="col">Change</th>
+                <th scope="col">Conversations</th>
               </tr>
             </thead>
             <tbody>
@@ -77,13 +105,34 @@ export function ComparePage(props: { a: string; b: string }) {
                   key={`${task.domain}/${task.taskId}`}
                   className={task.regressed ? "regressed" : task.improved ? "improved" : ""}
                 >
-                  <th scope="row">{task.taskId}</th>
+                  <th scope="row" title={task.taskId}>
+                    {taskLabel(task.taskId, 40)}
+                  </th>
                   {ks.map((k) => (
                     <td key={k} className="num">
                       {formatPercent(task.before[k], 0)} → {formatPercent(task.after[k], 0)}
                     </td>
                   ))}
                   <td>{task.regressed ? "▼ regressed" : task.improved ? "▲ improved" : "="}</td>
+                  <td>
+                    {(() => {
+                      const pair = trialsToCompare(task);
+                      return pair ? (
+                        <a
+                          href={href({
+                            page: "trials",
+                            domain: task.domain,
+                            taskId: task.taskId,
+                            a: { runId: a.id, trial: pair.a },
+                            b: { runId: b.id, trial: pair.b },
+                          })}
+                          aria-label={`Where task ${task.taskId} diverges: A trial ${pair.a} vs B trial ${pair.b}`}
+                        >
+                          where they diverge
+                        </a>
+                      ) : null;
+                    })()}
+                  </td>
                 </tr>
               ))}
             </tbody>

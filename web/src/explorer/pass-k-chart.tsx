@@ -20,6 +20,21 @@ export function PassKChart(props: { series: readonly PassKSeries[]; height?: num
       const stack = `band-${i}`;
       const lows = run.points.map((p) => p.low ?? p.value);
       const widths = run.points.map((p) => (p.high ?? p.value) - (p.low ?? p.value));
+      // One trial per task: a band over one k has no width, so its interval is drawn as a whisker.
+      const single = run.points.length === 1 ? run.points[0] : undefined;
+      const whisker =
+        single && single.low !== null && single.high !== null
+          ? {
+              markLine: {
+                symbol: ["circle", "circle"],
+                symbolSize: 5,
+                silent: true,
+                label: { show: false },
+                lineStyle: { color, width: 3, type: "solid", opacity: 0.55 },
+                data: [[{ coord: ["1", single.low] }, { coord: ["1", single.high] }]],
+              },
+            }
+          : {};
       return [
         {
           name: `${run.name} low`,
@@ -49,6 +64,7 @@ export function PassKChart(props: { series: readonly PassKSeries[]; height?: num
           color,
           symbolSize: 7,
           lineStyle: { width: 2.5 },
+          ...whisker,
         },
       ];
     });
@@ -71,8 +87,15 @@ export function PassKChart(props: { series: readonly PassKSeries[]; height?: num
       series,
     };
   }, [props.series]);
+  const interval = (p: PassKPoint) =>
+    p.low !== null && p.high !== null
+      ? ` (95% interval ${formatPercent(p.low, 0)}–${formatPercent(p.high, 0)})`
+      : "";
   const summary = props.series
-    .map((s) => `${s.name}: ${s.points.map((p) => `pass^${p.k} ${formatPercent(p.value)}`).join(", ")}`)
+    .map(
+      (s) =>
+        `${s.name}: ${s.points.map((p) => `pass^${p.k} ${formatPercent(p.value)}${interval(p)}`).join(", ")}`,
+    )
     .join("; ");
   return (
     <EChart

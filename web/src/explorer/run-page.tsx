@@ -3,8 +3,10 @@ import { useMemo, useRef, useState } from "react";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import { wilsonInterval } from "../../../src/metrics/statistics.js";
 import { RunDetailSchema, type GridRow, type RunDetail } from "../../../src/server/api-schemas.js";
+import { answer, api, cancellable } from "../api.js";
 import { EChart, type ChartOption } from "../components/echart.js";
-import { formatCost, formatDate, formatPercent, rewardColor } from "../format.js";
+import { LoadFailure } from "../components/not-found.js";
+import { formatCost, formatDate, formatPercent, rewardColor, taskLabel } from "../format.js";
 import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
@@ -79,7 +81,7 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
   const virtualizer = useVirtualizer({
     count: props.rows.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => 34,
+    estimateSize: () => 44,
     overscan: 10,
   });
   return (
@@ -121,8 +123,13 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                   transform: `translateY(${item.start}px)`,
                 }}
               >
-                <span role="rowheader" className="grid-task" title={row.taskId}>
-                  {row.taskId}
+                <span
+                  role="rowheader"
+                  className="grid-task"
+                  title={`${row.taskId}${row.title ? `\n${row.title}` : ""}`}
+                >
+                  <span className="grid-task-id">{taskLabel(row.taskId, 44)}</span>
+                  {row.title && <span className="grid-task-title">{row.title}</span>}
                 </span>
                 <span role="cell" className="grid-score" title={stabilityOf(row)}>
                   {row.successes}/{row.cells.length}
@@ -163,26 +170,65 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
   );
 }
 
+type SortOrder = "failing" | "id" | "flaky";
+
+const SORT_LABELS: Record<SortOrder, string> = {
+  failing: "failing first",
+  id: "by task id",
+  flaky: "flakiest first",
+};
+
+/** Task ids in their natural order: `2` before `10`, telecom's names alphabetically. */
+const byId = (a: GridRow, b: GridRow) =>
+  a.domain.localeCompare(b.domain) || a.taskId.localeCompare(b.taskId, undefined, { numeric: true });
+
+/** Success rate over graded trials (1 when none was graded: nothing to look at). */
+const successRate = (row: GridRow) => {
+  const n = graded(row);
+  return n === 0 ? 1 : row.successes / n;
+};
+
+/** How much a task's outcome depends on luck: p(1 − p), highest at half its trials passing. */
+const flakiness = (row: GridRow) => {
+  const p = successRate(row);
+  return p * (1 - p);
+};
+
+export function sortRows(rows: readonly GridRow[], order: SortOrder): GridRow[] {
+  const sorted = [...rows];
+  if (order === "id") return sorted.sort(byId);
+  if (order === "failing") return sorted.sort((a, b) => successRate(a) - successRate(b) || byId(a, b));
+  return sorted.sort((a, b) => flakiness(b) - flakiness(a) || successRate(a) - successRate(b) || byId(a, b));
+}
+
 export function RunPage(props: { runId: string }) {
-  const { data: detail, error } = useApiGet(`/api/runs/${encodeURIComponent(props.runId)}`, RunDetailSchema);
+  const { runId } = props;
+  const {
+    data: detail,
+    error,
+    code,
+  } = useApiGet(`run\u0000${runId}`, (signal) =>
+    answer(api.runs[":runId"].$get({ param: { runId } }, cancellable(signal)), RunDetailSchema),
+  );
   const [filter, setFilter] = useState<string | null>(null);
   const [search, setSearch] = useState("");
+  const [order, setOrder] = useState<SortOrder>("failing");
   const rows = useMemo(() => {
     if (!detail) return [];
     const needle = search.trim().toLowerCase();
-    return detail.grid.filter(
-      (row) =>
-        (filter === null || row.cells.some((c) => c.failedKinds.includes(filter))) &&
-        (needle === "" || row.taskId.toLowerCase().includes(needle)),
+    return sortRows(
+      detail.grid.filter(
+        (row) =>
+          (filter === null || row.cells.some((c) => c.failedKinds.includes(filter))) &&
+          (needle === "" ||
+            row.taskId.toLowerCase().includes(needle) ||
+            (row.title ?? "").toLowerCase().includes(needle)),
+      ),
+      order,
     );
-  }, [detail, filter, search]);
+  }, [detail, filter, search, order]);
 
-  if (error)
-    return (
-      <p className="page error-text" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <LoadFailure error={error} code={code} what="Run" />;
   if (!detail) return <p className="page muted">Loading…</p>;
   const { run } = detail;
   return (
@@ -277,6 +323,16 @@ export function RunPage(props: { runId: string }) {
               value={search}
               onChange={(e) => setSearch(e.target.value)}
             />
+            <label className="sort" htmlFor="grid-sort">
+              Sort
+              <select id="grid-sort" value={order} onChange={(e) => setOrder(e.target.value as SortOrder)}>
+                {(Object.keys(SORT_LABELS) as SortOrder[]).map((o) => (
+                  <option key={o} value={o}>
+                    {SORT_LABELS[o]}
+                  </option>
+                ))}
+              </select>
+            </label>
           </div>
         </header>
         <p className="muted small" role="status">

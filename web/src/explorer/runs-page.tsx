@@ -1,89 +1,221 @@
-import { useCallback, useEffect, useState, type ChangeEvent } from "react";
+import { useEffect, useState, type ChangeEvent, type FormEvent } from "react";
 import {
+  ConversationListSchema,
+  DeleteRunResponseSchema,
   ImportResponseSchema,
   RunDetailSchema,
   RunListSchema,
+  type ConversationSummary,
   type RunSummary,
 } from "../../../src/server/api-schemas.js";
-import { ApiRequestError, describeError, getJson } from "../api.js";
-import { formatCost, formatDate, formatPercent } from "../format.js";
-import { href } from "../router.js";
-import { PassKChart, type PassKSeries } from "./pass-k-chart.js";
+import { ApiRequestError, answer, api, cancellable, describeError } from "../api.js";
 import { ComparabilityBadge } from "../components/comparability-badge.js";
+import { PassKSparkline } from "../components/sparkline.js";
+import { formatCost, formatDate, formatPercent, taskLabel } from "../format.js";
+import { href } from "../router.js";
+import { useApiGet } from "../use-api-get.js";
+import { PassKChart, type PassKSeries } from "./pass-k-chart.js";
 
 export function runName(run: RunSummary): string {
   return run.label ?? run.model ?? run.id;
 }
 
-async function uploadResults(file: File): Promise<RunSummary> {
-  const response = await fetch(`/api/runs/import?name=${encodeURIComponent(file.name)}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: await file.text(),
-  });
-  const body: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = body as { code?: string; message?: string } | null;
-    throw new ApiRequestError(
-      response.status,
-      error?.code ?? "http_error",
-      error?.message ?? `upload failed (${response.status})`,
+/** The largest k a run reports (its trials per task). */
+export function maxK(passHatKs: Record<string, number>): number {
+  return Math.max(0, ...Object.keys(passHatKs).map(Number));
+}
+
+function importFile(text: string, name: string, again: boolean): Promise<RunSummary> {
+  return answer(
+    api.runs.import.$post(
+      { query: { name, ...(again ? { again: "true" as const } : {}) } },
+      { init: { body: text, headers: { "Content-Type": "application/json", Accept: "application/json" } } },
+    ),
+    ImportResponseSchema,
+  ).then((r) => r.run);
+}
+
+/** A run's label, editable in place. */
+function RunNameCell(props: { run: RunSummary; onRenamed: () => void }) {
+  const { run } = props;
+  const [editing, setEditing] = useState(false);
+  const [label, setLabel] = useState(runName(run));
+  const [error, setError] = useState<string | null>(null);
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    answer(api.runs[":runId"].$patch({ param: { runId: run.id }, json: { label } }), ImportResponseSchema)
+      .then(() => {
+        setEditing(false);
+        setError(null);
+        props.onRenamed();
+      })
+      .catch((e: unknown) => setError(describeError(e)));
+  };
+  if (editing) {
+    return (
+      <form className="rename" onSubmit={save}>
+        <label className="visually-hidden" htmlFor={`rename-${run.id}`}>
+          New name for {runName(run)}
+        </label>
+        <input
+          id={`rename-${run.id}`}
+          type="text"
+          value={label}
+          maxLength={200}
+          autoFocus
+          onChange={(e) => setLabel(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") setEditing(false);
+          }}
+        />
+        <button type="submit" disabled={label.trim() === ""}>
+          Save
+        </button>
+        <button type="button" className="secondary" onClick={() => setEditing(false)}>
+          Cancel
+        </button>
+        {error && (
+          <span className="error-text" role="alert">
+            {error}
+          </span>
+        )}
+      </form>
     );
   }
-  return ImportResponseSchema.parse(body).run;
+  return (
+    <span className="run-name">
+      <a href={href({ page: "run", runId: run.id })}>{runName(run)}</a>{" "}
+      <ComparabilityBadge comparability={run.comparability} />
+      <button
+        type="button"
+        className="link-button"
+        aria-label={`Rename ${runName(run)}`}
+        title="Rename"
+        onClick={() => {
+          setLabel(runName(run));
+          setEditing(true);
+        }}
+      >
+        ✎
+      </button>
+    </span>
+  );
+}
+
+/** The playground's kept conversations: reopen one by its link. */
+function Conversations() {
+  const list = useApiGet("conversations", (signal) =>
+    answer(api.conversations.$get({ query: { limit: "20" } }, cancellable(signal)), ConversationListSchema),
+  );
+  const conversations = list.data?.conversations ?? [];
+  if (conversations.length === 0) return null;
+  const status = (c: ConversationSummary) =>
+    c.reward !== null
+      ? `reward ${c.reward.toFixed(2)}`
+      : c.status === "finished"
+        ? (c.terminationReason ?? "finished").replace(/_/g, " ")
+        : c.status;
+  return (
+    <section className="card" aria-labelledby="conversations-title" data-testid="conversations">
+      <h2 id="conversations-title">Playground conversations</h2>
+      <p className="muted small">
+        Ad-hoc conversations from the playground, newest first; each link reopens one.
+      </p>
+      <ul className="conversation-list">
+        {conversations.map((c) => (
+          <li key={c.id}>
+            <a
+              href={href({
+                page: "playground",
+                domain: c.domain,
+                ...(c.taskId !== null ? { taskId: c.taskId } : {}),
+                conversationId: c.id,
+              })}
+              title={c.taskId ?? "free conversation"}
+            >
+              {c.domain} · {c.taskId !== null ? taskLabel(c.taskId, 40) : "free conversation"}
+            </a>{" "}
+            <span className={`badge ${c.reward === null ? "muted" : c.reward >= 1 ? "added" : "removed"}`}>
+              {status(c)}
+            </span>{" "}
+            <span className="muted small">
+              {c.mode === "human" ? "a person" : c.user} with {c.agent} · {formatDate(c.startedAt)}
+            </span>
+            {c.firstLine && <span className="conversation-first-line">“{c.firstLine}”</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
 }
 
 export function RunsPage() {
-  const [runs, setRuns] = useState<RunSummary[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const runs = useApiGet("runs", (signal) => answer(api.runs.$get({}, cancellable(signal)), RunListSchema));
   const [uploading, setUploading] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [duplicate, setDuplicate] = useState<{
+    name: string;
+    text: string;
+    runId: string;
+    message: string;
+  } | null>(null);
+  const [deleting, setDeleting] = useState<RunSummary | null>(null);
   const [selected, setSelected] = useState<string[]>([]);
   const [chart, setChart] = useState<PassKSeries[]>([]);
-
-  const load = useCallback(() => {
-    getJson("/api/runs", RunListSchema)
-      .then((list) => {
-        setRuns(list.runs);
-        setError(null);
-      })
-      .catch((e: unknown) => setError(describeError(e)));
-  }, []);
-  useEffect(load, [load]);
+  const list = runs.data?.runs ?? null;
 
   useEffect(() => {
     const abort = new AbortController();
     Promise.all(
-      selected.map((id) => getJson(`/api/runs/${encodeURIComponent(id)}`, RunDetailSchema, abort.signal)),
+      selected.map((runId) =>
+        answer(api.runs[":runId"].$get({ param: { runId } }, cancellable(abort.signal)), RunDetailSchema),
+      ),
     )
       .then((details) => setChart(details.map((d) => ({ name: runName(d.run), points: d.passHatK }))))
       .catch(() => {});
     return () => abort.abort();
   }, [selected]);
 
-  const onFile = async (event: ChangeEvent<HTMLInputElement>) => {
-    const file = event.target.files?.[0];
-    event.target.value = "";
-    if (!file) return;
+  const upload = async (name: string, text: string, again: boolean) => {
     setUploading(true);
     setNotice(null);
     setError(null);
+    setDuplicate(null);
     try {
-      const run = await uploadResults(file);
-      setNotice(`Imported ${file.name}: ${run.simulations} simulations over ${run.tasks} tasks.`);
-      load();
+      const run = await importFile(text, name, again);
+      setNotice(`Imported ${name}: ${run.simulations} simulations over ${run.tasks} tasks.`);
+      runs.reload();
     } catch (e) {
-      setError(describeError(e));
+      if (e instanceof ApiRequestError && e.code === "duplicate_import" && e.runId)
+        setDuplicate({ name, text, runId: e.runId, message: e.message });
+      else setError(describeError(e));
     } finally {
       setUploading(false);
     }
   };
+  const onFile = async (event: ChangeEvent<HTMLInputElement>) => {
+    const file = event.target.files?.[0];
+    event.target.value = "";
+    if (!file) return;
+    await upload(file.name, await file.text(), false);
+  };
+  const remove = (run: RunSummary) => {
+    answer(api.runs[":runId"].$delete({ param: { runId: run.id } }), DeleteRunResponseSchema)
+      .then((deleted) => {
+        setNotice(`Deleted ${runName(run)} and its ${deleted.simulations} simulations.`);
+        setSelected((current) => current.filter((id) => id !== run.id));
+        setDeleting(null);
+        runs.reload();
+      })
+      .catch((e: unknown) => {
+        setError(describeError(e));
+        setDeleting(null);
+      });
+  };
 
   const toggle = (id: string) =>
     setSelected((current) => (current.includes(id) ? current.filter((x) => x !== id) : [...current, id]));
-  const maxK = Math.max(0, ...(runs ?? []).map((r) => Object.keys(r.passHatKs).length));
-  // Every k up to the most trials of a run (the table scrolls sideways on narrow screens).
-  const ks = Array.from({ length: maxK }, (_, i) => String(i + 1));
 
   return (
     <div className="page runs-page">
@@ -105,16 +237,55 @@ export function RunsPage() {
           {notice}
         </p>
       )}
-      {error && (
+      {(error ?? runs.error) && (
         <p className="error-text" role="alert">
-          {error}
+          {error ?? runs.error}
         </p>
       )}
-      {runs && runs.length === 0 && (
+      {duplicate && (
+        <div
+          className="warning"
+          role="alertdialog"
+          aria-labelledby="duplicate-title"
+          data-testid="duplicate-import"
+        >
+          <p id="duplicate-title">
+            <strong>{duplicate.name} was imported before</strong>, as{" "}
+            <a href={href({ page: "run", runId: duplicate.runId })}>this run</a>. Importing it again makes a
+            second copy of the same simulations.
+          </p>
+          <button type="button" onClick={() => void upload(duplicate.name, duplicate.text, true)}>
+            Import again anyway
+          </button>{" "}
+          <button type="button" className="secondary" onClick={() => setDuplicate(null)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {deleting && (
+        <div
+          className="warning"
+          role="alertdialog"
+          aria-labelledby="delete-title"
+          data-testid="confirm-delete"
+        >
+          <p id="delete-title">
+            Delete <strong>{runName(deleting)}</strong> and its {deleting.simulations} simulations from the
+            store? This cannot be undone.
+          </p>
+          <button type="button" className="danger" onClick={() => remove(deleting)}>
+            Delete the run
+          </button>{" "}
+          <button type="button" className="secondary" onClick={() => setDeleting(null)} autoFocus>
+            Keep it
+          </button>
+        </div>
+      )}
+      {list && list.length === 0 && (
         <p className="muted">No runs yet. Import a τ²-bench results file, or run `passk run`.</p>
       )}
-      {runs && runs.length > 0 && (
-        <div className="table-scroll">
+      {list && list.length > 0 && (
+        <div className="table-scroll runs-scroll">
           <table className="runs-table">
             <thead>
               <tr>
@@ -122,55 +293,79 @@ export function RunsPage() {
                   <span className="visually-hidden">select</span>
                 </th>
                 <th scope="col">Run</th>
-                <th scope="col" className="wide-only">
-                  Model
-                </th>
-                <th scope="col" className="wide-only">
-                  Domain
-                </th>
+                <th scope="col">Model</th>
+                <th scope="col">Domain</th>
                 <th scope="col">Tasks × trials</th>
-                {ks.map((k) => (
-                  <th key={k} scope="col">
-                    pass^{k}
-                  </th>
-                ))}
-                <th scope="col" className="wide-only">
-                  Cost
+                <th scope="col" title="The chance that one attempt at a task succeeds">
+                  pass^1
                 </th>
-                <th scope="col" className="wide-only">
-                  Date
+                <th
+                  scope="col"
+                  title="The chance that all k attempts at a task succeed (k = the run's trials)"
+                >
+                  pass^k
+                </th>
+                <th scope="col">pass^1…k</th>
+                <th scope="col">Cost</th>
+                <th scope="col">Date</th>
+                <th scope="col">
+                  <span className="visually-hidden">actions</span>
                 </th>
               </tr>
             </thead>
             <tbody>
-              {runs.map((run) => (
-                <tr key={run.id}>
-                  <td>
-                    <input
-                      type="checkbox"
-                      aria-label={`select ${runName(run)}`}
-                      checked={selected.includes(run.id)}
-                      onChange={() => toggle(run.id)}
-                    />
-                  </td>
-                  <td>
-                    <a href={href({ page: "run", runId: run.id })}>{runName(run)}</a>{" "}
-                    <ComparabilityBadge comparability={run.comparability} />
-                  </td>
-                  <td className="wide-only">{run.model ?? "—"}</td>
-                  <td className="wide-only">{run.domains.join(", ")}</td>
-                  <td>
-                    {run.tasks} × {run.trials}
-                  </td>
-                  {ks.map((k) => (
-                    <td key={k} className="num">
-                      {formatPercent(run.passHatKs[k])}
+              {list.map((run) => {
+                const k = maxK(run.passHatKs);
+                return (
+                  <tr key={run.id} data-run-id={run.id}>
+                    <td className="select-cell">
+                      <input
+                        type="checkbox"
+                        aria-label={`select ${runName(run)}`}
+                        checked={selected.includes(run.id)}
+                        onChange={() => toggle(run.id)}
+                      />
                     </td>
-                  ))}
-                  <td className="num wide-only">{formatCost(run.totalCost)}</td>
-                  <td className="wide-only">{formatDate(run.date)}</td>
-                </tr>
-              ))}
+                    <td className="name-cell">
+                      <RunNameCell run={run} onRenamed={runs.reload} />
+                    </td>
+                    <td data-label="Model">{run.model ?? "—"}</td>
+                    <td data-label="Domain">{run.domains.join(", ")}</td>
+                    <td data-label="Tasks × trials">
+                      {run.tasks} × {run.trials}
+                    </td>
+                    <td className="num pass-1" data-label="pass^1">
+                      {formatPercent(run.passHatKs["1"])}
+                    </td>
+                    <td className="num pass-k" data-label={`pass^${k}`}>
+                      {k > 1 ? (
+                        <span>
+                          {formatPercent(run.passHatKs[String(k)])} <span className="muted small">k={k}</span>
+                        </span>
+                      ) : (
+                        <span className="muted small">one trial</span>
+                      )}
+                    </td>
+                    <td data-label="pass^1…k">
+                      <PassKSparkline passHatKs={run.passHatKs} />
+                    </td>
+                    <td className="num" data-label="Cost">
+                      {formatCost(run.totalCost)}
+                    </td>
+                    <td data-label="Date">{formatDate(run.date)}</td>
+                    <td className="actions-cell">
+                      <button
+                        type="button"
+                        className="link-button danger-text"
+                        aria-label={`Delete ${runName(run)}`}
+                        onClick={() => setDeleting(run)}
+                      >
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
@@ -188,6 +383,7 @@ export function RunsPage() {
           <PassKChart series={chart} />
         </section>
       )}
+      <Conversations />
     </div>
   );
 }

@@ -8,17 +8,26 @@ import type { ConversationStatus } from "./use-conversation.js";
 export function ConversationPane(props: {
   messages: readonly Message[];
   status: ConversationStatus;
+  connection: "connected" | "reconnecting";
+  attempts: number;
+  /** Why the page ended the conversation itself, if it did. */
+  lost: string | null;
+  /** How the server ended it, when not by finishing (stopped, failed, interrupted by a restart). */
+  closing: { reason: string; message: string | null } | null;
   human: boolean;
   /** The customer's own tools, usable in human mode. */
   customerTools: readonly ToolSummary[];
-  onSay: (text: string) => void;
+  /** Resolves to whether the server took the message (the draft is kept otherwise). */
+  onSay: (text: string) => Promise<boolean>;
   onUseTool: (name: string, args: Record<string, unknown>) => void;
   onEnd: () => void;
+  onStopWaiting: () => void;
 }) {
   const [draft, setDraft] = useState("");
   const end = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
-  const canType = props.human && props.status === "awaiting-customer";
+  const reconnecting = props.connection === "reconnecting" && props.status !== "ended";
+  const canType = props.human && props.status === "awaiting-customer" && !reconnecting;
   useEffect(() => {
     end.current?.scrollIntoView?.({ block: "end" });
   }, [props.messages.length]);
@@ -30,8 +39,9 @@ export function ConversationPane(props: {
     event?.preventDefault();
     const text = draft.trim();
     if (!text || !canType) return;
-    props.onSay(text);
-    setDraft("");
+    void props.onSay(text).then((sent) => {
+      if (sent) setDraft((current) => (current.trim() === text ? "" : current));
+    });
   };
   const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Enter" && !event.shiftKey) submit(event);
@@ -41,14 +51,51 @@ export function ConversationPane(props: {
 
   return (
     <div className="conversation">
+      {reconnecting && (
+        <div className="connection-banner" role="alert" data-testid="connection-lost">
+          <span className="spinner" aria-hidden="true" />
+          <span>
+            <strong>Connection lost, retrying…</strong>{" "}
+            <span className="muted small">
+              {props.attempts > 1 ? `attempt ${props.attempts}; ` : ""}the conversation resumes where it left
+              off once the server answers.
+            </span>
+          </span>
+          <button type="button" className="secondary" onClick={props.onStopWaiting}>
+            Stop waiting
+          </button>
+        </div>
+      )}
       <div className="conversation-scroll" aria-live="polite">
         {props.messages.length === 0 && props.status === "idle" && (
-          <p className="muted empty">Pick a task or a scenario and start a conversation.</p>
+          <p className="muted empty">Pick a real request on the left, or a task, and start a conversation.</p>
         )}
-        <MessageList messages={props.messages} />
-        {props.status === "running" && (
+        <MessageList messages={props.messages} customerIsYou={props.human} />
+        {props.status === "running" && !reconnecting && (
           <p className="typing muted" role="status">
             {props.human ? "The agent is answering…" : "The conversation is running…"}
+          </p>
+        )}
+        {props.closing && !props.lost && (
+          <p
+            className="card end-card lost"
+            role="status"
+            data-testid="conversation-closed"
+            data-reason={props.closing.reason}
+          >
+            <strong>
+              {props.closing.reason === "interrupted"
+                ? "Interrupted."
+                : props.closing.reason === "abandoned"
+                  ? "Stopped."
+                  : "Failed."}
+            </strong>{" "}
+            {props.closing.message}
+          </p>
+        )}
+        {props.lost && (
+          <p className="card end-card lost" role="status" data-testid="conversation-lost">
+            {props.lost}
           </p>
         )}
         <div ref={end} />
@@ -75,7 +122,9 @@ export function ConversationPane(props: {
                     ? "Type as the customer… (Enter to send)"
                     : props.status === "ended"
                       ? "The conversation has ended."
-                      : "Wait for the agent…"
+                      : reconnecting
+                        ? "Waiting for the server…"
+                        : "Wait for the agent…"
                 }
                 onChange={(e) => setDraft(e.target.value)}
                 onKeyDown={onKey}
@@ -85,8 +134,17 @@ export function ConversationPane(props: {
               </button>
             </>
           )}
-          {running && (
-            <button type="button" className="secondary" onClick={props.onEnd}>
+          {running && !reconnecting && (
+            <button
+              type="button"
+              className="secondary"
+              onClick={props.onEnd}
+              title={
+                props.human
+                  ? "End the conversation here and grade it (nothing is sent as if you typed it)"
+                  : "Stop the simulation (it is not graded)"
+              }
+            >
               {props.human ? "End & grade" : "Stop"}
             </button>
           )}

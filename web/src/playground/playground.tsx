@@ -1,14 +1,19 @@
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { Message } from "../../../src/core/message.js";
 import {
   DomainDetailSchema,
   TaskDetailSchema,
   type ConversationMode,
   type DomainDetail,
+  type ScenarioKind,
   type ServerInfo,
   type TaskDetail,
 } from "../../../src/server/api-schemas.js";
-import { describeError, getJson } from "../api.js";
+import { answer, api, cancellable, describeError } from "../api.js";
+import { ScenarioView } from "../components/scenario-view.js";
+import { taskLabel } from "../format.js";
+import { navigate, type Route } from "../router.js";
+import { AgentScoreStrip } from "./agent-score-strip.js";
 import { ConversationPane } from "./conversation-pane.js";
 import { PhonePanel } from "./phone-panel.js";
 import { PolicyPane } from "./policy-pane.js";
@@ -18,42 +23,53 @@ import { useConversation } from "./use-conversation.js";
 
 type Pane = "conversation" | "trace" | "policy";
 
-function scenarioText(detail: TaskDetail | null): string | null {
-  const instructions = detail?.task.user_scenario.instructions;
-  if (!instructions) return null;
-  if (typeof instructions === "string") return instructions;
-  return [
-    instructions.reason_for_call,
-    instructions.known_info,
-    instructions.unknown_info,
-    instructions.task_instructions,
-  ]
-    .filter((part): part is string => typeof part === "string" && part !== "")
-    .join("\n\n");
-}
+const KIND_NAMES: Record<ScenarioKind, string> = {
+  "happy-path": "happy path",
+  "policy-driven": "policy decides",
+  trap: "policy forbids",
+  lookup: "lookup only",
+  contradiction: "contradiction",
+  "customer-action": "customer acts",
+  "multi-step": "multi-step",
+};
 
-export function Playground(props: { info: ServerInfo; onConversationEnd: () => void }) {
-  const { info } = props;
+export function Playground(props: {
+  info: ServerInfo;
+  route: Extract<Route, { page: "playground" }>;
+  onConversationEnd: () => void;
+}) {
+  const { info, route } = props;
+  const known = (name: string | undefined) => name !== undefined && info.domains.some((d) => d.name === name);
   const [domainName, setDomainName] = useState(() =>
-    info.domains.some((d) => d.name === "airline") ? "airline" : (info.domains[0]?.name ?? ""),
+    known(route.domain)
+      ? route.domain!
+      : info.domains.some((d) => d.name === "airline")
+        ? "airline"
+        : (info.domains[0]?.name ?? ""),
   );
   const [domain, setDomain] = useState<DomainDetail | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [mode, setMode] = useState<ConversationMode>("simulate");
   const [agent, setAgent] = useState(info.agents[0] ?? "");
   const [user, setUser] = useState(info.users[0] ?? "");
-  const [taskId, setTaskId] = useState<string | null>(null);
+  const [taskId, setTaskId] = useState<string | null>(route.taskId ?? null);
   const [taskDetail, setTaskDetail] = useState<TaskDetail | null>(null);
   const [pane, setPane] = useState<Pane>("conversation");
   const conversation = useConversation();
   const { state } = conversation;
+  // The task to select once a domain's tasks have loaded (from a link or an opened conversation).
+  const pendingTask = useRef<string | null>(route.taskId ?? null);
 
   useEffect(() => {
     if (!domainName) return;
     const abort = new AbortController();
     setDomain(null);
-    setTaskId(null);
-    getJson(`/api/domains/${encodeURIComponent(domainName)}`, DomainDetailSchema, abort.signal)
+    setTaskId(pendingTask.current);
+    pendingTask.current = null;
+    answer(
+      api.domains[":domain"].$get({ param: { domain: domainName } }, cancellable(abort.signal)),
+      DomainDetailSchema,
+    )
       .then((detail) => {
         setDomain(detail);
         setLoadError(null);
@@ -70,15 +86,25 @@ export function Playground(props: { info: ServerInfo; onConversationEnd: () => v
       return;
     }
     const abort = new AbortController();
-    getJson(
-      `/api/domains/${encodeURIComponent(domainName)}/tasks/${encodeURIComponent(taskId)}`,
+    answer(
+      api.domains[":domain"].tasks[":taskId"].$get(
+        { param: { domain: domainName, taskId } },
+        cancellable(abort.signal),
+      ),
       TaskDetailSchema,
-      abort.signal,
     )
       .then(setTaskDetail)
       .catch(() => setTaskDetail(null));
     return () => abort.abort();
   }, [domainName, taskId]);
+
+  // A link to a conversation (#/play/<domain>/<task>/<id>) opens it: live, or as kept by the server.
+  const { open } = conversation;
+  useEffect(() => {
+    if (route.conversationId && route.conversationId !== state.conversationId) open(route.conversationId);
+    // Only a new link opens a conversation; the page's own state changes do not.
+    // (state.conversationId is read, not watched: starting a conversation links to it.)
+  }, [route.conversationId, open]);
 
   const ended = state.status === "ended";
   const { onConversationEnd } = props;
@@ -98,175 +124,228 @@ export function Playground(props: { info: ServerInfo; onConversationEnd: () => v
     return undefined;
   }, [state.events]);
   const started = state.events[0]?.type === "conversation-start" ? state.events[0] : undefined;
+  const last = state.events.at(-1);
+  const closing =
+    last?.type === "conversation-end" && last.reason !== "finished"
+      ? { reason: last.reason, message: last.message }
+      : null;
+
+  // An opened conversation shows its own domain and task in the setup.
+  useEffect(() => {
+    if (!started) return;
+    if (started.domain !== domainName && known(started.domain)) {
+      pendingTask.current = started.taskId;
+      setDomainName(started.domain);
+    } else if (started.taskId !== null) {
+      setTaskId(started.taskId);
+    }
+    setMode(started.mode);
+  }, [started?.conversationId]);
+
+  const connected = state.connection === "connected";
   const busy =
-    state.status === "starting" || state.status === "running" || state.status === "awaiting-customer";
+    connected &&
+    (state.status === "starting" || state.status === "running" || state.status === "awaiting-customer");
   const exhausted = info.budget.exhausted;
 
   const start = (id: string | null, startMode: ConversationMode = mode) => {
     if (startMode === "simulate" && !id) return;
-    void conversation.start({
-      domain: domainName,
-      mode: startMode,
-      ...(id ? { taskId: id } : {}),
-      agent,
-      ...(startMode === "simulate" ? { user } : {}),
-    });
     setPane("conversation");
+    // On a phone the panes are below the setup: bring the conversation into view.
+    if (window.matchMedia("(max-width: 900px)").matches)
+      document.querySelector(".panes")?.scrollIntoView({ block: "start" });
+    void conversation
+      .start({
+        domain: domainName,
+        mode: startMode,
+        ...(id ? { taskId: id } : {}),
+        agent,
+        ...(startMode === "simulate" ? { user } : {}),
+      })
+      .then((begun) => {
+        if (begun)
+          navigate({
+            page: "playground",
+            domain: begun.domain,
+            ...(begun.taskId !== null ? { taskId: begun.taskId } : {}),
+            conversationId: begun.conversationId,
+          });
+      });
   };
 
   return (
     <div className="playground">
-      <aside className="setup" aria-label="Conversation setup">
-        <div className="field">
-          <label htmlFor="domain">Domain</label>
-          <select
-            id="domain"
-            value={domainName}
-            onChange={(e) => setDomainName(e.target.value)}
-            disabled={busy}
-          >
-            {info.domains.map((d) => (
-              <option key={d.name} value={d.name}>
-                {d.name} ({d.taskCount} tasks)
-              </option>
-            ))}
-          </select>
-        </div>
-        <fieldset className="field mode">
-          <legend>Customer</legend>
-          <label>
-            <input
-              type="radio"
-              name="mode"
-              value="simulate"
-              checked={mode === "simulate"}
-              onChange={() => setMode("simulate")}
-              disabled={busy}
-            />
-            Simulated
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="mode"
-              value="human"
-              checked={mode === "human"}
-              onChange={() => setMode("human")}
-              disabled={busy}
-            />
-            Me (type as the customer)
-          </label>
-        </fieldset>
-        <div className="field">
-          <label htmlFor="agent">Agent model</label>
-          <select id="agent" value={agent} onChange={(e) => setAgent(e.target.value)} disabled={busy}>
-            {info.agents.map((spec) => (
-              <option key={spec}>{spec}</option>
-            ))}
-          </select>
-        </div>
-        {mode === "simulate" && (
+      <AgentScoreStrip domain={domainName} agent={agent} explorer={info.explorer} />
+      <div className="playground-body">
+        <aside className="setup" aria-label="Conversation setup">
           <div className="field">
-            <label htmlFor="user">User model</label>
-            <select id="user" value={user} onChange={(e) => setUser(e.target.value)} disabled={busy}>
-              {info.users.map((spec) => (
+            <label htmlFor="domain">Domain</label>
+            <select
+              id="domain"
+              value={domainName}
+              onChange={(e) => setDomainName(e.target.value)}
+              disabled={busy}
+            >
+              {info.domains.map((d) => (
+                <option key={d.name} value={d.name}>
+                  {d.name} ({d.taskCount} tasks)
+                </option>
+              ))}
+            </select>
+          </div>
+          <fieldset className="field mode">
+            <legend>Customer</legend>
+            <label>
+              <input
+                type="radio"
+                name="mode"
+                value="simulate"
+                checked={mode === "simulate"}
+                onChange={() => setMode("simulate")}
+                disabled={busy}
+              />
+              Simulated
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="mode"
+                value="human"
+                checked={mode === "human"}
+                onChange={() => setMode("human")}
+                disabled={busy}
+              />
+              Me (type as the customer)
+            </label>
+          </fieldset>
+          <div className="field">
+            <label htmlFor="agent">Agent model</label>
+            <select id="agent" value={agent} onChange={(e) => setAgent(e.target.value)} disabled={busy}>
+              {info.agents.map((spec) => (
                 <option key={spec}>{spec}</option>
               ))}
             </select>
           </div>
-        )}
-        {loadError && (
-          <p className="error-text" role="alert">
-            {loadError}
-          </p>
-        )}
-        {domain && domain.scenarios.length > 0 && (
-          <div className="field">
-            <span className="label">Scenarios</span>
-            <div className="chips">
-              {domain.scenarios.map((chip) => (
-                <button
-                  key={chip.kind}
-                  type="button"
-                  className="chip"
-                  title={`${chip.description} (task ${chip.taskId})`}
-                  disabled={busy || exhausted}
-                  onClick={() => {
-                    setTaskId(chip.taskId);
-                    start(chip.taskId);
-                  }}
-                >
-                  {chip.label}
-                </button>
-              ))}
+          {mode === "simulate" && (
+            <div className="field">
+              <label htmlFor="user">User model</label>
+              <select id="user" value={user} onChange={(e) => setUser(e.target.value)} disabled={busy}>
+                {info.users.map((spec) => (
+                  <option key={spec}>{spec}</option>
+                ))}
+              </select>
             </div>
-          </div>
-        )}
-        {domain && <TaskPicker tasks={domain.tasks} selected={taskId} onSelect={setTaskId} />}
-        {taskDetail && (
-          <details className="scenario" open={mode === "human"}>
-            <summary>The customer's scenario</summary>
-            <p>{scenarioText(taskDetail)}</p>
-          </details>
-        )}
-        <div className="actions">
-          <button
-            type="button"
-            className="primary"
-            disabled={busy || exhausted || !domain || (mode === "simulate" && !taskId)}
-            onClick={() => start(taskId)}
-          >
-            {mode === "simulate" ? "Simulate" : taskId ? "Start conversation" : "Start a free conversation"}
-          </button>
-          {mode === "simulate" && !taskId && <p className="hint muted">Pick a task to simulate.</p>}
-          {state.error && (
+          )}
+          {loadError && (
             <p className="error-text" role="alert">
-              {state.error}
+              {loadError}
             </p>
           )}
-        </div>
-      </aside>
-      <div className="panes" data-active={pane}>
-        <nav className="pane-tabs" aria-label="Panes">
-          {(["conversation", "trace", "policy"] as const).map((p) => (
-            <button key={p} type="button" aria-pressed={pane === p} onClick={() => setPane(p)}>
-              {p === "conversation" ? "Chat" : p === "trace" ? "Trace" : "Policy"}
-            </button>
-          ))}
-        </nav>
-        <section
-          className={`pane${pane === "conversation" ? " active" : ""}`}
-          aria-labelledby="pane-conversation"
-        >
-          <h2 id="pane-conversation">
-            Conversation
-            {started && (
-              <span className="muted small">
-                {" "}
-                · {started.domain}
-                {started.taskId ? ` · ${started.taskId}` : ""} · {started.agent}
+          {domain && domain.scenarios.length > 0 && (
+            <div className="field">
+              <span className="label" id="scenarios-label">
+                Try a real request
               </span>
+              <ul className="scenarios" aria-labelledby="scenarios-label">
+                {domain.scenarios.map((chip) => (
+                  <li key={chip.taskId}>
+                    <button
+                      type="button"
+                      className="scenario-chip"
+                      title={`${chip.description}\nTask ${chip.taskId}`}
+                      disabled={busy || exhausted}
+                      data-kind={chip.kind}
+                      onClick={() => {
+                        setTaskId(chip.taskId);
+                        start(chip.taskId);
+                      }}
+                    >
+                      <span className="chip-head">
+                        <span className={`kind kind-${chip.kind}`}>{KIND_NAMES[chip.kind]}</span>
+                        <span className="chip-label">{chip.label}</span>
+                      </span>
+                      <span className="chip-line">“{chip.openingLine}”</span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          {domain && <TaskPicker tasks={domain.tasks} selected={taskId} onSelect={setTaskId} />}
+          {taskDetail && (
+            <details className="scenario" open={mode === "human"}>
+              <summary>The customer's scenario</summary>
+              <ScenarioView task={taskDetail.task} />
+            </details>
+          )}
+          <div className="actions">
+            <button
+              type="button"
+              className="primary"
+              disabled={busy || exhausted || !domain || (mode === "simulate" && !taskId)}
+              onClick={() => start(taskId)}
+            >
+              {mode === "simulate" ? "Simulate" : taskId ? "Start conversation" : "Start a free conversation"}
+            </button>
+            {mode === "simulate" && !taskId && <p className="hint muted">Pick a task to simulate.</p>}
+            {state.error && (
+              <p className="error-text" role="alert">
+                {state.error}
+              </p>
             )}
-          </h2>
-          {userState !== undefined && <PhonePanel state={userState} />}
-          <ConversationPane
-            messages={messages}
-            status={state.status}
-            human={started?.mode === "human"}
-            customerTools={domain?.tools.filter((t) => t.side === "user") ?? []}
-            onSay={(text) => void conversation.say({ content: text })}
-            onUseTool={(name, args) => void conversation.say({ toolCall: { name, arguments: args } })}
-            onEnd={() => void conversation.end()}
-          />
-        </section>
-        <section className={`pane${pane === "trace" ? " active" : ""}`} aria-labelledby="pane-trace">
-          <h2 id="pane-trace">Trace</h2>
-          <TracePane events={state.events} />
-        </section>
-        <section className={`pane${pane === "policy" ? " active" : ""}`} aria-labelledby="pane-policy">
-          <h2 id="pane-policy">Policy</h2>
-          {domain ? <PolicyPane policy={domain.policy} /> : <p className="muted">Loading…</p>}
-        </section>
+          </div>
+        </aside>
+        <div className="panes" data-active={pane}>
+          <nav className="pane-tabs" aria-label="Panes">
+            {(["conversation", "trace", "policy"] as const).map((p) => (
+              <button key={p} type="button" aria-pressed={pane === p} onClick={() => setPane(p)}>
+                {p === "conversation" ? "Chat" : p === "trace" ? "Trace" : "Policy"}
+              </button>
+            ))}
+          </nav>
+          <section
+            className={`pane${pane === "conversation" ? " active" : ""}`}
+            aria-labelledby="pane-conversation"
+          >
+            <h2 id="pane-conversation">
+              Conversation
+              {started && (
+                <span className="muted small" title={started.taskId ?? undefined}>
+                  {" "}
+                  · {started.domain}
+                  {started.taskId ? ` · ${taskLabel(started.taskId, 36)}` : ""} · {started.agent}
+                </span>
+              )}
+            </h2>
+            {userState !== undefined && <PhonePanel state={userState} />}
+            <ConversationPane
+              messages={messages}
+              status={state.status}
+              connection={state.connection}
+              attempts={state.attempts}
+              lost={state.lost}
+              closing={closing}
+              human={started?.mode === "human"}
+              customerTools={domain?.tools.filter((t) => t.side === "user") ?? []}
+              onSay={(text) => conversation.say({ content: text })}
+              onUseTool={(name, args) => void conversation.say({ toolCall: { name, arguments: args } })}
+              onEnd={() => void conversation.end()}
+              onStopWaiting={() =>
+                conversation.abandon(
+                  "You stopped waiting for the server: this conversation ends here, ungraded.",
+                )
+              }
+            />
+          </section>
+          <section className={`pane${pane === "trace" ? " active" : ""}`} aria-labelledby="pane-trace">
+            <h2 id="pane-trace">Trace</h2>
+            <TracePane events={state.events} />
+          </section>
+          <section className={`pane${pane === "policy" ? " active" : ""}`} aria-labelledby="pane-policy">
+            <h2 id="pane-policy">Policy</h2>
+            {domain ? <PolicyPane policy={domain.policy} /> : <p className="muted">Loading…</p>}
+          </section>
+        </div>
       </div>
     </div>
   );

@@ -1,38 +1,44 @@
-import { useDeferredValue, useMemo, useState, type ReactNode } from "react";
+import { useDeferredValue, useMemo, useState } from "react";
+import { MarkdownBlockView, blockText, parseMarkdown, type MarkdownBlock } from "../components/markdown.js";
 
-/** Markdown's **bold** as <strong>, the rest as text with the query marked. */
-function render(text: string, query: string): ReactNode {
-  const pieces = text.split(/\*\*(.+?)\*\*/g);
-  if (pieces.length === 1) return highlight(text, query);
-  return pieces.map((piece, i) =>
-    i % 2 === 1 ? (
-      <strong key={i}>{highlight(piece, query)}</strong>
-    ) : (
-      <span key={i}>{highlight(piece, query)}</span>
-    ),
-  );
-}
-
-function highlight(text: string, query: string): ReactNode {
-  if (!query) return text;
-  const parts: ReactNode[] = [];
-  const lower = text.toLowerCase();
+/**
+ * The blocks to show for a search: every block when there is none; else the blocks that mention it,
+ * each under the headings of its section (so a match is read in its place).
+ */
+function matching(blocks: readonly MarkdownBlock[], query: string): MarkdownBlock[] {
+  if (!query) return [...blocks];
   const needle = query.toLowerCase();
-  let from = 0;
-  for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, from)) {
-    parts.push(text.slice(from, at), <mark key={at}>{text.slice(at, at + query.length)}</mark>);
-    from = at + query.length;
+  const shown: MarkdownBlock[] = [];
+  const headings: Array<Extract<MarkdownBlock, { kind: "heading" }>> = [];
+  let emitted = 0; // how many of `headings` are already shown
+  for (const block of blocks) {
+    if (block.kind === "heading") {
+      while (headings.length > 0 && headings[headings.length - 1]!.level >= block.level) headings.pop();
+      headings.push(block);
+      emitted = Math.min(emitted, headings.length - 1);
+      if (block.text.toLowerCase().includes(needle)) {
+        shown.push(...headings.slice(emitted));
+        emitted = headings.length;
+      }
+      continue;
+    }
+    if (blockText(block).toLowerCase().includes(needle)) {
+      shown.push(...headings.slice(emitted), block);
+      emitted = headings.length;
+    }
   }
-  parts.push(text.slice(from));
-  return parts;
+  return shown;
 }
 
-/** The domain policy, split into paragraphs, searchable: matching paragraphs only, matches marked. */
+/** The domain policy, rendered from its Markdown, searchable: matching blocks under their headings, matches marked. */
 export function PolicyPane(props: { policy: string }) {
   const [query, setQuery] = useState("");
   const deferred = useDeferredValue(query.trim());
-  const blocks = useMemo(() => props.policy.split(/\n\s*\n/).filter((b) => b.trim() !== ""), [props.policy]);
-  const shown = deferred ? blocks.filter((b) => b.toLowerCase().includes(deferred.toLowerCase())) : blocks;
+  const blocks = useMemo(() => parseMarkdown(props.policy), [props.policy]);
+  const shown = useMemo(() => matching(blocks, deferred), [blocks, deferred]);
+  const hits = deferred
+    ? shown.filter((b) => blockText(b).toLowerCase().includes(deferred.toLowerCase())).length
+    : 0;
   return (
     <div className="policy">
       <div className="policy-search">
@@ -48,27 +54,14 @@ export function PolicyPane(props: { policy: string }) {
         />
         {deferred && (
           <span className="muted" role="status">
-            {shown.length} of {blocks.length} paragraphs
+            {hits} matching block{hits === 1 ? "" : "s"} of {blocks.length}
           </span>
         )}
       </div>
-      <div className="policy-text">
-        {shown.map((block, i) => {
-          const heading = /^(#{1,4})\s+(.*)$/.exec(block.trim());
-          if (heading && !block.trim().includes("\n")) {
-            const level = heading[1]!.length;
-            return level <= 2 ? (
-              <h3 key={i}>{render(heading[2]!, deferred)}</h3>
-            ) : (
-              <h4 key={i}>{render(heading[2]!, deferred)}</h4>
-            );
-          }
-          return (
-            <p key={i} className="policy-block">
-              {render(block.trim(), deferred)}
-            </p>
-          );
-        })}
+      <div className="policy-text markdown" data-testid="policy-text">
+        {shown.map((block, i) => (
+          <MarkdownBlockView key={i} block={block} query={deferred} />
+        ))}
       </div>
     </div>
   );

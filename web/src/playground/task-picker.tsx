@@ -1,8 +1,13 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useDeferredValue, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { TaskSummary } from "../../../src/server/api-schemas.js";
+import { parseTelecomTaskId, taskLabel } from "../format.js";
 
-/** Searchable task list (virtualised: telecom has thousands), arrow keys to move, Enter to pick. */
+/**
+ * Searchable task list (virtualised: telecom has thousands). Arrow keys move, Home and End jump,
+ * Page Up/Down move by ten; the selected task is kept in view, whoever selected it (a scenario chip,
+ * a shared link).
+ */
 export function TaskPicker(props: {
   tasks: readonly TaskSummary[];
   selected: string | null;
@@ -14,7 +19,10 @@ export function TaskPicker(props: {
     () =>
       deferred
         ? props.tasks.filter(
-            (t) => t.id.toLowerCase().includes(deferred) || t.title.toLowerCase().includes(deferred),
+            (t) =>
+              t.id.toLowerCase().includes(deferred) ||
+              t.title.toLowerCase().includes(deferred) ||
+              taskLabel(t.id, 1000).toLowerCase().includes(deferred),
           )
         : props.tasks,
     [props.tasks, deferred],
@@ -27,19 +35,32 @@ export function TaskPicker(props: {
     overscan: 8,
   });
   const selectedIndex = shown.findIndex((t) => t.id === props.selected);
-  const move = (delta: number) => {
+  // Keep the selection in view when it changes (by keys, a chip, a link) or the list is filtered.
+  useEffect(() => {
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
+  }, [selectedIndex, virtualizer]);
+  const moveTo = (index: number) => {
     if (shown.length === 0) return;
-    const next = Math.max(0, Math.min(shown.length - 1, (selectedIndex < 0 ? -1 : selectedIndex) + delta));
+    const next = Math.max(0, Math.min(shown.length - 1, index));
     props.onSelect(shown[next]!.id);
-    virtualizer.scrollToIndex(next);
   };
   const onKey = (event: KeyboardEvent) => {
-    if (event.key === "ArrowDown") {
+    const from = selectedIndex < 0 ? -1 : selectedIndex;
+    const keys: Record<string, () => void> = {
+      ArrowDown: () => moveTo(from + 1),
+      ArrowUp: () => moveTo(from - 1),
+      PageDown: () => moveTo(from + 10),
+      PageUp: () => moveTo(from - 10),
+      Home: () => moveTo(0),
+      End: () => moveTo(shown.length - 1),
+    };
+    // In the search box, Home and End move the caret.
+    if (event.currentTarget instanceof HTMLInputElement && (event.key === "Home" || event.key === "End"))
+      return;
+    const action = keys[event.key];
+    if (action) {
       event.preventDefault();
-      move(1);
-    } else if (event.key === "ArrowUp") {
-      event.preventDefault();
-      move(-1);
+      action();
     }
   };
   return (
@@ -85,9 +106,17 @@ export function TaskPicker(props: {
                 }}
                 onClick={() => props.onSelect(task.id)}
                 data-task-id={task.id}
+                title={`${task.id}\n${task.title}`}
               >
-                <span className="task-id">{task.id}</span>
-                <span className="task-title">{task.title}</span>
+                {parseTelecomTaskId(task.id) ? (
+                  // Telecom's titles are all alike: its id says what is wrong, on two lines.
+                  <span className="task-id wrap">{taskLabel(task.id, 84)}</span>
+                ) : (
+                  <>
+                    <span className="task-id">{taskLabel(task.id, 40)}</span>
+                    <span className="task-title">{task.title}</span>
+                  </>
+                )}
               </div>
             );
           })}

@@ -139,8 +139,19 @@ export function TracePane(props: { events: readonly SequencedEvent[] }) {
             );
           case "closed":
             return (
-              <article key={item.key} className="card end-card">
-                <h3>{item.reason === "abandoned" ? "Stopped" : "Failed"}</h3>
+              <article
+                key={item.key}
+                className="card end-card"
+                data-testid="closed-card"
+                data-reason={item.reason}
+              >
+                <h3>
+                  {item.reason === "abandoned"
+                    ? "Stopped"
+                    : item.reason === "interrupted"
+                      ? "Interrupted"
+                      : "Failed"}
+                </h3>
                 {item.message && <p>{item.message}</p>}
               </article>
             );

@@ -1,0 +1,132 @@
+import { z } from "zod";
+import type { RewardInfo, SimulationRunSchema } from "./simulation.js";
+import type { TaskSchema } from "./task.js";
+
+export const RunStatusSchema = z.enum(["running", "completed", "interrupted", "failed", "imported"]);
+/** `running` while a runner works on it; `interrupted` when it stopped early and can be resumed. */
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+type Json = Record<string, unknown>;
+
+/** A simulation as stored and written to results files (τ² `SimulationRun`, no defaults filled in). */
+export type StoredSimulationRecord = z.input<typeof SimulationRunSchema>;
+/** A task as stored with its run (τ² `Task`, as given). */
+export type StoredTaskRecord = z.input<typeof TaskSchema>;
+
+/** A run as stored: its identity, configuration and τ² run info. */
+export interface RunRecord {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  status: RunStatus;
+  label: string | null;
+  /** Trials per task the run asked for (τ² `info.num_trials`). */
+  numTrials: number | null;
+  /** passk's own run configuration (agent, user simulator, models, flags) as given by the runner. */
+  config: Json;
+  /** τ² `Info` of the run (`git_commit`, `user_info`, `agent_info`, `environment_info`…). */
+  info: Json | null;
+  /** τ² `Results.timestamp`. */
+  timestamp: string | null;
+  /** Other top-level fields of an imported results file, written back on export. */
+  extra: Json | null;
+  /** Domains of the run's tasks and simulations, sorted. */
+  domains: string[];
+  simulationCount: number;
+}
+
+export interface NewRun {
+  id?: string;
+  status?: RunStatus;
+  label?: string | null;
+  numTrials?: number | null;
+  config?: Json;
+  info?: Json | null;
+  timestamp?: string | null;
+  extra?: Json | null;
+}
+
+export type RunUpdate = Partial<
+  Pick<NewRun, "status" | "label" | "numTrials" | "config" | "info" | "timestamp">
+>;
+
+/** A stored simulation with where it belongs. */
+export interface StoredSimulation {
+  runId: string;
+  domain: string;
+  simulation: StoredSimulationRecord;
+}
+
+export interface PutResult {
+  /** Whether this call wrote the row (false: an evaluable result for the key was already stored). */
+  written: boolean;
+}
+
+/** What metrics need of a stored simulation (its messages left out). */
+export interface ScoredSimulationRecord {
+  domain: string;
+  task_id: string;
+  trial?: number | null;
+  termination_reason: string;
+  reward_info?: RewardInfo | null;
+  agent_cost?: number | null;
+  user_cost?: number | null;
+  duration?: number | null;
+}
+
+/**
+ * A conversation's progress, saved after each completed turn (`--checkpoint-turns`): the messages so
+ * far and the orchestrator's counters, so that a re-run continues from the last completed turn.
+ */
+export interface TurnCheckpoint {
+  /** The conversation's messages so far (the task's own history included), exactly as recorded. */
+  messages: ReadonlyArray<Record<string, unknown>>;
+  /** Orchestrator steps taken, tool errors (all, and the customer's own) so far. */
+  steps: number;
+  errors: number;
+  userErrors: number;
+  /** When the conversation started and its id (kept, so that the result reads as one conversation). */
+  simulationId: string;
+  startedAt: string;
+}
+
+/** Where turn checkpoints live, keyed by (run, domain, task, trial). */
+export interface CheckpointStore {
+  load(key: ConversationKey): Promise<TurnCheckpoint | undefined>;
+  save(key: ConversationKey, checkpoint: TurnCheckpoint): Promise<void>;
+  clear(key: ConversationKey): Promise<void>;
+}
+
+/** One conversation of a run: a (task, trial) of a domain. */
+export interface ConversationKey {
+  runId: string;
+  domain: string;
+  taskId: string;
+  trial: number;
+}
+
+/**
+ * Where runs, their tasks and simulations are kept. Each simulation is keyed by (run, domain, task,
+ * trial) and written idempotently: the first evaluable result for a key stays; an infrastructure-error
+ * result is replaced by a later attempt. `Store` (src/store/store.ts) implements it over SQLite.
+ *
+ * Methods are synchronous (an embedded store answers at once); `transaction` runs its function
+ * atomically.
+ */
+export interface RunStore {
+  /** Where the store lives (a file path), for messages. */
+  readonly file: string;
+  createRun(run?: NewRun): RunRecord;
+  updateRun(id: string, update: RunUpdate): RunRecord;
+  /** A run by id or unique id prefix. */
+  getRun(idOrPrefix: string): RunRecord;
+  /** Runs, newest first. */
+  listRuns(): RunRecord[];
+  putTasks(runId: string, domain: string, tasks: readonly StoredTaskRecord[]): void;
+  getTasks(runId: string, domain?: string): Array<{ domain: string; task: StoredTaskRecord }>;
+  putSimulation(runId: string, domain: string, simulation: StoredSimulationRecord): PutResult;
+  getSimulations(runId: string, options?: { domain?: string }): StoredSimulation[];
+  scoredSimulations(runId: string): ScoredSimulationRecord[];
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}

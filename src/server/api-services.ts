@@ -1,0 +1,74 @@
+import type { MiddlewareHandler } from "hono";
+import type {
+  AgentScore,
+  Budget,
+  CompareResponse,
+  ConversationDetail,
+  ConversationList,
+  DomainDetail,
+  RunDetail,
+  RunList,
+  RunSummary,
+  SequencedEvent,
+  ServerInfo,
+  SimulationDetail,
+  StartConversationRequest,
+  StartConversationResponse,
+  TaskDetail,
+} from "./api-schemas.js";
+
+/**
+ * What the HTTP routes ask of the server, in the API's own types. The routes (`routes/`) depend on
+ * this interface only, so they — and the route types the web client is typed with — import nothing
+ * of Node; `createServer` implements it over the domains, the conversation hub and the run store.
+ */
+export interface ApiServices {
+  info(): ServerInfo;
+  budget(): Budget;
+  domain(name: string): DomainDetail;
+  task(domain: string, taskId: string): TaskDetail;
+  /** The agent's pass^k on the domain from its latest run in the store. */
+  agentScore(domain: string, agent: string): AgentScore;
+  conversations: ConversationServices;
+  runs: RunServices;
+  /** Removes every secret (API keys) from a text before it leaves the server. */
+  redact(text: string): string;
+  /** Per-client rate limit on the endpoints that start or drive work. */
+  rateLimited: MiddlewareHandler;
+  /** Largest results file accepted for import, in bytes. */
+  maxUploadBytes: number;
+}
+
+/** A person's turn: what they typed, or one of their own tools (their phone). */
+export type CustomerTurnRequest = string | { name: string; arguments: Record<string, unknown> };
+
+/** A conversation's events as a reader follows them (live, or kept from before and ended). */
+export interface ConversationFeed {
+  readonly events: readonly SequencedEvent[];
+  readonly ended: boolean;
+  /** Resolves once there are more than `seen` events, the conversation ended, or `signal` aborts. */
+  waitForEvents(seen: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface ConversationServices {
+  start(request: StartConversationRequest): StartConversationResponse;
+  feed(id: string): ConversationFeed;
+  detail(id: string): ConversationDetail;
+  list(limit: number): ConversationList;
+  say(id: string, turn: CustomerTurnRequest): void;
+  end(id: string): void;
+}
+
+export interface RunServices {
+  list(): RunList;
+  /**
+   * Import a results file's text; `again` imports a file that was imported before (otherwise that is
+   * refused with `duplicate_import`, naming the run).
+   */
+  importResults(text: string, options: { name: string; again: boolean }): RunSummary;
+  detail(runId: string): RunDetail;
+  rename(runId: string, label: string): RunSummary;
+  remove(runId: string): { id: string; simulations: number };
+  simulation(runId: string, key: { domain: string; taskId: string; trial: number }): SimulationDetail;
+  compare(a: string, b: string): CompareResponse;
+}

@@ -1,0 +1,182 @@
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Context } from "hono";
+import { UnknownNameError } from "../core/errors.js";
+import { DomainData } from "../formats/tau2/domain-data.js";
+import { redactSecrets } from "../llm/redact.js";
+import type { DomainDetail, ServerInfo, StartConversationResponse, TaskDetail } from "./api-schemas.js";
+import type { ApiServices, RunServices } from "./api-services.js";
+import { createMemoryConversationStore } from "./conversation-store.js";
+import { ConversationHub } from "./conversations.js";
+import type { ServerDeps, ServerLimits } from "./create-server.js";
+import { scenarioChips, taskSummary, toolSummaries } from "./domain-views.js";
+import { rateLimit } from "./rate-limit.js";
+import { RunViews } from "./run-views.js";
+import { FeatureDisabledError, ParticipantNotOfferedError, SpendCapReachedError } from "./server-errors.js";
+import { SpendTracker } from "./spend-tracker.js";
+
+/**
+ * The server's services over its dependencies: domains (parsed once, on first use), the
+ * conversation hub, the spend tracker and the run store's views.
+ */
+export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiServices {
+  const now = deps.now ?? (() => new Date());
+  const secrets = deps.secrets ?? [];
+  const log = deps.log ?? (() => {});
+  const spend = new SpendTracker({ capUsd: limits.dailySpendCapUsd, now });
+  const hub = new ConversationHub({
+    limits,
+    spend,
+    now,
+    log,
+    store: deps.conversations ?? deps.store?.conversations ?? createMemoryConversationStore(),
+    ...(deps.judge ? { judge: deps.judge } : {}),
+    ...(deps.protocol ? { protocol: deps.protocol } : {}),
+    ...(deps.newId ? { newId: deps.newId } : {}),
+  });
+
+  const loaded = new Map<string, DomainData>();
+  const domainData = (name: string): DomainData => {
+    let data = loaded.get(name);
+    if (!data) {
+      const domain = deps.domains.get(name);
+      if (!domain) throw new UnknownNameError("domain", name, [...deps.domains.keys()]);
+      data = deps.loadDomainData
+        ? deps.loadDomainData(domain, deps.dataDir)
+        : new DomainData(domain, deps.dataDir);
+      loaded.set(name, data);
+    }
+    return data;
+  };
+  const domainDataIfAny = (name: string): DomainData | undefined => {
+    try {
+      return domainData(name);
+    } catch {
+      return undefined;
+    }
+  };
+  // A domain's detail depends only on its data, which never changes: built once (telecom's thousands
+  // of task summaries and scenario chips would otherwise be recomputed on every page load).
+  const details = new Map<string, DomainDetail>();
+  const domainDetail = (name: string): DomainDetail => {
+    let detail = details.get(name);
+    if (!detail) {
+      const data = domainData(name);
+      const domain = data.domain;
+      detail = {
+        name: domain.name,
+        description: domain.description,
+        policy: data.policy,
+        tools: toolSummaries(domain),
+        tasks: data.tasks.map((task) => taskSummary(domain, task)),
+        scenarios: scenarioChips(domain, data.tasks),
+        hasUserTools: (domain.user?.tools.length ?? 0) > 0,
+      };
+      details.set(name, detail);
+    }
+    return detail;
+  };
+  const views = deps.store ? new RunViews(deps.store, domainDataIfAny) : undefined;
+  const explorer = (): RunViews => {
+    if (!views)
+      throw new FeatureDisabledError("this server has no run store: start it with --store to browse runs");
+    return views;
+  };
+
+  const clientKey = (_request: Request, c: Context): string => {
+    if (deps.trustProxy) {
+      const forwarded = c.req.header("X-Forwarded-For")?.split(",")[0]?.trim();
+      if (forwarded) return forwarded;
+    }
+    try {
+      return getConnInfo(c).remote.address ?? "unknown";
+    } catch {
+      return "unknown"; // in-process requests (tests) have no socket
+    }
+  };
+  const pick = (role: "agent" | "user", offered: readonly string[], spec: string | undefined): string => {
+    const chosen = spec ?? offered[0];
+    if (chosen === undefined || !offered.includes(chosen))
+      throw new ParticipantNotOfferedError(role, spec ?? "(default)", offered);
+    return chosen;
+  };
+
+  const runs: RunServices = {
+    list: () => ({ runs: explorer().list() }),
+    importResults: (text, options) => explorer().importResults(text, options),
+    detail: (runId) => explorer().detail(runId),
+    rename: (runId, label) => explorer().rename(runId, label),
+    remove: (runId) => explorer().remove(runId),
+    simulation: (runId, key) => explorer().simulation(runId, key),
+    compare: (a, b) => explorer().compare(a, b),
+  };
+
+  return {
+    info: (): ServerInfo => ({
+      domains: [...deps.domains.values()].flatMap((domain) => {
+        const data = domainDataIfAny(domain.name);
+        if (!data) return [];
+        return [
+          {
+            name: domain.name,
+            description: domain.description,
+            taskCount: data.tasks.length,
+            hasUserTools: (domain.user?.tools.length ?? 0) > 0,
+          },
+        ];
+      }),
+      agents: [...deps.participants.agents],
+      users: [...deps.participants.users],
+      budget: spend.budget(),
+      explorer: views !== undefined,
+    }),
+    budget: () => spend.budget(),
+    domain: domainDetail,
+    task: (domain, taskId): TaskDetail => ({ domain, task: domainData(domain).task(taskId) }),
+    agentScore: (domain, agent) => {
+      domainData(domain); // an unknown domain is a 404 naming the known ones
+      return views ? views.agentScore(domain, agent) : { agent, domain, run: null };
+    },
+    conversations: {
+      start: (request): StartConversationResponse => {
+        const budget = spend.budget();
+        if (budget.exhausted && budget.capUsd !== null)
+          throw new SpendCapReachedError(budget.capUsd, budget.resetsAt, now());
+        const data = domainData(request.domain);
+        const task = request.taskId !== undefined ? data.task(request.taskId) : undefined;
+        const agentSpec = pick("agent", deps.participants.agents, request.agent);
+        const userSpec =
+          request.mode === "simulate" ? pick("user", deps.participants.users, request.user) : undefined;
+        const conversation = hub.start({
+          mode: request.mode,
+          data,
+          ...(task ? { task } : {}),
+          agent: deps.participants.createAgent(agentSpec),
+          agentSpec,
+          ...(userSpec !== undefined
+            ? { user: deps.participants.createUserSimulator(userSpec), userSpec }
+            : {}),
+        });
+        return {
+          conversationId: conversation.id,
+          domain: data.domain.name,
+          taskId: task?.id ?? null,
+          eventsUrl: `/api/conversations/${encodeURIComponent(conversation.id)}/events`,
+        };
+      },
+      feed: (id) => hub.feed(id),
+      detail: (id) => hub.detail(id),
+      list: (limit) => ({ conversations: hub.list(limit) }),
+      say: (id, turn) => hub.say(id, turn),
+      end: (id) => hub.end(id),
+    },
+    runs,
+    redact: (text) => redactSecrets(text, secrets),
+    rateLimited: rateLimit({
+      max: limits.rateLimitMax,
+      windowMs: limits.rateLimitWindowMs,
+      clientKey,
+      now,
+    }),
+    maxUploadBytes: limits.maxUploadBytes,
+  };
+}

@@ -1,0 +1,77 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import {
+  CompareQuerySchema,
+  ImportQuerySchema,
+  RenameRunRequestSchema,
+  RunIdParamSchema,
+  SimulationParamSchema,
+} from "../api-schemas.js";
+import type { ApiServices } from "../api-services.js";
+import { limitJsonBody, requireJson, validate } from "./request-checks.js";
+
+/** The explorer: runs from the store (list, import, rename, delete), their simulations, comparisons. */
+export function runRoutes(services: ApiServices) {
+  const runs = services.runs;
+  const limitUpload = bodyLimit({
+    maxSize: services.maxUploadBytes,
+    onError: (c) =>
+      c.json(
+        {
+          code: "upload_too_large",
+          message: `the results file is larger than ${services.maxUploadBytes} bytes`,
+        },
+        413,
+      ),
+  });
+  return new Hono()
+    .get("/runs", (c) => c.json(runs.list()))
+    .post(
+      "/runs/import",
+      services.rateLimited,
+      requireJson,
+      limitUpload,
+      validate("query", ImportQuerySchema),
+      async (c) => {
+        const query = c.req.valid("query");
+        const text = await c.req.text();
+        if (text.trim() === "") {
+          return c.json(
+            {
+              code: "invalid_request",
+              message: "the body is empty: send the results file's JSON as the body",
+            },
+            400,
+          );
+        }
+        const run = runs.importResults(text, {
+          name: query.name?.slice(0, 200) || "uploaded results",
+          again: query.again === "true",
+        });
+        return c.json({ run }, 201);
+      },
+    )
+    .get("/runs/:runId", validate("param", RunIdParamSchema), (c) =>
+      c.json(runs.detail(c.req.valid("param").runId)),
+    )
+    .patch(
+      "/runs/:runId",
+      services.rateLimited,
+      validate("param", RunIdParamSchema),
+      limitJsonBody,
+      requireJson,
+      validate("json", RenameRunRequestSchema),
+      (c) => c.json({ run: runs.rename(c.req.valid("param").runId, c.req.valid("json").label) }),
+    )
+    .delete("/runs/:runId", services.rateLimited, validate("param", RunIdParamSchema), (c) =>
+      c.json(runs.remove(c.req.valid("param").runId)),
+    )
+    .get("/runs/:runId/simulations/:domain/:taskId/:trial", validate("param", SimulationParamSchema), (c) => {
+      const { runId, ...key } = c.req.valid("param");
+      return c.json(runs.simulation(runId, key));
+    })
+    .get("/compare", validate("query", CompareQuerySchema), (c) => {
+      const { a, b } = c.req.valid("query");
+      return c.json(runs.compare(a, b));
+    });
+}

@@ -1,0 +1,279 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinDomains } from "../../src/domains/registry.js";
+import { parseResults } from "../../src/formats/tau2/results.js";
+import { DomainDetailSchema } from "../../src/server/api-schemas.js";
+import { createMemoryConversationStore } from "../../src/server/conversation-store.js";
+import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import type { RunStore } from "../../src/server/run-store.js";
+import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
+import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
+import { buildResults } from "./helpers/seed-results.js";
+import { sharedDomainData, startWebServer, type WebServer } from "./helpers/web-server.js";
+
+// The playground as a first-time visitor meets it, against the keyless scripted agent and customer.
+const SCREENS = process.env.PASSK_SCREENS ?? "/tmp/passk-screens";
+const airline = sharedDomainData(builtinDomains.get("airline")!, tau2DataDir());
+const telecom = sharedDomainData(builtinDomains.get("telecom")!, tau2DataDir());
+let store: RunStore;
+let web: WebServer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let seededRunId: string;
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  mkdirSync(SCREENS, { recursive: true });
+  store = createMemoryRunStore();
+  // scripted:gold on airline: task 7 passes 2 of 4 trials, task 8 all 4 — pass^1 = (2/4 + 1)/2 = 75%,
+  // pass^4 = (0 + 1)/2 = 50%.
+  const seeded = await buildResults(airline, {
+    taskIds: ["7", "8"],
+    trials: 4,
+    fails: (task, trial) => task === "7" && trial % 2 === 1,
+  });
+  seededRunId = store.importResults(parseResults(JSON.stringify(seeded), "gold.json"), {
+    label: "gold on airline",
+    domain: "airline",
+  });
+  web = await startWebServer({ store });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await web?.kill();
+});
+
+async function openPage(width: number): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width, height: width < 600 ? 844 : 800 });
+  page.setDefaultTimeout(15_000);
+  return page;
+}
+
+const WIDTHS = [1280, 390] as const;
+const phone = (width: number) => width < 900;
+
+/** On a phone the panes are tabs: show one. */
+async function showPane(page: Page, width: number, pane: "Chat" | "Trace" | "Policy") {
+  if (phone(width))
+    await page.getByRole("navigation", { name: "Panes" }).getByRole("button", { name: pane }).click();
+}
+
+async function startHumanConversation(page: Page, width: number): Promise<string> {
+  await page.goto(`${web.url}/#/play/airline/8`);
+  await page.locator('[data-task-id="8"][aria-selected="true"]').waitFor();
+  await page.getByLabel("Me (type as the customer)").check();
+  await page.getByRole("button", { name: "Start conversation" }).click();
+  await expect.poll(() => page.getByLabel("Message to the agent").isEnabled()).toBe(true);
+  // The conversation has a link of its own.
+  await expect.poll(() => new URL(page.url()).hash).toMatch(/^#\/play\/airline\/8\/[\w-]+$/);
+  await showPane(page, width, "Chat");
+  return new URL(page.url()).hash.split("/").at(-1)!;
+}
+
+const greetings = (page: Page) => page.locator(".message.agent .bubble", { hasText: "How can I help you" });
+
+async function isInView(list: Locator, item: Locator): Promise<boolean> {
+  const [outer, inner] = await Promise.all([list.boundingBox(), item.boundingBox()]);
+  return !!outer && !!inner && inner.y >= outer.y - 1 && inner.y + inner.height <= outer.y + outer.height + 1;
+}
+
+describe("the playground in Chromium", () => {
+  for (const width of WIDTHS) {
+    it(`says the connection is lost when the server dies mid-conversation, then ends in a state where the controls work (${width} px)`, async () => {
+      const page = await openPage(width);
+      const id = await startHumanConversation(page, width);
+      // What the page has is kept by the server as it goes.
+      const conversations = store.conversations!;
+      await expect
+        .poll(() => conversations.get(id)?.events.some((e) => e.type === "awaiting-customer"))
+        .toBe(true);
+
+      await web.kill();
+      const banner = page.getByTestId("connection-lost");
+      await banner.waitFor();
+      expect(await banner.innerText()).toMatch(/Connection lost, retrying/);
+      expect(await page.getByLabel("Message to the agent").isDisabled()).toBe(true);
+
+      if (width === 1280) {
+        // The server comes back with its store: the conversation is known, and ended as interrupted.
+        await web.restart();
+        const closed = page.getByTestId("conversation-closed");
+        await closed.waitFor({ timeout: 20_000 });
+        expect(await closed.getAttribute("data-reason")).toBe("interrupted");
+        expect(await closed.innerText()).toMatch(
+          /^Interrupted\. The server stopped while this conversation was running/,
+        );
+      } else {
+        // The server comes back without what it had: the page says the conversation is gone.
+        await web.restart({ store, conversations: createMemoryConversationStore() });
+        const lost = page.getByTestId("conversation-lost");
+        await lost.waitFor({ timeout: 20_000 });
+        expect(await lost.innerText()).toMatch(/The server does not have this conversation/);
+      }
+      expect(await banner.count()).toBe(0);
+      // What was said stays, once; the controls work: a new conversation starts and is answered.
+      expect(await greetings(page).count()).toBe(1);
+      expect(await page.getByLabel("Message to the agent").isDisabled()).toBe(true);
+      await page.getByRole("button", { name: "Start conversation" }).click();
+      const box = page.getByLabel("Message to the agent");
+      await expect.poll(() => box.isEnabled()).toBe(true);
+      await box.fill("I want to book a one-way flight from ORD to PHL on May 26.");
+      await box.press("Enter");
+      await page.locator(".message.customer .bubble", { hasText: "ORD to PHL" }).waitFor();
+      await expect.poll(() => page.locator(".message.agent .bubble").count()).toBeGreaterThanOrEqual(2);
+      await page.close();
+      if (width === 390) {
+        await web.kill();
+        await web.restart({ store });
+      }
+    });
+  }
+
+  it("resumes after a dropped connection without showing anything twice", async () => {
+    const page = await openPage(1280);
+    await startHumanConversation(page, 1280);
+    web.dropConnections();
+    // The stream comes back by itself (the server kept the conversation): the person can go on.
+    const box = page.getByLabel("Message to the agent");
+    await expect.poll(() => page.getByTestId("connection-lost").count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => box.isEnabled()).toBe(true);
+    await box.fill("I want to book a one-way flight from ORD to PHL on May 26.");
+    await box.press("Enter");
+    await expect.poll(() => page.getByTestId("tool-call-card").count()).toBe(4);
+    await page.getByRole("button", { name: "End & grade" }).click();
+    await page.getByTestId("reward-card").waitFor();
+    expect(await greetings(page).count()).toBe(1);
+    // "End & grade" is an event of the conversation, not words the person typed.
+    expect(await page.locator(".message.customer .bubble", { hasText: "###" }).count()).toBe(0);
+    expect(await page.getByTestId("stop-event").last().innerText()).toMatch(/You ended the conversation$/);
+    await page.close();
+  });
+
+  it("keeps conversations: the link reopens one after a reload, and the explorer lists it", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/`);
+    await page.getByRole("button", { name: /Book a flight/ }).click();
+    await page.getByTestId("reward-card").waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId("reward-value").textContent()).toBe("1.00");
+    const link = new URL(page.url()).hash;
+    expect(link).toMatch(/^#\/play\/airline\/8\/[\w-]+$/);
+    // The simulated customer's stop token is an event, not words.
+    expect(await page.locator(".message.customer .bubble", { hasText: "###STOP###" }).count()).toBe(0);
+    expect(await page.getByTestId("stop-event").innerText()).toMatch(/The customer ended the conversation$/);
+    const said = await page.locator(".message .bubble").allInnerTexts();
+
+    await page.reload();
+    await page.getByTestId("reward-card").waitFor();
+    expect(await page.locator(".message .bubble").allInnerTexts()).toEqual(said);
+    expect(await page.locator('[data-task-id="8"]').getAttribute("aria-selected")).toBe("true");
+
+    await page.goto(`${web.url}/#/runs`);
+    const listed = page.getByTestId("conversations").locator(`a[href="${link}"]`);
+    await listed.click();
+    await page.getByTestId("reward-card").waitFor();
+    expect(await page.locator(".message .bubble").allInnerTexts()).toEqual(said);
+    await page.close();
+  });
+
+  for (const width of WIDTHS) {
+    it(`shows real requests, the rendered policy and the agent's measured reliability (${width} px)`, async () => {
+      const page = await openPage(width);
+      await page.goto(`${web.url}/#/`);
+      const chips = page.locator(".scenario-chip");
+      await chips.first().waitFor();
+      // At least five real requests, each a kind of situation, each with the customer's opening line.
+      expect(await chips.count()).toBeGreaterThanOrEqual(5);
+      expect(await page.locator(".scenario-chip .kind").allInnerTexts()).toEqual(
+        expect.arrayContaining([
+          "HAPPY PATH",
+          "POLICY DECIDES",
+          "POLICY FORBIDS",
+          "LOOKUP ONLY",
+          "CONTRADICTION",
+        ]),
+      );
+      for (const line of await page.locator(".scenario-chip .chip-line").allInnerTexts())
+        expect(line).toMatch(/^“.{15,}”$/);
+
+      // pass^1 and pass^k of scripted:gold on airline, from its run, linked to it.
+      const strip = page.getByTestId("agent-score");
+      expect(await strip.getByTestId("agent-pass-1").innerText()).toBe("75.0%");
+      expect(await strip.getByTestId("agent-pass-k").innerText()).toBe("50.0%");
+      expect(await strip.getByRole("link").getAttribute("href")).toBe(`#/runs/${seededRunId}`);
+
+      // The policy is rendered Markdown: headings and lists, no Markdown marks left in the text.
+      await showPane(page, width, "Policy");
+      const policy = page.getByTestId("policy-text");
+      await policy.locator("h3", { hasText: "Airline Agent Policy" }).waitFor();
+      expect(await policy.locator("h4").count()).toBeGreaterThan(2);
+      expect(await policy.locator("li").count()).toBeGreaterThan(10);
+      expect(await policy.locator("strong").count()).toBeGreaterThan(0);
+      const text = await policy.innerText();
+      expect(text).not.toMatch(/^#{1,6} /m);
+      expect(text).not.toContain("**");
+      // Searching keeps a match under its section's heading.
+      await page.getByLabel("Search the policy").fill("cancel");
+      await policy.locator("mark").first().waitFor();
+      expect(await policy.locator("h4").count()).toBeGreaterThan(0);
+      await page.close();
+    });
+  }
+
+  it("names telecom tasks by issue · faults · persona, and keeps the task list's selection in view", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/play/telecom`);
+    const list = page.getByRole("listbox", { name: "Tasks" });
+    await list.locator(".task-option").first().waitFor();
+    const detail = DomainDetailSchema.parse(await (await fetch(`${web.url}/api/domains/telecom`)).json());
+    const long =
+      "[mms_issue]airplane_mode_on|bad_network_preference|bad_wifi_calling|break_apn_mms_setting|data_mode_off|data_usage_exceeded|unseat_sim_card|user_abroad_roaming_disabled_on[PERSONA:Easy]";
+    expect(telecom.task(long).id).toBe(long);
+    await page.getByLabel("Task", { exact: true }).fill(long);
+    const option = page.locator(`[data-task-id="${long}"]`);
+    const label = await option.locator(".task-id").innerText();
+    // Issue and persona always show; the faults are cut in the middle; the tooltip has the whole id.
+    expect(label).toBe("mms issue · airplane mode on + … + user abroad roaming disabled on · easy persona");
+    expect(await option.getAttribute("title")).toContain(long);
+
+    // Home and End reach both ends of 2,285 tasks, each kept in view.
+    await page.getByLabel("Task", { exact: true }).fill("");
+    await expect.poll(() => list.locator(".task-option").count()).toBeGreaterThan(5);
+    await list.focus();
+    await page.keyboard.press("End");
+    const last = list.locator(`[data-task-id="${detail.tasks.at(-1)!.id}"]`);
+    await expect.poll(() => last.getAttribute("aria-selected")).toBe("true");
+    expect(await isInView(list, last)).toBe(true);
+    await page.keyboard.press("Home");
+    const first = list.locator(`[data-task-id="${detail.tasks[0]!.id}"]`);
+    await expect.poll(() => first.getAttribute("aria-selected")).toBe("true");
+    expect(await isInView(list, first)).toBe(true);
+    // A scenario chip far down the list selects its task and scrolls to it.
+    const chip = detail.scenarios.find((c) => detail.tasks.findIndex((t) => t.id === c.taskId) > 50)!;
+    await page.locator(".scenario-chip", { hasText: chip.label }).click();
+    const picked = list.locator(`[data-task-id="${chip.taskId}"]`);
+    await expect.poll(() => picked.getAttribute("aria-selected")).toBe("true");
+    await expect.poll(() => isInView(list, picked)).toBe(true);
+    await page.close();
+  });
+
+  for (const width of WIDTHS) {
+    it(`screenshot: the playground mid-conversation (${width} px)`, async () => {
+      const page = await openPage(width);
+      await startHumanConversation(page, width);
+      const box = page.getByLabel("Message to the agent");
+      await box.fill("Hi, I want to book a one-way flight from ORD to PHL on May 26.");
+      await box.press("Enter");
+      await expect.poll(() => page.locator(".message.agent .bubble").count()).toBeGreaterThanOrEqual(2);
+      await page.screenshot({ path: path.join(SCREENS, `playground-${width}.png`) });
+      if (phone(width)) {
+        await showPane(page, width, "Trace");
+        await page.screenshot({ path: path.join(SCREENS, `playground-${width}-trace.png`) });
+      }
+      await page.close();
+    });
+  }
+});

@@ -1,0 +1,63 @@
+import { AgentScoreSchema } from "../../../src/server/api-schemas.js";
+import { answer, api, cancellable } from "../api.js";
+import { formatDate, formatPercent } from "../format.js";
+import { href } from "../router.js";
+import { useApiGet } from "../use-api-get.js";
+
+/**
+ * How reliable the selected agent is on this domain, measured: pass^1 and pass^k of its latest run
+ * there in the store, linked to the run. Without a run, how to make one.
+ */
+export function AgentScoreStrip(props: { domain: string; agent: string; explorer: boolean }) {
+  const { domain, agent } = props;
+  const score = useApiGet(`${domain}\u0000${agent}`, (signal) =>
+    answer(
+      api.domains[":domain"]["agent-score"].$get(
+        { param: { domain }, query: { agent } },
+        cancellable(signal),
+      ),
+      AgentScoreSchema,
+    ),
+  );
+  if (!props.explorer || !domain || !agent) return null;
+  const run = score.data?.run;
+  const k = run ? Math.max(...Object.keys(run.passHatKs).map(Number)) : 0;
+  return (
+    <div className="score-strip" data-testid="agent-score" role="status">
+      <span className="score-agent">
+        <code>{agent}</code> on <strong>{domain}</strong>
+      </span>
+      {score.error && <span className="muted">{score.error}</span>}
+      {score.data && !run && (
+        <span className="muted">
+          not measured yet —{" "}
+          <code>
+            passk run --domain {domain} --agent-llm {agent} --num-trials 4
+          </code>{" "}
+          says how reliable it is
+        </span>
+      )}
+      {run && (
+        <>
+          <span className="score">
+            pass^1 <strong data-testid="agent-pass-1">{formatPercent(run.passHatKs["1"])}</strong>
+          </span>
+          {k > 1 && (
+            <span className="score">
+              pass^{k} <strong data-testid="agent-pass-k">{formatPercent(run.passHatKs[String(k)])}</strong>
+            </span>
+          )}
+          <span className="muted small">
+            {k > 1
+              ? `all ${k} attempts at a task succeed ${formatPercent(run.passHatKs[String(k)], 0)} of the time`
+              : "one trial per task"}{" "}
+            · {run.tasks} tasks × {run.trials} trials
+          </span>
+          <a href={href({ page: "run", runId: run.id })} className="score-run">
+            {run.name} · {formatDate(run.date)}
+          </a>
+        </>
+      )}
+    </div>
+  );
+}

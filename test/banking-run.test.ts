@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { builtinDomains } from "../src/domains/registry.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { startAgentProcess } from "./helpers/remote-agents.js";
 import { runCli } from "./helpers/run-cli.js";
 
 // banking_knowledge runs under a chosen retrieval config: recorded with the run and in its results,
@@ -149,5 +152,74 @@ describe("passk run --domain banking_knowledge --retrieval-config", () => {
     expect(run.code, run.stderr).toBe(0);
     const simulation = JSON.parse(run.stdout.replace(/^#.*\n/gm, "")) as { reward_info: { reward: number } };
     expect(simulation.reward_info.reward).toBe(1);
+  });
+});
+
+describe("passk serve --retrieval-config", () => {
+  it("offers banking_knowledge under the config: its policy and search tools, and a gold conversation reaches reward 1", async () => {
+    const serve = await startAgentProcess(
+      process.execPath,
+      [
+        "bin/passk.js",
+        "serve",
+        "--port",
+        "0",
+        "--store",
+        path.join(dir, "serve.db"),
+        "--retrieval-config",
+        "grep_only",
+      ],
+      env,
+    );
+    try {
+      const base = /http:\/\/\S+/.exec(serve.url)![0];
+      const detail = (await (await fetch(`${base}/api/domains/banking_knowledge`)).json()) as {
+        policy: string;
+        tools: Array<{ name: string; side: string }>;
+      };
+      const expected = new DomainData(builtinDomains.get("banking_knowledge")!, tau2DataDir(), {
+        config: "grep_only",
+      });
+      expect(detail.policy).toBe(expected.policy);
+      const agentTools = detail.tools.filter((t) => t.side === "agent").map((t) => t.name);
+      expect(agentTools).toContain("grep");
+      expect(agentTools).not.toContain("KB_search");
+
+      const started = await fetch(`${base}/api/conversations`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: base },
+        body: JSON.stringify({
+          domain: "banking_knowledge",
+          mode: "simulate",
+          taskId: "task_001",
+          agent: "scripted:gold",
+        }),
+      });
+      expect(started.status).toBe(201);
+      const { conversationId } = (await started.json()) as { conversationId: string };
+      const events = await fetch(`${base}/api/conversations/${conversationId}/events?after=0`);
+      const reader = events.body!.getReader();
+      let stream = "";
+      while (!stream.includes('"conversation-end"')) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        stream += new TextDecoder().decode(chunk.value);
+      }
+      await reader.cancel();
+      expect(stream).toMatch(/"reward":1[,}]/);
+    } finally {
+      await serve.close();
+    }
+  });
+
+  it("refuses, before serving, a config a conversation cannot run", async () => {
+    const run = await runCli(
+      ["serve", "--port", "0", "--store", path.join(dir, "refused.db"), "--retrieval-config", "terminal_use"],
+      { env },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      "error: banking_knowledge: retrieval config terminal_use gives the agent a shell over the documents",
+    );
   });
 });

@@ -66,7 +66,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
         name: domain.name,
         description: domain.description,
         policy: data.policy,
-        tools: toolSummaries(domain),
+        tools: toolSummaries(domain, data.config),
         tasks: data.tasks.map((task) => taskSummary(domain, task)),
         scenarios: scenarioChips(domain, data.tasks),
         hasUserTools: (domain.user?.tools.length ?? 0) > 0,

@@ -51,7 +51,8 @@ export function taskSummary(domain: AnyDomain, task: Task): TaskSummary {
   };
 }
 
-export function toolSummaries(domain: AnyDomain): ToolSummary[] {
+/** The tools a world of this domain offers each side, under its configuration (banking's search tools). */
+export function toolSummaries(domain: AnyDomain, config?: string): ToolSummary[] {
   const summary = (side: "agent" | "user") => (tool: AnyDomain["agent"]["tools"][number]) => ({
     name: tool.name,
     description: tool.description,
@@ -59,7 +60,13 @@ export function toolSummaries(domain: AnyDomain): ToolSummary[] {
     kind: tool.kind,
     parameters: toolParametersJsonSchema(tool),
   });
-  return [...domain.agent.tools.map(summary("agent")), ...(domain.user?.tools ?? []).map(summary("user"))];
+  const offered = (side: "agent" | "user") =>
+    (domain.toolsFor?.(side, config !== undefined ? { config } : {}) ??
+      (side === "agent" ? domain.agent.tools : (domain.user?.tools ?? []))) as AnyDomain["agent"]["tools"];
+  return [
+    ...offered("agent").map(summary("agent")),
+    ...(domain.user ? offered("user") : []).map(summary("user")),
+  ];
 }
 
 const CONTRADICTION =

@@ -13,7 +13,8 @@ import { sqliteRunStore } from "../../server/sqlite-run-store.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { Store } from "../../store/store.js";
 import { createUserSimulator, readUserGuidelines } from "../../users/create-user.js";
-import { println, withDataOption, type CliContext } from "../context.js";
+import { DomainData } from "../../formats/tau2/domain-data.js";
+import { println, withDataOption, withRetrievalConfigOption, type CliContext } from "../context.js";
 import { resolveProtocol } from "../model-flags.js";
 
 const ServeOptionsSchema = z.object({
@@ -36,6 +37,7 @@ const ServeOptionsSchema = z.object({
   upstream: z.string().optional(),
   allowedHost: z.array(z.string().min(1)).optional(),
   prices: z.string().optional(),
+  retrievalConfig: z.string().optional(),
 });
 
 /** The built web app shipped with passk (`web/dist` beside `dist/`). */
@@ -53,8 +55,7 @@ export function secretValues(env: NodeJS.ProcessEnv): string[] {
 /** `passk serve`: the playground and the run explorer on one local web server. */
 export function registerServe(program: Command, context: CliContext): void {
   withDataOption(
-    program
-      .command("serve")
+    withRetrievalConfigOption(program.command("serve"))
       .description("Serve the web app: a live agent playground and the run explorer (one Hono server)")
       .option("--port <port>", "port to listen on", "8787")
       .option("--host <host>", "address to listen on (0.0.0.0 to serve a network)", "127.0.0.1")
@@ -175,9 +176,27 @@ export function registerServe(program: Command, context: CliContext): void {
         `warning: no built web app in ${webRoot}; run \`npm run build\`. Serving the API only.\n`,
       );
     }
+    // Domains with configurations (banking_knowledge's retrieval) run the one --retrieval-config names; a
+    // config a conversation cannot use (a sandboxed shell, an unverified reranker prompt) stops here.
+    const loadDomainData: NonNullable<Parameters<typeof createServer>[0]["loadDomainData"]> = (
+      domain,
+      dir,
+    ) => {
+      const data = new DomainData(
+        domain,
+        dir,
+        domain.configs && options.retrievalConfig !== undefined ? { config: options.retrievalConfig } : {},
+      );
+      if (domain.configs) data.assertConversable();
+      return data;
+    };
+    const configurable = [...context.domains.values()].filter((d) => d.configs !== undefined);
+    if (options.retrievalConfig !== undefined && configurable.length > 0)
+      for (const domain of configurable) loadDomainData(domain, dataDir);
     const app = createServer({
       domains: context.domains,
       dataDir,
+      loadDomainData,
       participants,
       store: sqliteRunStore(store),
       ...(judge ? { judge } : {}),

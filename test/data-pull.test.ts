@@ -32,7 +32,7 @@ beforeAll(async () => {
     requests.push(req.url ?? "");
     const prefix = `/sierra-research/tau2-bench/${OFFICIAL_COMMIT}/`;
     if (!req.url?.startsWith(prefix)) return void res.writeHead(404).end();
-    const remote = req.url.slice(prefix.length);
+    const remote = decodeURIComponent(req.url.slice(prefix.length));
     const { data, upstream, models: modules } = pullFiles();
     const known = data.find((f) => f.remote === remote);
     const model = modules.some((f) => f.remote === remote);
@@ -97,6 +97,14 @@ describe("passk data pull", () => {
       env,
     });
     expect(JSON.parse(replay.stdout).evaluation.reward_excluding_nl_assertions).toBe(1);
+    // banking_knowledge's 814 files (documents named with `+` among them) came too, and its gold replays.
+    expect(DATA_FILES.filter((f) => f.local.startsWith("banking_knowledge/"))).toHaveLength(814);
+    const banking = await runCli(
+      ["replay", "--domain", "banking_knowledge", "--data", dest, "--task", "task_001"],
+      { env },
+    );
+    expect(banking.code, banking.stderr).toBe(0);
+    expect(JSON.parse(banking.stdout).evaluation.reward_excluding_nl_assertions).toBe(1);
   });
 
   it("data-model modules the server does not have: a one-line warning each, success, and no retry on a pull that fetches nothing else", async () => {

@@ -9,9 +9,18 @@ import {
   UPSTREAM_FILES,
   type DataModelModule,
 } from "./official-manifest.js";
+import { BANKING_KNOWLEDGE_FILES } from "./banking-knowledge-files.js";
 import { checkDataModelSource } from "./upstream/data-models.js";
 
 export const DEFAULT_DATA_BASE_URL = "https://raw.githubusercontent.com/sierra-research/tau2-bench";
+
+/** Downloads at once during a pull. */
+const PULL_CONCURRENCY = 8;
+
+/** A repository path as a URL path: each segment percent-encoded (document names hold `+`). */
+function urlPath(remote: string): string {
+  return remote.split("/").map(encodeURIComponent).join("/");
+}
 
 /** Git's blob hash of some bytes (what `git hash-object` prints). */
 export function gitBlobHash(bytes: Uint8Array): string {
@@ -54,7 +63,7 @@ export function pullFiles(ref: string = OFFICIAL_COMMIT): {
 } {
   const pinned = ref === OFFICIAL_COMMIT;
   return {
-    data: OFFICIAL_FILES.map((f) => ({
+    data: [...OFFICIAL_FILES, ...BANKING_KNOWLEDGE_FILES].map((f) => ({
       remote: `data/tau2/${f.path}`,
       local: localPathOf(f.path),
       blob: pinned ? f.blob : null,
@@ -116,14 +125,14 @@ export async function pullOfficialData(options: PullOptions): Promise<PullResult
     result.upToDate.push(...files.upstream.map((f) => f.remote));
   }
   const wanted = options.upstreamDir === undefined ? [...files.data, ...files.upstream] : files.data;
-  for (const file of wanted) {
+  const pullOne = async (file: PullFile): Promise<void> => {
     const target = path.join(options.dest, file.local);
     if (file.blob && existsSync(target) && gitBlobHash(readFileSync(target)) === file.blob) {
       result.upToDate.push(file.remote);
       options.onFile?.({ path: file.remote, status: "up-to-date" });
-      continue;
+      return;
     }
-    const bytes = await download(`${base}/${ref}/${file.remote}`, options);
+    const bytes = await download(`${base}/${ref}/${urlPath(file.remote)}`, options);
     if (file.blob) {
       const actual = gitBlobHash(bytes);
       if (actual !== file.blob) {
@@ -136,7 +145,25 @@ export async function pullOfficialData(options: PullOptions): Promise<PullResult
     writeAtomically(target, bytes);
     result.downloaded.push(file.remote);
     options.onFile?.({ path: file.remote, status: "downloaded" });
-  }
+  };
+  // banking_knowledge alone is 814 files: a few downloads at a time, stopping at the first failure.
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < wanted.length) {
+      const file = wanted[next++]!;
+      try {
+        await pullOne(file);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const workers = Array.from({ length: Math.min(PULL_CONCURRENCY, wanted.length) }, worker);
+  const settled = await Promise.allSettled(workers);
+  const rejection = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (rejection) throw rejection.reason;
   await pullDataModels(files.models, { ...options, ref, base }, result);
   return result;
 }

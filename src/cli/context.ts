@@ -8,6 +8,7 @@ import type { AnyDomain } from "../env/domain.js";
 import { builtinDomains, getDomain } from "../domains/registry.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
+import { createLanguageModel } from "../llm/index.js";
 
 /** Everything a command needs from its surroundings; tests can swap the streams. */
 export interface CliContext {
@@ -29,7 +30,15 @@ const loaded = new Map<string, DomainData>();
 export function loadDomain(
   context: CliContext,
   name: string,
-  options: { data?: string; tasks?: string; retrievalConfig?: string; upstream?: string } = {},
+  options: {
+    data?: string;
+    tasks?: string;
+    retrievalConfig?: string;
+    upstream?: string;
+    /** `--reranker-llm` / `--reranker-llm-base-url`: the model the `_reranker` configs rate hits with. */
+    rerankerLlm?: string;
+    rerankerLlmBaseUrl?: string;
+  } = {},
 ): DomainData {
   const domain = getDomain(name, context.domains);
   const dataDir = resolveDataDir(options.data, context.env);
@@ -39,6 +48,8 @@ export function loadDomain(
     options.tasks ?? "",
     options.retrievalConfig ?? "",
     options.upstream ?? "",
+    options.rerankerLlm ?? "",
+    options.rerankerLlmBaseUrl ?? "",
   ].join("\u0000");
   let data = loaded.get(key);
   if (!data) {
@@ -46,6 +57,15 @@ export function loadDomain(
       ...(options.tasks ? { tasksFile: options.tasks } : {}),
       ...(options.retrievalConfig !== undefined ? { config: options.retrievalConfig } : {}),
       ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
+      ...(options.rerankerLlm !== undefined && domain.configs
+        ? {
+            toolModel: createLanguageModel(options.rerankerLlm, {
+              env: context.env,
+              role: "reranker",
+              ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
+            }),
+          }
+        : {}),
     });
     loaded.set(key, data);
   }
@@ -57,10 +77,16 @@ export function loadDomain(
  * agent searches its knowledge base; default bm25). Commands pass it to `loadDomain`.
  */
 export function withRetrievalConfigOption(command: Command): Command {
-  return command.option(
-    "--retrieval-config <name>",
-    "banking_knowledge's retrieval config (no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only, …; default bm25)",
-  );
+  return command
+    .option(
+      "--retrieval-config <name>",
+      "banking_knowledge's retrieval config (no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only, …; default bm25)",
+    )
+    .option(
+      "--reranker-llm <model>",
+      "the model that rates each search hit under the _reranker retrieval configs, <provider>:<model>",
+    )
+    .option("--reranker-llm-base-url <url>", "base URL for an openai-compatible reranker model");
 }
 
 /**

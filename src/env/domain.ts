@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { LanguageModel } from "../core/llm.js";
 import type { EnvFunctionCall, Task } from "../core/task.js";
 import type { SessionState } from "./session.js";
 import type { Tool, Toolkit } from "./tool.js";
@@ -39,7 +40,7 @@ export interface DomainConfigs {
    * undefined: runs and the playground refuse it before the first conversation; replays and single
    * calls still work.
    */
-  conversationBlocker?(config: string): string | undefined;
+  conversationBlocker?(config: string, ready: ConfigReadiness): string | undefined;
   /**
    * What the tools of a configuration read (a knowledge base, search backends), built once per loaded
    * data and configuration: build expensive parts lazily, a world may never search.
@@ -51,7 +52,16 @@ export interface DomainConfigs {
     read: ReadDataFile;
     /** The reference's upstream source files, when at hand (its texts may be shown, see `tau2`). */
     upstreamDir: string | undefined;
+    /** The model a configuration's tools call, if one was given (banking_knowledge's LLM reranker). */
+    toolModel: LanguageModel | undefined;
   }): unknown;
+}
+
+/** What a run brings that a configuration's tools may need. */
+export interface ConfigReadiness {
+  /** A model for the tools to call was given (`--reranker-llm`). */
+  readonly toolModel: boolean;
+  readonly upstreamDir: string | undefined;
 }
 
 /** Where a domain's data lives inside a data directory (τ²'s `data/tau2/domains/<name>` layout). */

@@ -1,4 +1,7 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { UnknownNameError } from "../core/errors.js";
+import { RERANKER_MODULE } from "./reranker.js";
 
 /** The retrieval tools a config adds to the agent's tools. */
 export type RetrievalToolName = "KB_search" | "grep" | "shell" | "KB_search_bm25" | "KB_search_dense";
@@ -196,14 +199,23 @@ export function agentToolNames(config: RetrievalConfig, baseTools: readonly stri
 
 /**
  * Why passk cannot hold conversations under a config, or undefined when it can: the shell needs the
- * reference's sandbox, the reranker its prompt file, which is not among the verified upstream files.
- * Replays, single calls and tool listings work under every config; conversations would fail at the
- * agent's first such call, so runs refuse them before they start.
+ * reference's sandbox; the reranker needs a model (`--reranker-llm`) and the reference's prompt, read
+ * from its upstream source file. Replays, single calls and tool listings of the other tools work under
+ * every config; conversations would fail at the agent's first such call, so runs refuse them before
+ * they start.
  */
-export function conversationBlocker(config: RetrievalConfig): string | undefined {
+export function conversationBlocker(
+  config: RetrievalConfig,
+  ready: { readonly toolModel: boolean; readonly upstreamDir: string | undefined },
+): string | undefined {
   if (config.needs.shell)
     return `retrieval config ${config.name} gives the agent a shell over the documents, which the reference runs in a sandbox passk does not reproduce; choose one of the knowledge-base search configs (bm25, bm25_grep, grep_only, openai_embeddings…)`;
-  if (config.needs.reranker)
-    return `retrieval config ${config.name} reranks with an LLM whose prompt is not among the upstream files passk verifies; choose the same config without _reranker`;
+  if (config.needs.reranker) {
+    if (!ready.toolModel)
+      return `retrieval config ${config.name} reranks every hit with an LLM: name the model with --reranker-llm <provider>:<model>, or choose the same config without _reranker`;
+    const file = ready.upstreamDir === undefined ? undefined : path.join(ready.upstreamDir, RERANKER_MODULE);
+    if (file === undefined || !existsSync(file))
+      return `retrieval config ${config.name} reranks with the reference's prompt, read from its source file ${file ?? RERANKER_MODULE} (not found; --upstream or PASSK_TAU2_UPSTREAM names the folder): put tau2-bench's file there, or choose the same config without _reranker`;
+  }
   return undefined;
 }

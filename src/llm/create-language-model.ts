@@ -16,7 +16,7 @@ import type { ResponseCache } from "./response-cache.js";
 import { resolveRetryOptions, type RetryOptions } from "./retry.js";
 
 /** Which participant the model plays; only used to name the right flags in error messages. */
-export type LlmRole = "agent" | "user" | "judge";
+export type LlmRole = "agent" | "user" | "judge" | "reranker";
 
 export interface CreateLanguageModelOptions {
   role?: LlmRole;

@@ -9,6 +9,8 @@ export const RunModelsSchema = z.object({
   userLlmArgs: z.string().optional(),
   judgeLlm: z.string().optional(),
   judgeLlmArgs: z.string().optional(),
+  /** `--reranker-llm`: the model that rates search hits under banking_knowledge's `_reranker` configs. */
+  rerankerLlm: z.string().optional(),
   agentPromptTemplate: z.string().optional(),
   toolSpec: z.string().optional(),
   // Operational: they change how and where calls are made, not what is measured (a run stopped by a
@@ -16,6 +18,7 @@ export const RunModelsSchema = z.object({
   agentLlmBaseUrl: z.string().optional(),
   userLlmBaseUrl: z.string().optional(),
   judgeLlmBaseUrl: z.string().optional(),
+  rerankerLlmBaseUrl: z.string().optional(),
   prices: z.string().optional(),
   /** Where the τ² protocol's texts are read (they are hash-checked, so the place does not change them). */
   upstream: z.string().optional(),
@@ -76,6 +79,7 @@ export const OPERATIONAL_MODEL_FLAGS = new Set<keyof RunModels>([
   "agentLlmBaseUrl",
   "userLlmBaseUrl",
   "judgeLlmBaseUrl",
+  "rerankerLlmBaseUrl",
   "prices",
   "upstream",
   "cache",
@@ -126,7 +130,7 @@ export function identityDifferences(
     .map((name) => `${name}: ${JSON.stringify(a[name] ?? null)} → ${JSON.stringify(b[name] ?? null)}`);
 }
 
-const BASE_URL_KEYS = ["agentLlmBaseUrl", "userLlmBaseUrl", "judgeLlmBaseUrl"] as const;
+const BASE_URL_KEYS = ["agentLlmBaseUrl", "userLlmBaseUrl", "judgeLlmBaseUrl", "rerankerLlmBaseUrl"] as const;
 
 /**
  * The configuration as stored and written into results: credentials inside base URLs (`user:pass@`,

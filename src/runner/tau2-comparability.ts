@@ -85,6 +85,11 @@ export function tau2Comparability(input: ComparabilityInput): Tau2Comparability 
       add("modified-prompts", "a custom agent prompt (--agent-prompt-template)");
     if (config.models.toolSpec !== undefined)
       add("modified-prompts", "custom tool descriptions (--tool-spec)");
+    if (config.retrieval_config?.includes("_reranker"))
+      add(
+        "modified-prompts",
+        `the reranker's prompt (${config.retrieval_config}) was read from an upstream file passk cannot verify by hash`,
+      );
     if (config.solo) add("modified-protocol", "solo mode");
     if (config.max_steps !== 200) add("modified-protocol", `--max-steps ${config.max_steps} (τ²: 200)`);
     if (config.max_errors !== 10) add("modified-protocol", `--max-errors ${config.max_errors} (τ²: 10)`);

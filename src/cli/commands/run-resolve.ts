@@ -47,6 +47,8 @@ export interface RunFlags extends Partial<ModelFlags> {
   maxSimSeconds?: string;
   adaptive?: boolean;
   retrievalConfig?: string;
+  rerankerLlm?: string;
+  rerankerLlmBaseUrl?: string;
   targetCi?: string;
   maxTrials?: string;
 }
@@ -108,6 +110,8 @@ const MODEL_KEYS = [
   "judgeLlm",
   "judgeLlmBaseUrl",
   "judgeLlmArgs",
+  "rerankerLlm",
+  "rerankerLlmBaseUrl",
   "agentPromptTemplate",
   "toolSpec",
   "prices",
@@ -121,6 +125,7 @@ const FLAG_OF_MODEL_KEY = {
   agentLlmBaseUrl: "--agent-llm-base-url",
   userLlmBaseUrl: "--user-llm-base-url",
   judgeLlmBaseUrl: "--judge-llm-base-url",
+  rerankerLlmBaseUrl: "--reranker-llm-base-url",
 } as const;
 const FILE_KEYS = new Set(["agentPromptTemplate", "toolSpec", "prices", "upstream"]);
 

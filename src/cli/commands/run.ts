@@ -179,7 +179,14 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         data: config.data,
         // Only a domain with configurations takes one (banking_knowledge's retrieval config).
         ...(config.retrieval_config && context.domains.get(name)?.configs
-          ? { retrievalConfig: config.retrieval_config }
+          ? {
+              retrievalConfig: config.retrieval_config,
+              ...(config.models.upstream !== undefined ? { upstream: config.models.upstream } : {}),
+              ...(config.models.rerankerLlm !== undefined ? { rerankerLlm: config.models.rerankerLlm } : {}),
+              ...(config.models.rerankerLlmBaseUrl !== undefined
+                ? { rerankerLlmBaseUrl: config.models.rerankerLlmBaseUrl }
+                : {}),
+            }
           : {}),
       }),
     );

@@ -38,6 +38,8 @@ const ServeOptionsSchema = z.object({
   allowedHost: z.array(z.string().min(1)).optional(),
   prices: z.string().optional(),
   retrievalConfig: z.string().optional(),
+  rerankerLlm: z.string().optional(),
+  rerankerLlmBaseUrl: z.string().optional(),
 });
 
 /** The built web app shipped with passk (`web/dist` beside `dist/`). */
@@ -178,15 +180,24 @@ export function registerServe(program: Command, context: CliContext): void {
     }
     // Domains with configurations (banking_knowledge's retrieval) run the one --retrieval-config names; a
     // config a conversation cannot use (a sandboxed shell, an unverified reranker prompt) stops here.
+    const reranker =
+      options.rerankerLlm !== undefined
+        ? createLanguageModel(options.rerankerLlm, {
+            env,
+            role: "reranker",
+            ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
+          })
+        : undefined;
     const loadDomainData: NonNullable<Parameters<typeof createServer>[0]["loadDomainData"]> = (
       domain,
       dir,
     ) => {
-      const data = new DomainData(
-        domain,
-        dir,
-        domain.configs && options.retrievalConfig !== undefined ? { config: options.retrievalConfig } : {},
-      );
+      const data = new DomainData(domain, dir, {
+        ...(domain.configs && options.retrievalConfig !== undefined
+          ? { config: options.retrievalConfig }
+          : {}),
+        ...(domain.configs && reranker ? { toolModel: reranker } : {}),
+      });
       if (domain.configs) data.assertConversable();
       return data;
     };

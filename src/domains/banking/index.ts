@@ -48,8 +48,9 @@ export const bankingKnowledgeDomain = defineDomain<BankingDb, BankingDb>({
     aliases: { AllTools: "alltools" },
     // The reference's default (alltools) needs an embeddings API and a sandbox; bm25 runs anywhere.
     default: "bm25",
-    services: ({ folder, config, upstreamDir }) => new BankingServices({ folder, config, upstreamDir }),
-    conversationBlocker: (config) => conversationBlocker(retrievalConfig(config)),
+    services: ({ folder, config, upstreamDir, toolModel }) =>
+      new BankingServices({ folder, config, upstreamDir, ...(toolModel ? { reranker: toolModel } : {}) }),
+    conversationBlocker: (config, ready) => conversationBlocker(retrievalConfig(config), ready),
   },
   toolsFor(side, context) {
     return side === "agent" ? agentToolsFor(context.config, BASE_AGENT_TOOLS) : userToolsFor(context);

@@ -4,6 +4,7 @@ import { gitBlobHash } from "../../formats/tau2/data-pull.js";
 import { UPSTREAM_FILES } from "../../formats/tau2/official-manifest.js";
 import { extractToolkitWithDiscoverable } from "../../formats/tau2/upstream/extract-tools.js";
 import { ConfigError } from "../../core/errors.js";
+import type { LanguageModel } from "../../core/llm.js";
 import type { Task } from "../../core/task.js";
 import {
   bankingPolicy,
@@ -11,6 +12,7 @@ import {
   bm25Search,
   createConfigEmbedder,
   createKbSearchPipeline,
+  createPointwiseReranker,
   denseRetriever,
   DEFAULT_EMBEDDING_CACHE,
   openEmbeddingCache,
@@ -18,11 +20,14 @@ import {
   formatKbSearchOutput,
   grepSearch,
   loadKnowledgeBase,
+  readRerankerPrompt,
+  RERANKER_MODULE,
   retrievalConfig,
   type EmbeddingCache,
   type KbSearchPipeline,
   type KbSearchSpec,
   type KnowledgeBase,
+  type Postprocessor,
   type RetrievalConfig,
 } from "../../knowledge/index.js";
 import type { ToolContext } from "../../env/tool.js";
@@ -50,6 +55,7 @@ export class BankingServices {
   #kb: KnowledgeBase | undefined;
   readonly #pipelines = new Map<string, KbSearchPipeline>();
   #embeddingCache: EmbeddingCache | undefined;
+  readonly #reranker: LanguageModel | undefined;
 
   constructor(options: {
     config: string;
@@ -61,11 +67,14 @@ export class BankingServices {
      * when a dense search first runs.
      */
     embeddingCache?: EmbeddingCache;
+    /** The model that rates each hit under the `_reranker` configs (`--reranker-llm`). */
+    reranker?: LanguageModel;
   }) {
     this.config = options.config;
     this.folder = options.folder;
     this.upstreamDir = options.upstreamDir;
     this.#embeddingCache = options.embeddingCache;
+    this.#reranker = options.reranker;
   }
 
   get documentsDir(): string {
@@ -133,11 +142,27 @@ export class BankingServices {
               )),
             })
           : bm25Retriever(this.kb);
-      if (spec.reranker)
-        throw new ConfigError(
-          `retrieval config ${this.config} reranks with an LLM, which passk's banking domain does not set up yet; use a config without _reranker.`,
-        );
-      pipeline = createKbSearchPipeline({ retriever, topK: spec.topK });
+      let postprocessor: Postprocessor | undefined;
+      if (spec.reranker) {
+        if (!this.#reranker)
+          throw new ConfigError(
+            `retrieval config ${this.config} reranks every hit with an LLM: name the model with --reranker-llm <provider>:<model>.`,
+          );
+        if (this.upstreamDir === undefined)
+          throw new ConfigError(
+            `retrieval config ${this.config} reranks with the reference's prompt, read from ${RERANKER_MODULE} in the upstream source files: set --upstream or PASSK_TAU2_UPSTREAM.`,
+          );
+        postprocessor = createPointwiseReranker({
+          model: this.#reranker,
+          prompt: readRerankerPrompt(this.upstreamDir),
+          minScore: spec.reranker.minScore,
+        });
+      }
+      pipeline = createKbSearchPipeline({
+        retriever,
+        topK: spec.topK,
+        ...(postprocessor ? { postprocessor } : {}),
+      });
       this.#pipelines.set(key, pipeline);
     }
     return pipeline;

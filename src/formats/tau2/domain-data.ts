@@ -3,6 +3,7 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { ConfigError, InvalidInputFileError, UnknownNameError } from "../../core/errors.js";
+import type { LanguageModel } from "../../core/llm.js";
 import type { Task, TaskSplits } from "../../core/task.js";
 import type { Domain, ReadDataFile, WorldContext } from "../../env/domain.js";
 import { World, type WorldOptions } from "../../env/world.js";
@@ -25,6 +26,8 @@ export interface DomainDataOptions {
    * (banking_knowledge's discoverable tools); default: `$PASSK_TAU2_UPSTREAM`, else `<data dir>/upstream`.
    */
   upstream?: string;
+  /** The model a configuration's tools call (banking_knowledge's LLM reranker: `--reranker-llm`). */
+  toolModel?: LanguageModel;
 }
 
 /**
@@ -44,6 +47,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
   readonly config: string | undefined;
   readonly #read: ReadDataFile;
   readonly #upstream: string | undefined;
+  readonly #toolModel: LanguageModel | undefined;
   #services: { value: unknown } | undefined;
   #policy: string | undefined;
   #soloPolicy: { value: string | undefined } | undefined;
@@ -56,6 +60,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
     this.dataDir = dataDir;
     this.folder = path.join(dataDir, domain.data.folder);
     this.config = resolveConfig(domain, options.config);
+    this.#toolModel = options.toolModel;
     if (!existsSync(this.folder)) {
       throw new InvalidInputFileError(
         this.folder,
@@ -80,7 +85,12 @@ export class DomainData<ADB = unknown, UDB = unknown> {
    */
   assertConversable(): void {
     const blocker =
-      this.config !== undefined ? this.domain.configs?.conversationBlocker?.(this.config) : undefined;
+      this.config !== undefined
+        ? this.domain.configs?.conversationBlocker?.(this.config, {
+            toolModel: this.#toolModel !== undefined,
+            upstreamDir: this.#upstreamDir(),
+          })
+        : undefined;
     if (blocker) throw new ConfigError(`${this.domain.name}: ${blocker}.`);
   }
 
@@ -96,6 +106,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
                 config: this.config,
                 read: this.#read,
                 upstreamDir: this.#upstreamDir(),
+                toolModel: this.#toolModel,
               })
             : undefined,
       };

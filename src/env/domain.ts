@@ -42,6 +42,11 @@ export interface DomainConfigs {
    */
   conversationBlocker?(config: string, ready: ConfigReadiness): string | undefined;
   /**
+   * The domain's documents that best match a person's query (the playground's knowledge-base search),
+   * best first, from what `services` built; domains without documents leave it out.
+   */
+  searchDocuments?(services: unknown, query: string, limit: number): DocumentHit[];
+  /**
    * What the tools of a configuration read (a knowledge base, search backends), built once per loaded
    * data and configuration: build expensive parts lazily, a world may never search.
    */
@@ -55,6 +60,14 @@ export interface DomainConfigs {
     /** The model a configuration's tools call, if one was given (banking_knowledge's LLM reranker). */
     toolModel: LanguageModel | undefined;
   }): unknown;
+}
+
+/** A document found by `searchDocuments`. */
+export interface DocumentHit {
+  readonly id: string;
+  readonly title: string;
+  readonly score: number;
+  readonly content: string;
 }
 
 /** What a run brings that a configuration's tools may need. */

@@ -111,8 +111,16 @@ export const DomainDetailSchema = z.object({
   tasks: z.array(TaskSummarySchema),
   scenarios: z.array(ScenarioChipSchema),
   hasUserTools: z.boolean(),
+  /** The domain has documents to search (banking_knowledge's knowledge base). */
+  hasDocuments: z.boolean(),
 });
 export type DomainDetail = z.infer<typeof DomainDetailSchema>;
+
+export const DocumentSearchResponseSchema = z.object({
+  query: z.string(),
+  hits: z.array(z.object({ id: z.string(), title: z.string(), score: z.number(), content: z.string() })),
+});
+export type DocumentSearchResponse = z.infer<typeof DocumentSearchResponseSchema>;
 
 export const TaskDetailSchema = z.object({ domain: z.string(), task: TaskSchema });
 export type TaskDetail = z.infer<typeof TaskDetailSchema>;
@@ -310,6 +318,7 @@ export const AgentScoreSchema = z.object({
 });
 export type AgentScore = z.infer<typeof AgentScoreSchema>;
 export const AgentScoreQuerySchema = z.strictObject({ agent: name("agent") });
+export const DocumentQuerySchema = z.strictObject({ q: name("q") });
 
 // ── Explorer ─────────────────────────────────────────────────────────────────────────────────────
 

@@ -5,6 +5,7 @@ import type {
   CompareResponse,
   ConversationDetail,
   ConversationList,
+  DocumentSearchResponse,
   DomainDetail,
   RunDetail,
   RunList,
@@ -29,6 +30,8 @@ export interface ApiServices {
   task(domain: string, taskId: string): TaskDetail;
   /** The agent's pass^k on the domain from its latest run in the store. */
   agentScore(domain: string, agent: string): AgentScore;
+  /** The domain's documents that best match a query (banking_knowledge's knowledge base). */
+  documents(domain: string, query: string): DocumentSearchResponse;
   conversations: ConversationServices;
   runs: RunServices;
   /** Removes every secret (API keys) from a text before it leaves the server. */

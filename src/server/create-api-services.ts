@@ -1,6 +1,6 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context } from "hono";
-import { UnknownNameError } from "../core/errors.js";
+import { PasskError, UnknownNameError } from "../core/errors.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { redactSecrets } from "../llm/redact.js";
 import type { DomainDetail, ServerInfo, StartConversationResponse, TaskDetail } from "./api-schemas.js";
@@ -70,6 +70,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
         tasks: data.tasks.map((task) => taskSummary(domain, task)),
         scenarios: scenarioChips(domain, data.tasks),
         hasUserTools: (domain.user?.tools.length ?? 0) > 0,
+        hasDocuments: data.hasDocuments,
       };
       details.set(name, detail);
     }
@@ -132,6 +133,12 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
     budget: () => spend.budget(),
     domain: domainDetail,
     task: (domain, taskId): TaskDetail => ({ domain, task: domainData(domain).task(taskId) }),
+    documents: (domain, query) => {
+      const data = domainData(domain);
+      if (!data.hasDocuments)
+        throw new PasskError("documents_not_found", `domain ${domain} has no documents to search`);
+      return { query, hits: data.searchDocuments(query) };
+    },
     agentScore: (domain, agent) => {
       domainData(domain); // an unknown domain is a 404 naming the known ones
       return views ? views.agentScore(domain, agent) : { agent, domain, run: null };

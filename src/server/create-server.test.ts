@@ -11,6 +11,7 @@ import { hc } from "hono/client";
 import {
   ConversationDetailSchema,
   ConversationListSchema,
+  DocumentSearchResponseSchema,
   DomainDetailSchema,
   SequencedEventSchema,
   type SequencedEvent,
@@ -554,7 +555,7 @@ describe("typed client", () => {
 
   it("offers at least five real requests in each of τ²'s domains", async () => {
     const app = server();
-    for (const name of ["airline", "retail", "telecom"]) {
+    for (const name of ["airline", "retail", "telecom", "banking_knowledge"]) {
       const detail = DomainDetailSchema.parse(await (await app.request(`/api/domains/${name}`)).json());
       expect(detail.scenarios.length, name).toBeGreaterThanOrEqual(5);
       expect(new Set(detail.scenarios.map((c) => c.kind)).size, name).toBe(detail.scenarios.length);
@@ -564,5 +565,24 @@ describe("typed client", () => {
           name,
         ).toContain(chip.taskId);
     }
+  });
+
+  it("searches a domain's documents for a person: banking_knowledge's knowledge base, best first", async () => {
+    const app = server();
+    const detail = DomainDetailSchema.parse(
+      await (await app.request("/api/domains/banking_knowledge")).json(),
+    );
+    expect(detail.hasDocuments).toBe(true);
+    const found = DocumentSearchResponseSchema.parse(
+      await (await app.request("/api/domains/banking_knowledge/documents?q=overdraft%20fee")).json(),
+    );
+    expect(found.hits.length).toBeGreaterThan(0);
+    expect(found.hits.map((h) => h.score)).toEqual([...found.hits.map((h) => h.score)].sort((a, b) => b - a));
+    for (const hit of found.hits) expect(hit.content.toLowerCase()).toMatch(/overdraft|fee/);
+    // A domain without documents, and a missing query, are clear refusals.
+    const airline = await app.request("/api/domains/airline/documents?q=bags");
+    expect(airline.status).toBe(404);
+    expect(await airline.json()).toMatchObject({ code: "documents_not_found" });
+    expect((await app.request("/api/domains/banking_knowledge/documents")).status).toBe(400);
   });
 });

@@ -196,6 +196,46 @@ const CURATED: Readonly<Record<string, readonly CuratedScenario[]>> = {
       openingLine: "My mobile data is very slow. I want excellent speed, and I don't want to change my plan.",
     },
   ],
+  banking_knowledge: [
+    {
+      kind: "happy-path",
+      label: "The best cash-back card",
+      taskId: "task_001",
+      openingLine:
+        "I'm looking for a personal credit card for everyday purchases. Which one gives the most cash back?",
+    },
+    {
+      kind: "policy-driven",
+      label: "Lost both debit cards",
+      taskId: "task_077",
+      openingLine: "I can't find either of my debit cards. I think I lost my wallet.",
+    },
+    {
+      kind: "trap",
+      label: "Change my email",
+      taskId: "task_004",
+      openingLine: "I want to change the email on my account, because I recently changed it.",
+    },
+    {
+      kind: "multi-step",
+      label: "Fraud, new card, higher limit",
+      taskId: "task_054",
+      openingLine:
+        "There's a $487.50 charge from CloudSync Storage on my Gold Rewards Card that I never made. I want to dispute it, get a new card, and raise my limit.",
+    },
+    {
+      kind: "customer-action",
+      label: "Referral bonuses",
+      taskId: "task_015",
+      openingLine: "Friends of mine want Rho-Bank credit cards. How do I earn the referral bonuses?",
+    },
+    {
+      kind: "contradiction",
+      label: "Insists on a human",
+      taskId: "task_032",
+      openingLine: "My card keeps getting declined even though I'm under my limit. I want a human agent.",
+    },
+  ],
 };
 
 const KINDS: ReadonlyArray<{

@@ -223,6 +223,32 @@ describe("the playground in Chromium", () => {
     });
   }
 
+  it("searches banking_knowledge's documents from the policy pane, as the agent had to find them", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/play/banking_knowledge`);
+    const views = page.getByRole("group", { name: "What to read" });
+    await views.getByRole("button", { name: "Knowledge base" }).click();
+    await page.getByLabel("Search the knowledge base").fill("overdraft fee");
+    const hits = page.getByTestId("knowledge-hits").locator("li");
+    await hits.first().waitFor();
+    // The documents BM25 ranks first for the query, best first, each titled and scored.
+    const expected = sharedDomainData(
+      builtinDomains.get("banking_knowledge")!,
+      tau2DataDir(),
+    ).searchDocuments("overdraft fee");
+    expect(expected.length).toBeGreaterThan(0);
+    expect(await hits.locator("summary strong").allInnerTexts()).toEqual(expected.map((hit) => hit.title));
+    expect(await hits.locator("summary code").allInnerTexts()).toEqual(expected.map((hit) => hit.id));
+    // A hit opens to its text, the query's words marked.
+    await hits.first().locator("summary").click();
+    await hits.first().locator(".markdown mark").first().waitFor();
+    await page.screenshot({ path: path.join(SCREENS, "playground-knowledge-1280.png") });
+    // Back to the policy: the pane keeps both.
+    await views.getByRole("button", { name: "Policy" }).click();
+    await page.getByTestId("policy-text").locator("h1, h2, h3").first().waitFor();
+    await page.close();
+  });
+
   it("names telecom tasks by issue · faults · persona, and keeps the task list's selection in view", async () => {
     const page = await openPage(1280);
     await page.goto(`${web.url}/#/play/telecom`);

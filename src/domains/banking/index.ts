@@ -51,6 +51,8 @@ export const bankingKnowledgeDomain = defineDomain<BankingDb, BankingDb>({
     services: ({ folder, config, upstreamDir, toolModel }) =>
       new BankingServices({ folder, config, upstreamDir, ...(toolModel ? { reranker: toolModel } : {}) }),
     conversationBlocker: (config, ready) => conversationBlocker(retrievalConfig(config), ready),
+    searchDocuments: (services, query, limit) =>
+      services instanceof BankingServices ? services.searchDocuments(query, limit) : [],
   },
   toolsFor(side, context) {
     return side === "agent" ? agentToolsFor(context.config, BASE_AGENT_TOOLS) : userToolsFor(context);

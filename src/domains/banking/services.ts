@@ -30,6 +30,7 @@ import {
   type Postprocessor,
   type RetrievalConfig,
 } from "../../knowledge/index.js";
+import type { DocumentHit } from "../../env/domain.js";
 import type { ToolContext } from "../../env/tool.js";
 import {
   ownInfo,
@@ -166,6 +167,21 @@ export class BankingServices {
       this.#pipelines.set(key, pipeline);
     }
     return pipeline;
+  }
+
+  /**
+   * BM25 over the knowledge base for a person reading it (the playground), whatever the agent's config:
+   * the documents sharing a word with the query, best first.
+   */
+  searchDocuments(query: string, limit: number): DocumentHit[] {
+    return bm25Search(this.kb, query, limit)
+      .filter((hit) => hit.score > 0)
+      .map(({ document, score }) => ({
+        id: document.id,
+        title: document.title,
+        score,
+        content: document.content,
+      }));
   }
 
   /** grep over the knowledge base's documents, as the tool's text. */

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { ConfigError, InvalidInputFileError, UnknownNameError } from "../../core/errors.js";
 import type { LanguageModel } from "../../core/llm.js";
 import type { Task, TaskSplits } from "../../core/task.js";
-import type { Domain, ReadDataFile, WorldContext } from "../../env/domain.js";
+import type { DocumentHit, Domain, ReadDataFile, WorldContext } from "../../env/domain.js";
 import { World, type WorldOptions } from "../../env/world.js";
 import { pyJsonLoads } from "../../python/py-json-loads.js";
 import { parseJsonFile, validateInputFile } from "../json-file.js";
@@ -92,6 +92,16 @@ export class DomainData<ADB = unknown, UDB = unknown> {
           })
         : undefined;
     if (blocker) throw new ConfigError(`${this.domain.name}: ${blocker}.`);
+  }
+
+  /** Whether the domain has documents a person can search (`searchDocuments`). */
+  get hasDocuments(): boolean {
+    return this.domain.configs?.searchDocuments !== undefined;
+  }
+
+  /** The documents that best match a person's query, best first; empty for a domain without any. */
+  searchDocuments(query: string, limit = 10): DocumentHit[] {
+    return this.domain.configs?.searchDocuments?.(this.services, query, limit) ?? [];
   }
 
   /** What the domain built for the configuration (`DomainConfigs.services`), on first use. */

@@ -1,5 +1,10 @@
 import { Hono } from "hono";
-import { AgentScoreQuerySchema, DomainParamSchema, TaskParamSchema } from "../api-schemas.js";
+import {
+  AgentScoreQuerySchema,
+  DocumentQuerySchema,
+  DomainParamSchema,
+  TaskParamSchema,
+} from "../api-schemas.js";
 import type { ApiServices } from "../api-services.js";
 import { validate } from "./request-checks.js";
 
@@ -15,6 +20,12 @@ export function domainRoutes(services: ApiServices) {
       const { domain, taskId } = c.req.valid("param");
       return c.json(services.task(domain, taskId));
     })
+    .get(
+      "/domains/:domain/documents",
+      validate("param", DomainParamSchema),
+      validate("query", DocumentQuerySchema),
+      (c) => c.json(services.documents(c.req.valid("param").domain, c.req.valid("query").q)),
+    )
     .get(
       "/domains/:domain/agent-score",
       validate("param", DomainParamSchema),

@@ -343,7 +343,14 @@ export function Playground(props: {
           </section>
           <section className={`pane${pane === "policy" ? " active" : ""}`} aria-labelledby="pane-policy">
             <h2 id="pane-policy">Policy</h2>
-            {domain ? <PolicyPane policy={domain.policy} /> : <p className="muted">Loading…</p>}
+            {domain ? (
+              <PolicyPane
+                policy={domain.policy}
+                documentsOf={domain.hasDocuments ? domain.name : undefined}
+              />
+            ) : (
+              <p className="muted">Loading…</p>
+            )}
           </section>
         </div>
       </div>

@@ -1,5 +1,6 @@
 import { useDeferredValue, useMemo, useState } from "react";
 import { MarkdownBlockView, blockText, parseMarkdown, type MarkdownBlock } from "../components/markdown.js";
+import { KnowledgeSearch } from "./knowledge-search.js";
 
 /**
  * The blocks to show for a search: every block when there is none; else the blocks that mention it,
@@ -30,8 +31,33 @@ function matching(blocks: readonly MarkdownBlock[], query: string): MarkdownBloc
   return shown;
 }
 
-/** The domain policy, rendered from its Markdown, searchable: matching blocks under their headings, matches marked. */
-export function PolicyPane(props: { policy: string }) {
+/**
+ * The domain policy, rendered from its Markdown, searchable: matching blocks under their headings,
+ * matches marked. A domain with a knowledge base (`documentsOf`) gets a second view that searches it.
+ */
+export function PolicyPane(props: { policy: string; documentsOf?: string | undefined }) {
+  const [view, setView] = useState<"policy" | "documents">("policy");
+  if (props.documentsOf === undefined) return <PolicyText policy={props.policy} />;
+  return (
+    <div className="policy">
+      <div className="segmented" role="group" aria-label="What to read">
+        <button type="button" aria-pressed={view === "policy"} onClick={() => setView("policy")}>
+          Policy
+        </button>
+        <button type="button" aria-pressed={view === "documents"} onClick={() => setView("documents")}>
+          Knowledge base
+        </button>
+      </div>
+      {view === "policy" ? (
+        <PolicyText policy={props.policy} />
+      ) : (
+        <KnowledgeSearch domain={props.documentsOf} />
+      )}
+    </div>
+  );
+}
+
+function PolicyText(props: { policy: string }) {
   const [query, setQuery] = useState("");
   const deferred = useDeferredValue(query.trim());
   const blocks = useMemo(() => parseMarkdown(props.policy), [props.policy]);

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { playConversation } from "./helpers/playground.js";
 import { startAgentProcess } from "./helpers/remote-agents.js";
 import { runCli } from "./helpers/run-cli.js";
 
@@ -185,27 +186,12 @@ describe("passk serve --retrieval-config", () => {
       expect(agentTools).toContain("grep");
       expect(agentTools).not.toContain("KB_search");
 
-      const started = await fetch(`${base}/api/conversations`, {
-        method: "POST",
-        headers: { "content-type": "application/json", origin: base },
-        body: JSON.stringify({
-          domain: "banking_knowledge",
-          mode: "simulate",
-          taskId: "task_001",
-          agent: "scripted:gold",
-        }),
+      const stream = await playConversation(base, {
+        domain: "banking_knowledge",
+        mode: "simulate",
+        taskId: "task_001",
+        agent: "scripted:gold",
       });
-      expect(started.status).toBe(201);
-      const { conversationId } = (await started.json()) as { conversationId: string };
-      const events = await fetch(`${base}/api/conversations/${conversationId}/events?after=0`);
-      const reader = events.body!.getReader();
-      let stream = "";
-      while (!stream.includes('"conversation-end"')) {
-        const chunk = await reader.read();
-        if (chunk.done) break;
-        stream += new TextDecoder().decode(chunk.value);
-      }
-      await reader.cancel();
       expect(stream).toMatch(/"reward":1[,}]/);
     } finally {
       await serve.close();

@@ -13,6 +13,7 @@ import {
   type AgentProcess,
   type RecordingProxy,
 } from "./helpers/remote-agents.js";
+import { playConversation } from "./helpers/playground.js";
 import { runCli } from "./helpers/run-cli.js";
 
 // The built CLI drives the Python example agent (in its own process) through a recording proxy, so the
@@ -162,22 +163,12 @@ describe("passk run / simulate with a remote agent (--agent-llm a2a:URL, http:UR
     );
     try {
       const base = /http:\/\/\S+/.exec(serve.url)![0];
-      const started = await fetch(`${base}/api/conversations`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ domain: "airline", mode: "simulate", taskId: "1", agent: spec }),
+      const stream = await playConversation(base, {
+        domain: "airline",
+        mode: "simulate",
+        taskId: "1",
+        agent: spec,
       });
-      expect(started.status).toBe(201);
-      const { conversationId } = (await started.json()) as { conversationId: string };
-      const events = await fetch(`${base}/api/conversations/${conversationId}/events?after=0`);
-      const reader = events.body!.getReader();
-      let stream = "";
-      while (!stream.includes('"conversation-end"')) {
-        const chunk = await reader.read();
-        if (chunk.done) break;
-        stream += new TextDecoder().decode(chunk.value);
-      }
-      await reader.cancel();
       expect(stream).toContain('"conversation-end"');
       expect(stream).toMatch(/"reward":1[,}]/);
       for (const token of tokensSent()) expect(stream + serve.stderr()).not.toContain(token);

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,7 +18,7 @@ import {
   type MockLlmServer,
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
 
 // `passk run --otel` against a local OTLP/HTTP receiver: every conversation arrives as one trace — the
 // conversation span at its root, the model calls and tool calls as its children in the order they
@@ -422,6 +423,42 @@ describe("passk run --otel", () => {
     expect(chat.status.code).toBe(2);
     expect(chat.status.message).toContain("HTTP 401");
     for (const received of receiver.exports) expect(received.text).not.toContain(API_KEY);
+  });
+
+  it("Ctrl-C twice: the abandoned conversation's spans are flushed before the process exits, marked interrupted", async () => {
+    const receiver = await startReceiver();
+    servers.push({ close: () => new Promise((resolve) => receiver.server.close(resolve)) });
+    const script = tracedScript(data);
+    const model = await startMockLlmServer({
+      promptCache: false,
+      script: (request) => ({ ...script(request), delayMs: 400 }) as MockLlmReply,
+    });
+    servers.push(model);
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, "bin", "passk.js"),
+        ...runFlags("interrupted", model.baseUrl),
+        "--otel",
+        receiver.url,
+      ],
+      { cwd: REPO_ROOT, env: { ...process.env, ...ENV } },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    while (model.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    child.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    child.kill("SIGINT");
+    expect(await exited, stderr).toBe(130);
+    // Exported at the exit: the batch interval (2 s) had not come round yet.
+    const { spans } = receivedSpans(receiver.exports);
+    const root = spans.find((s) => s.parentSpanId === undefined)!;
+    expect(root.name).toBe("conversation airline");
+    expect(root.status.code).toBe(2);
+    expect(root.attributes["error.type"]).toBe("SimulationAbortedError");
+    expect(spans.filter((s) => s.parentSpanId === root.spanId).length).toBeGreaterThanOrEqual(2);
   });
 });
 

@@ -511,3 +511,73 @@ describe("passk simulate --otel", () => {
     expect(children.map((s) => s.name)).toEqual(expectedChildren(simulation.messages));
   });
 });
+
+describe("passk serve --otel", () => {
+  const data = new DomainData(builtinDomains.get("airline")!, tau2DataDir());
+
+  it("traces each playground conversation, and flushes when the server stops", async () => {
+    const receiver = await startReceiver();
+    servers.push({ close: () => new Promise((resolve) => receiver.server.close(resolve)) });
+    const model = await mockModel(data);
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, "bin", "passk.js"),
+        "serve",
+        "--port",
+        "0",
+        "--store",
+        path.join(dir, "serve.db"),
+        "--agent-llm",
+        "openai:gpt-4.1",
+        "--agent-llm-base-url",
+        model.baseUrl,
+        "--user-llm",
+        "openai:gpt-4.1",
+        "--user-llm-base-url",
+        model.baseUrl,
+        "--otel",
+        receiver.url,
+      ],
+      { cwd: REPO_ROOT, env: { ...process.env, ...ENV }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (match) resolve(match[1]!);
+      });
+      void exited.then((code) => reject(new Error(`passk serve exited with ${code}: ${stderr}`)));
+    });
+    const started = await fetch(`${url}/api/conversations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ domain: "airline", taskId: TASK, mode: "simulate" }),
+    });
+    expect(started.status, await started.clone().text()).toBe(201);
+    const { conversationId } = (await started.json()) as { conversationId: string };
+    // The event stream ends with the conversation.
+    const stream = await (await fetch(`${url}/api/conversations/${conversationId}/events?after=-1`)).text();
+    expect(stream).toContain('"type":"reward"');
+    child.kill("SIGTERM");
+    await exited;
+
+    const { spans } = receivedSpans(receiver.exports);
+    const root = spans.find((s) => s.parentSpanId === undefined)!;
+    expect(root.attributes).toMatchObject({
+      "passk.simulation.id": conversationId,
+      "passk.task.id": TASK,
+      "passk.agent.llm": "openai:gpt-4.1",
+      "passk.reward": 1,
+      "passk.termination_reason": "user_stop",
+    });
+    const children = spans.filter((s) => s.parentSpanId === root.spanId).map((s) => s.name);
+    expect(children.filter((name) => name === "chat gpt-4.1").length).toBeGreaterThanOrEqual(5);
+    expect(children.filter((name) => name.startsWith("execute_tool ")).length).toBe(4);
+    for (const received of receiver.exports) expect(received.text).not.toContain(API_KEY);
+  });
+});

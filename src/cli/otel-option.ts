@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { redactUrl } from "../llm/redact.js";
 import { resolveOtelSettings } from "../observability/otel-settings.js";
 import type { Tracing } from "../observability/start-tracing.js";
 import type { CliContext } from "./context.js";
@@ -33,10 +32,4 @@ export async function startCliTracing(flags: OtelFlags, context: CliContext): Pr
     env: context.env,
     warn: (message) => context.stderr.write(`${message}\n`),
   });
-}
-
-/** A model or agent spec fit for a span: a remote agent's URL loses its credentials. */
-export function spanSafeSpec(spec: string): string {
-  const remote = /^([a-z][\w-]*:)(https?:\/\/.*)$/i.exec(spec);
-  return remote ? `${remote[1]}${redactUrl(remote[2]!)}` : spec;
 }

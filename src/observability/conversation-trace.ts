@@ -8,6 +8,7 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import type { SimulationRunInput } from "../formats/tau2/results.js";
+import { redactUrl } from "../llm/redact.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
 import { simulationCost } from "../runner/execute-run.js";
 import { ERROR_TYPE, GEN_AI } from "./gen-ai-attributes.js";
@@ -22,7 +23,7 @@ export interface ConversationAbout {
   taskId: string;
   trial: number;
   seed: number;
-  /** The specs (`openai:gpt-4.1`, `scripted:gold`), never a key or a base URL. */
+  /** The specs (`openai:gpt-4.1`, `scripted:gold`, `a2a:URL`: its credentials are taken out). */
   agentLlm: string;
   userLlm?: string;
   protocol?: string;
@@ -58,8 +59,8 @@ export function startConversationTrace(
         "passk.task.id": about.taskId,
         "passk.trial": about.trial,
         "passk.seed": about.seed,
-        "passk.agent.llm": about.agentLlm,
-        ...(about.userLlm !== undefined ? { "passk.user.llm": about.userLlm } : {}),
+        "passk.agent.llm": text(specForSpan(about.agentLlm), 512),
+        ...(about.userLlm !== undefined ? { "passk.user.llm": text(specForSpan(about.userLlm), 512) } : {}),
         ...(about.protocol !== undefined ? { "passk.protocol": about.protocol } : {}),
         // Backends that group traces by session (Langfuse, Phoenix) show a run's conversations together.
         ...(about.runId !== undefined ? { "passk.run.id": about.runId, "session.id": about.runId } : {}),
@@ -140,6 +141,12 @@ export function startConversationTrace(
       root.end();
     },
   };
+}
+
+/** A spec as a span may hold it: a remote agent's URL (`a2a:https://user:pass@…`) without its credentials. */
+function specForSpan(spec: string): string {
+  const remote = /^([a-z][\w-]*:)(https?:\/\/.*)$/i.exec(spec);
+  return remote ? `${remote[1]}${redactUrl(remote[2]!)}` : spec;
 }
 
 function toolKey(call: { id: string; name: string; requestor: string }): string {

@@ -40,7 +40,7 @@ import {
   type CliContext,
 } from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
-import { spanSafeSpec, startCliTracing, withOtelOption } from "../otel-option.js";
+import { startCliTracing, withOtelOption } from "../otel-option.js";
 import type { Tracing } from "../../observability/start-tracing.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
@@ -412,8 +412,8 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
             taskId,
             trial,
             seed,
-            agentLlm: spanSafeSpec(resolvedConfig.models.agentLlm),
-            ...(resolvedConfig.solo ? {} : { userLlm: spanSafeSpec(resolvedConfig.models.userLlm) }),
+            agentLlm: resolvedConfig.models.agentLlm,
+            ...(resolvedConfig.solo ? {} : { userLlm: resolvedConfig.models.userLlm }),
             protocol: resolvedConfig.protocol,
           }))
         : job;

@@ -18,7 +18,7 @@ import {
   type ModelFlags,
 } from "../model-flags.js";
 import { describeEvent, describeReward } from "../print-events.js";
-import { spanSafeSpec, startCliTracing, withOtelOption } from "../otel-option.js";
+import { startCliTracing, withOtelOption } from "../otel-option.js";
 import type { Tracing } from "../../observability/start-tracing.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
 import type { Task } from "../../core/task.js";
@@ -96,8 +96,8 @@ async function converseTraced(
     taskId: task.id,
     trial: 0,
     seed: Number(flags.seed),
-    agentLlm: spanSafeSpec(flags.agentLlm),
-    ...(flags.solo ? {} : { userLlm: human ? "human" : spanSafeSpec(flags.userLlm ?? "scripted:gold") }),
+    agentLlm: flags.agentLlm,
+    ...(flags.solo ? {} : { userLlm: human ? "human" : (flags.userLlm ?? "scripted:gold") }),
     protocol: participants.protocol.name,
   });
   const converseAndGrade = async () => {

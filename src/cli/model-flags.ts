@@ -18,6 +18,7 @@ import {
   openResponseCache,
   parseLlmArgs,
   type LlmArgs,
+  type ModelCallObserver,
   type ResponseCache,
 } from "../llm/index.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
@@ -181,6 +182,7 @@ export function participantsFromFlags(
   context: CliContext,
   dataDir: string,
   domains: readonly AnyDomain[],
+  options: { observer?: ModelCallObserver } = {},
 ): Participants {
   const protocol = resolveProtocol(flags, context, dataDir, domains);
   const tau2 = protocol.name === "tau2";
@@ -192,6 +194,7 @@ export function participantsFromFlags(
     timeoutMs: callTimeoutMs(flags.timeout ?? "120"),
     retry: { maxAttempts: callAttempts(flags.maxRetries ?? "5") },
   };
+  if (options.observer) common.observer = options.observer;
   if (flags.prices) common.priceOverrides = loadPriceOverrides(flags.prices);
   if (flags.promptCache === false) common.promptCache = false;
   let cache: ResponseCache | undefined;

@@ -20,6 +20,8 @@ export interface LanguageModelLayers {
   cost?: CostOptions;
   /** Replays identical requests ({@link withCache}, `--cache`). */
   cache?: ResponseCache;
+  /** Watches each request (tracing, `--otel`): gets the settings in effect, sees cache hits and the priced reply. */
+  observe?: (model: LanguageModel) => LanguageModel;
 }
 
 /**
@@ -27,11 +29,12 @@ export interface LanguageModelLayers {
  * order that makes them right, outermost first:
  *
  * 1. settings: model-level settings merged under the request's, checked before anything is sent;
- * 2. response cache: an identical request (settings included) is answered without a call, at its
+ * 2. observer (tracing): one record per request, whichever layer below answers it;
+ * 3. response cache: an identical request (settings included) is answered without a call, at its
  *    first cost;
- * 3. cost: the reply priced from its usage, once, whichever attempt gave it;
- * 4. retries: faults retried with backoff and Retry-After, spent retries an infrastructure error;
- * 5. timeout: each attempt abandoned after `timeoutMs`.
+ * 4. cost: the reply priced from its usage, once, whichever attempt gave it;
+ * 5. retries: faults retried with backoff and Retry-After, spent retries an infrastructure error;
+ * 6. timeout: each attempt abandoned after `timeoutMs`.
  *
  * @example
  * const model = composeLanguageModel(createAiSdkLanguageModel({ … }), {
@@ -44,5 +47,6 @@ export function composeLanguageModel(model: LanguageModel, layers: LanguageModel
   let composed = withRetry(withTimeout(model, layers.timeoutMs), layers.retry);
   if (layers.cost) composed = withCost(composed, layers.cost);
   if (layers.cache) composed = withCache(composed, layers.cache);
+  if (layers.observe) composed = layers.observe(composed);
   return withArgs(composed, layers.args ?? {});
 }

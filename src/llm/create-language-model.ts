@@ -12,6 +12,7 @@ import {
   loadProviderPackage,
   type ProviderRegistry,
 } from "./provider-registry.js";
+import type { ModelCallObserver } from "./model-call-observer.js";
 import type { ResponseCache } from "./response-cache.js";
 import { resolveRetryOptions, type RetryOptions } from "./retry.js";
 
@@ -43,6 +44,8 @@ export interface CreateLanguageModelOptions {
    * never what the model is shown.
    */
   promptCache?: boolean;
+  /** Watches every call (`--otel` tracing); it never sees the key. */
+  observer?: ModelCallObserver;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -145,10 +148,23 @@ export function createLanguageModel(
       ...urlCredentials(baseUrl),
     ],
   });
+  const observer = options.observer;
+  const onRetry = options.retry?.onRetry;
+  const retry = resolveRetryOptions(
+    observer
+      ? {
+          ...options.retry,
+          onRetry: (event) => {
+            observer.retried(event);
+            onRetry?.(event);
+          },
+        }
+      : options.retry,
+  );
   const model = composeLanguageModel(base, {
     args,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    retry: { retry: resolveRetryOptions(options.retry), ...errors },
+    retry: { retry, ...errors },
     cost: {
       provider: parsed.provider,
       model: parsed.model,
@@ -157,6 +173,17 @@ export function createLanguageModel(
       now: options.now ?? (() => new Date()),
     },
     ...(options.cache ? { cache: options.cache } : {}),
+    ...(observer
+      ? {
+          observe: (inner: LanguageModel) =>
+            observer.wrap(inner, {
+              provider: parsed.provider,
+              model: parsed.model,
+              role,
+              redact: errors.redact,
+            }),
+        }
+      : {}),
   });
   return {
     spec: label,

@@ -30,7 +30,7 @@ export interface ConversationJobOptions {
  * model call.
  */
 export function conversationJob(options: ConversationJobOptions): RunJob {
-  return async ({ job, seed, signal, reportCost }) => {
+  return async ({ job, seed, signal, reportCost, onSimulationEvent }) => {
     const domain = options.domains.get(job.domain);
     const task = domain?.tasks.get(job.taskId);
     if (!domain || !task) {
@@ -54,6 +54,7 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
     let cost = 0;
     let costKnown = true;
     const run = await runSimulation(setup, (event) => {
+      onSimulationEvent?.(event);
       if (event.type !== "usage" || !costKnown) return;
       if (event.cost === null) {
         costKnown = false;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConfigError } from "../core/errors.js";
 import type { SimulationRunInput } from "../formats/tau2/results.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
+import type { SimulationEvent } from "../orchestrator/events.js";
 import type { Job, JobCounts, JobQueue } from "../store/job-queue.js";
 import type { RunEvent, RunStopReason } from "./run-events.js";
 
@@ -14,6 +15,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** Report the conversation's cost so far (USD), for the running cost and the budget. */
   reportCost(cost: number | null): void;
+  /** Sees the conversation's events as they happen; set by a wrapper over the job (`--otel` tracing). */
+  onSimulationEvent?: (event: SimulationEvent) => void;
 }
 
 /** Runs one conversation and grades it; throws when stopped through `signal`. */

@@ -1,3 +1,4 @@
+import type { ConversationAbout, ConversationTrace } from "../observability/conversation-trace.js";
 import { randomUUID } from "node:crypto";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import type { Judge } from "../core/judge.js";
@@ -133,6 +134,7 @@ export class ConversationHub {
   readonly #log: (line: string) => void;
   readonly #store: ConversationStore | undefined;
   readonly #saveDelayMs: number;
+  readonly #trace: ((about: ConversationAbout) => ConversationTrace) | undefined;
 
   constructor(options: {
     limits: ConversationLimits;
@@ -147,6 +149,8 @@ export class ConversationHub {
     store?: ConversationStore;
     /** How long events may wait before the conversation is written again (default 100 ms). */
     saveDelayMs?: number;
+    /** Traces each conversation (`passk serve --otel`). */
+    trace?: (about: ConversationAbout) => ConversationTrace;
   }) {
     this.#limits = options.limits;
     this.#spend = options.spend;
@@ -157,6 +161,7 @@ export class ConversationHub {
     this.#log = options.log ?? (() => {});
     this.#store = options.store;
     this.#saveDelayMs = options.saveDelayMs ?? 100;
+    this.#trace = options.trace;
   }
 
   get activeCount(): number {
@@ -327,6 +332,7 @@ export class ConversationHub {
       idleTimer = undefined;
     };
     let user = setup.user;
+    let trace: ConversationTrace | undefined;
     if (setup.mode === "human") {
       const human = new HumanCustomer(() => {
         conversation.emit({ type: "awaiting-customer" });
@@ -365,28 +371,46 @@ export class ConversationHub {
         seenAgent = world.agentDb;
         seenUser = world.userDb;
       };
+      trace = this.#trace?.({
+        domain: data.domain.name,
+        taskId: task.id,
+        trial: 0,
+        seed: 0,
+        agentLlm: setup.agentSpec,
+        userLlm: setup.mode === "human" ? "human" : (setup.userSpec ?? "unknown"),
+        protocol: protocol.name,
+      });
+      // Within the trace, the participants' model calls are the conversation's spans.
+      const traced = <T>(work: () => Promise<T>): Promise<T> => (trace ? trace.run(work) : work());
       const events = simulate({ ...simulation, now: this.#now });
       for (;;) {
-        const next = await events.next();
+        const next = await traced(() => events.next());
         if (next.done) {
           const run = next.value;
+          let graded: typeof run = run;
           if (setup.task) {
-            const rewardInfo = await evaluateSimulation(
-              run,
-              setup.task,
-              { newWorld: (o) => data.newWorld(o), validation: protocolValidation(protocol) },
-              this.#judge,
+            const task = setup.task;
+            const rewardInfo = await traced(() =>
+              evaluateSimulation(
+                run,
+                task,
+                { newWorld: (o) => data.newWorld(o), validation: protocolValidation(protocol) },
+                this.#judge,
+              ),
             );
+            graded = { ...run, reward_info: rewardInfo };
             conversation.emit({
               type: "reward",
               rewardInfo,
               failedChecks: failedChecks(rewardInfo, run.termination_reason),
             });
           }
+          trace?.end({ run: graded });
           conversation.emit({ type: "conversation-end", reason: "finished", message: null });
           break;
         }
         const event = next.value;
+        trace?.onEvent(event);
         switch (event.type) {
           case "simulation-start":
             break;
@@ -440,6 +464,7 @@ export class ConversationHub {
         }
       }
     } catch (error) {
+      trace?.end({ error });
       if (error instanceof SimulationAbortedError || conversation.abort.signal.aborted) {
         conversation.emit({
           type: "conversation-end",

@@ -32,6 +32,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
     ...(deps.judge ? { judge: deps.judge } : {}),
     ...(deps.protocol ? { protocol: deps.protocol } : {}),
     ...(deps.newId ? { newId: deps.newId } : {}),
+    ...(deps.traceConversation ? { trace: deps.traceConversation } : {}),
   });
 
   const loaded = new Map<string, DomainData>();

@@ -1,3 +1,4 @@
+import type { ConversationAbout, ConversationTrace } from "../observability/conversation-trace.js";
 import { isIP } from "node:net";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -91,6 +92,8 @@ export interface ServerDeps {
   /** Server-side log (errors with stacks); default: nowhere. */
   log?: (line: string) => void;
   newId?: () => string;
+  /** Traces each playground conversation (`passk serve --otel`: `Tracing.conversation`). */
+  traceConversation?: (about: ConversationAbout) => ConversationTrace;
 }
 
 /** A host name as compared: lower case, IPv6 without brackets. */

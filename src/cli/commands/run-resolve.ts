@@ -51,6 +51,8 @@ export interface RunFlags extends Partial<ModelFlags> {
   rerankerLlmBaseUrl?: string;
   targetCi?: string;
   maxTrials?: string;
+  /** `--otel [endpoint]`: operational, never part of the run's configuration. */
+  otel?: string | boolean;
 }
 
 /** A whole-number flag within bounds (a huge value would exhaust memory before anything runs). */

@@ -11,6 +11,7 @@ import {
   executeRun,
   simulationCost,
   type ExecuteRunOptions,
+  type RunJob,
   type RunOutcome,
 } from "../../runner/execute-run.js";
 import { executeAdaptiveRun, type AdaptiveOutcome } from "../../runner/adaptive-run.js";
@@ -39,6 +40,8 @@ import {
   type CliContext,
 } from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
+import { startCliTracing, withOtelOption } from "../otel-option.js";
+import type { Tracing } from "../../observability/start-tracing.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
@@ -80,12 +83,10 @@ export function registerRun(program: Command, context: CliContext): void {
     withModelFlags(
       withRetrievalConfigOption(
         withDataOption(
-          program
-            .command("run")
-            .description(
-              "Run tasks × trials concurrently (resumable, cost-capped), store every simulation, and report " +
-                "pass^k — the reliability of an agent, as τ²-bench measures it",
-            ),
+          withOtelOption(program.command("run")).description(
+            "Run tasks × trials concurrently (resumable, cost-capped), store every simulation, and report " +
+              "pass^k — the reliability of an agent, as τ²-bench measures it",
+          ),
         ),
       )
         .option(
@@ -170,6 +171,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
   const store = openStore(context, flags.store, { create: true });
   let runCreated = false;
   let runId: string | undefined;
+  let tracing: Tracing | undefined;
   try {
     const resolved = resolveRun(store, flags, command, numbers, context);
     const { config } = resolved;
@@ -231,11 +233,13 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         ...(context.agentModules ?? []),
         [agentSpec, await importAgentModule(agentSpec.slice("module:".length))],
       ]);
+    tracing = await startCliTracing(flags, context);
     const participants = participantsFromFlags(
       modelFlagsOf(resolvedConfig),
       context,
       firstData.dataDir,
       datas.map((d) => d.domain),
+      tracing ? { observer: tracing.modelCalls } : {},
     );
     const texts = participants.protocol.name === "tau2" ? participants.protocol.texts : undefined;
     resolvedConfig.scripted_demo = participants.scriptedDemo;
@@ -406,6 +410,20 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     // Adaptive runs go past --num-trials; τ²'s trial seeds are a prefix-stable sequence, so trial t
     // keeps the seed it would have in a fixed run of more trials.
     const seeds = adaptive ? trialSeeds(resolvedConfig.seed, adaptive.max_trials) : plan.trialSeeds;
+    // With --otel, each conversation is a trace.
+    const traced = (job: RunJob): RunJob =>
+      tracing
+        ? tracing.traceRunJob(job, ({ job: { runId, domain, taskId, trial }, seed }) => ({
+            runId,
+            domain,
+            taskId,
+            trial,
+            seed,
+            agentLlm: resolvedConfig.models.agentLlm,
+            ...(resolvedConfig.solo ? {} : { userLlm: resolvedConfig.models.userLlm }),
+            protocol: resolvedConfig.protocol,
+          }))
+        : job;
     try {
       const runOptions: ExecuteRunOptions = {
         queue,
@@ -420,23 +438,25 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         },
         stopSignal: stop.signal,
         abortSignal: abort.signal,
-        runJob: conversationJob({
-          domains: new Map(
-            [...domains].map(([name, { data, tasks }]) => [
-              name,
-              { data, tasks: new Map(tasks.map((t) => [t.id, t])) },
-            ]),
-          ),
-          agent: participants.agent,
-          user: participants.user,
-          ...(participants.judge ? { judge: participants.judge } : {}),
-          solo: resolvedConfig.solo,
-          protocol: participants.protocol,
-          ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
-          maxSteps: resolvedConfig.max_steps,
-          maxErrors: resolvedConfig.max_errors,
-          ...(maxSimSeconds !== undefined ? { maxDurationMs: maxSimSeconds * 1000 } : {}),
-        }),
+        runJob: traced(
+          conversationJob({
+            domains: new Map(
+              [...domains].map(([name, { data, tasks }]) => [
+                name,
+                { data, tasks: new Map(tasks.map((t) => [t.id, t])) },
+              ]),
+            ),
+            agent: participants.agent,
+            user: participants.user,
+            ...(participants.judge ? { judge: participants.judge } : {}),
+            solo: resolvedConfig.solo,
+            protocol: participants.protocol,
+            ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
+            maxSteps: resolvedConfig.max_steps,
+            maxErrors: resolvedConfig.max_errors,
+            ...(maxSimSeconds !== undefined ? { maxDurationMs: maxSimSeconds * 1000 } : {}),
+          }),
+        ),
         onEvent: (event) => {
           display.onEvent(event);
           if (event.type === "budget-reached") {
@@ -606,6 +626,8 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       { cause: error },
     );
   } finally {
+    // Spans reach the collector before the process exits (a failed or interrupted run included).
+    await tracing?.shutdown();
     store.close();
     // Bad input leaves nothing behind: a store this command created for a run that never started goes.
     if (storeIsNew && !runCreated) {

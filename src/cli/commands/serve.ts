@@ -16,6 +16,7 @@ import { createUserSimulator, readUserGuidelines } from "../../users/create-user
 import { DomainData } from "../../formats/tau2/domain-data.js";
 import { println, withDataOption, withRetrievalConfigOption, type CliContext } from "../context.js";
 import { resolveProtocol } from "../model-flags.js";
+import { startCliTracing, withOtelOption } from "../otel-option.js";
 
 const ServeOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535),
@@ -40,6 +41,7 @@ const ServeOptionsSchema = z.object({
   retrievalConfig: z.string().optional(),
   rerankerLlm: z.string().optional(),
   rerankerLlmBaseUrl: z.string().optional(),
+  otel: z.union([z.string(), z.boolean()]).optional(),
 });
 
 /** The built web app shipped with passk (`web/dist` beside `dist/`). */
@@ -57,7 +59,7 @@ export function secretValues(env: NodeJS.ProcessEnv): string[] {
 /** `passk serve`: the playground and the run explorer on one local web server. */
 export function registerServe(program: Command, context: CliContext): void {
   withDataOption(
-    withRetrievalConfigOption(program.command("serve"))
+    withOtelOption(withRetrievalConfigOption(program.command("serve")))
       .description("Serve the web app: a live agent playground and the run explorer (one Hono server)")
       .option("--port <port>", "port to listen on", "8787")
       .option("--host <host>", "address to listen on (0.0.0.0 to serve a network)", "127.0.0.1")
@@ -114,26 +116,30 @@ export function registerServe(program: Command, context: CliContext): void {
     // τ²'s protocol: its prompt templates and temperature 0 for both models.
     const tau2Args = protocol.name === "tau2" ? { args: { temperature: 0 } } : {};
     const priceOverrides = options.prices ? loadPriceOverrides(options.prices) : undefined;
-    const priced = priceOverrides ? { priceOverrides } : {};
+    const tracing = await startCliTracing(options, context);
+    const shared = {
+      ...(priceOverrides ? { priceOverrides } : {}),
+      ...(tracing ? { observer: tracing.modelCalls } : {}),
+    };
     const agentModel = {
       env,
       ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}),
       ...tau2Args,
-      ...priced,
+      ...shared,
       ...(texts ? { templates: texts.prompts.agent, doneTool: texts.doneTool } : {}),
     };
     const userModel = {
       env,
       ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}),
       ...tau2Args,
-      ...priced,
+      ...shared,
     };
     // A spend cap counts dollars: every model it has to count must have a price, or it counts nothing.
     if (options.dailySpendCap !== undefined) {
       const unpriced = [
         ...options.agentLlm.map((spec) => ({ spec, model: agentModel })),
         ...options.userLlm.map((spec) => ({ spec, model: userModel })),
-        ...(options.judgeLlm ? [{ spec: options.judgeLlm, model: { env, ...priced } }] : []),
+        ...(options.judgeLlm ? [{ spec: options.judgeLlm, model: { env, ...shared } }] : []),
       ]
         // A team's own agent (module, A2A, HTTP) pays for its own model calls: passk has nothing to count.
         .filter(
@@ -170,7 +176,7 @@ export function registerServe(program: Command, context: CliContext): void {
       createUserSimulator: (spec) =>
         users.get(spec) ?? createUserSimulator(spec, { ...userModel, guidelines: userGuidelines }),
     };
-    const judge = options.judgeLlm ? createJudge(options.judgeLlm, { env, ...priced }) : undefined;
+    const judge = options.judgeLlm ? createJudge(options.judgeLlm, { env, ...shared }) : undefined;
     const store = Store.open(resolveStorePath(options.store, env), { create: true });
     const webRoot = options.webRoot ?? defaultWebRoot();
     if (!existsSync(path.join(webRoot, "index.html"))) {
@@ -224,6 +230,7 @@ export function registerServe(program: Command, context: CliContext): void {
       protocol,
       allowedHosts: [options.host, ...(options.allowedHost ?? [])],
       log: (line) => context.stderr.write(`${line}\n`),
+      ...(tracing ? { traceConversation: tracing.conversation } : {}),
     });
     // Parse every domain's data now, so that the first visitor does not wait for it.
     await app.request("/api/info");
@@ -235,7 +242,8 @@ export function registerServe(program: Command, context: CliContext): void {
       const stop = () => {
         server.close();
         store.close();
-        resolve();
+        // The last conversations' spans reach the collector before the process exits.
+        void (tracing?.shutdown() ?? Promise.resolve()).finally(resolve);
       };
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);

@@ -18,6 +18,10 @@ import {
   type ModelFlags,
 } from "../model-flags.js";
 import { describeEvent, describeReward } from "../print-events.js";
+import { startCliTracing, withOtelOption } from "../otel-option.js";
+import type { Tracing } from "../../observability/start-tracing.js";
+import type { DomainData } from "../../formats/tau2/domain-data.js";
+import type { Task } from "../../core/task.js";
 
 interface SimulateFlags extends ModelFlags {
   domain: string;
@@ -29,10 +33,11 @@ interface SimulateFlags extends ModelFlags {
   maxErrors: string;
   seed: string;
   json?: boolean;
+  otel?: string | boolean;
 }
 
 function withConversationFlags(command: Command): Command {
-  return withRetrievalConfigOption(withDataOption(command))
+  return withOtelOption(withRetrievalConfigOption(withDataOption(command)))
     .requiredOption("--domain <name>", "domain")
     .requiredOption("--task <id>", "task id")
     .option("--max-steps <n>", "stop after this many steps", "200")
@@ -44,7 +49,29 @@ async function converse(flags: SimulateFlags, context: CliContext, human: boolea
   const data = loadDomain(context, flags.domain, flags);
   data.assertConversable();
   const task = data.task(flags.task);
-  const participants = participantsFromFlags(flags, context, data.dataDir, [data.domain]);
+  const tracing = await startCliTracing(flags, context);
+  try {
+    await converseTraced(flags, context, human, data, task, tracing);
+  } finally {
+    await tracing?.shutdown();
+  }
+}
+
+async function converseTraced(
+  flags: SimulateFlags,
+  context: CliContext,
+  human: boolean,
+  data: DomainData,
+  task: Task,
+  tracing: Tracing | undefined,
+): Promise<void> {
+  const participants = participantsFromFlags(
+    flags,
+    context,
+    data.dataDir,
+    [data.domain],
+    tracing ? { observer: tracing.modelCalls } : {},
+  );
   if (participants.scriptedDemo && !human) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
   if (human) {
     println(context, "You are the customer. Your situation (hidden from the agent):");
@@ -64,22 +91,44 @@ async function converse(flags: SimulateFlags, context: CliContext, human: boolea
     maxErrors: Number(flags.maxErrors),
     seed: Number(flags.seed),
   });
-  const run = await runSimulation(setup, (event) => {
-    if (flags.json) return;
-    if (human && event.type === "message" && event.message.role === "user") return; // the person just typed it
-    const line = describeEvent(event);
-    if (line) println(context, line);
+  const trace = tracing?.conversation({
+    domain: data.domain.name,
+    taskId: task.id,
+    trial: 0,
+    seed: Number(flags.seed),
+    agentLlm: flags.agentLlm,
+    ...(flags.solo ? {} : { userLlm: human ? "human" : (flags.userLlm ?? "scripted:gold") }),
+    protocol: participants.protocol.name,
   });
-  const reward = await evaluateSimulation(
-    run,
-    task,
-    {
-      newWorld: (o) => data.newWorld(o),
-      solo: flags.solo ?? false,
-      validation: protocolValidation(participants.protocol),
-    },
-    participants.judge,
-  );
+  const converseAndGrade = async () => {
+    const run = await runSimulation(setup, (event) => {
+      trace?.onEvent(event);
+      if (flags.json) return;
+      if (human && event.type === "message" && event.message.role === "user") return; // the person just typed it
+      const line = describeEvent(event);
+      if (line) println(context, line);
+    });
+    const reward = await evaluateSimulation(
+      run,
+      task,
+      {
+        newWorld: (o) => data.newWorld(o),
+        solo: flags.solo ?? false,
+        validation: protocolValidation(participants.protocol),
+      },
+      participants.judge,
+    );
+    return { run, reward };
+  };
+  let graded: Awaited<ReturnType<typeof converseAndGrade>>;
+  try {
+    graded = await (trace ? trace.run(converseAndGrade) : converseAndGrade());
+  } catch (error) {
+    trace?.end({ error });
+    throw error;
+  }
+  const { run, reward } = graded;
+  trace?.end({ run: { ...run, reward_info: reward } });
   participants.cache?.close();
   if (flags.json) {
     println(

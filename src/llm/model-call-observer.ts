@@ -1,0 +1,24 @@
+import type { LanguageModel } from "../core/llm.js";
+import type { LlmRole } from "./create-language-model.js";
+import type { RetryEvent } from "./retry.js";
+
+/** A model as whoever watches its calls sees it: never a key or a base URL. */
+export interface ObservedModel {
+  /** `<provider>` and `<model>` of the spec. */
+  provider: string;
+  model: string;
+  role: LlmRole;
+  /** Takes the model's own secrets (its API key, a base URL's credentials) out of a text. */
+  redact: (text: string) => string;
+}
+
+/**
+ * Watches a model's calls without changing them; passk's OpenTelemetry tracing (`src/observability/`)
+ * is one. `wrap` is a layer of {@link composeLanguageModel}, outside the response cache and the
+ * retries, so it sees each request once, with its whole latency and its priced reply.
+ */
+export interface ModelCallObserver {
+  wrap(model: LanguageModel, about: ObservedModel): LanguageModel;
+  /** An attempt of a call in progress failed and is retried (called within that call). */
+  retried(event: RetryEvent): void;
+}

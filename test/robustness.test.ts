@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../src/domains/registry.js";
 import { goldFinalMessage } from "../src/agents/gold-agent.js";
 import { perturbationMarks } from "../src/core/perturbation.js";
-import type { Message } from "../src/core/message.js";
+import { MessageSchema, type Message } from "../src/core/message.js";
 import type { Task } from "../src/core/task.js";
 import { evaluateSimulation } from "../src/evaluation/evaluate-simulation.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
@@ -120,7 +120,7 @@ function simulationsOf(store: string, runId?: string): StoredSimulation[] {
       .map(({ simulation }) => ({
         taskId: simulation.task_id,
         trial: simulation.trial ?? 0,
-        messages: simulation.messages,
+        messages: simulation.messages.map((m) => MessageSchema.parse(m)),
         reward: simulation.reward_info?.reward,
         info: (simulation as { info?: Record<string, unknown> }).info ?? {},
         rewardInfo: (simulation.reward_info?.info ?? {}) as Record<string, unknown>,
@@ -198,7 +198,7 @@ describe("tool faults", () => {
     for (const s of simulationsOf(store)) {
       expect(s.reward).toBe(1);
       const regraded = await evaluateSimulation(
-        { id: "x", task_id: s.taskId, termination_reason: "user_stop", messages: s.messages },
+        { termination_reason: "user_stop", messages: s.messages },
         data.task(s.taskId),
         { newWorld: (o) => data.newWorld(o), validation: "lenient" },
       );

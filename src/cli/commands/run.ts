@@ -25,7 +25,8 @@ import {
 } from "../../runner/fail-under.js";
 import type { PerturbationDefinition } from "../../perturbations/perturbation.js";
 import { builtinPerturbations, createPerturbationRegistry } from "../../perturbations/registry.js";
-import { formatRobustnessTable, perturbationLabel, storedRobustnessRows } from "./robustness-table.js";
+import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
+import { perturbationLabel } from "../../runner/robustness-pairs.js";
 import { junitReport } from "../../runner/junit-report.js";
 import { describeBlame, reviewStoredRun } from "./review.js";
 import { resultsFiles, writeResults } from "../../runner/results-writer.js";

@@ -41,6 +41,7 @@ const config = (perturbations?: string[]): RunConfig => ({
 let web: WebServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 const runs = { clean: "", perturbed: "" };
+let marked = { task: "", trial: 0 };
 
 beforeAll(async () => {
   ensureWebBuilt();
@@ -48,6 +49,13 @@ beforeAll(async () => {
   const add = async (fails: typeof CLEAN_FAILS, label: string, runConfig: RunConfig) => {
     const results = await buildResults(airline, { taskIds: TASKS, trials: 4, fails });
     const withConfig = { ...results, info: { ...results.info, passk: { config: runConfig } } };
+    if (runConfig.perturbations) {
+      // As `passk run --perturb` records it: the first tool result of a conversation was a timeout.
+      const simulation = withConfig.simulations.find((s) => s.messages.some((m) => m.role === "tool"))!;
+      marked = { task: simulation.task_id, trial: simulation.trial ?? 0 };
+      const tool = simulation.messages.find((m) => m.role === "tool")!;
+      Object.assign(tool, { perturbations: [{ perturbation: "tool-faults@1", effect: "timeout" }] });
+    }
     return store.importResults(parseResults(JSON.stringify(withConfig), `${label}.json`), {
       label,
       domain: "airline",
@@ -95,6 +103,16 @@ describe("the explorer's robustness table", () => {
     expect(cells[6]).toBe("66.7%");
     expect(cells[7]).toBe("airline/8");
     expect(await page.getByTestId("robustness-chart").count()).toBe(1);
+    await page.close();
+  });
+
+  it("marks what a perturbation did on the message it changed", async () => {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${web.url}/#/runs/${runs.perturbed}/simulations/airline/${marked.task}/${marked.trial}`);
+    const tag = page.getByTestId("perturbation");
+    await tag.waitFor();
+    expect(await tag.allInnerTexts()).toEqual(["⚡ tool-faults@1: timeout"]);
     await page.close();
   });
 });

@@ -31,6 +31,8 @@ run("mcp-hop.ts", ["500"]);
 // Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.
 run("adaptive-trials.ts", ["0.05", "400"]);
 run("prompt-caching.ts");
+// What --perturb costs the harness per conversation and per tool call (no model).
+run("perturbations.ts");
 // banking_knowledge: replay + evaluation, BM25 queries, live worlds (each its own process).
 run("banking.ts", ["replay"]);
 run("banking.ts", ["bm25"]);

@@ -313,9 +313,13 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
           const before = world.fork();
           const began = performance.now();
           const routed = { ...call, requestor: caller.role };
-          // Only the agent's calls meet perturbations; the customer's own tools (their phone) stay clean.
-          const boundary = caller.role === "assistant" ? setup.toolBoundary : undefined;
-          const info = { mutatesState: world.hasTool(call.name) && world.toolMutatesState(call.name) };
+          // Only the agent's calls to tools that exist meet perturbations (a call that cannot run gets its
+          // own error); the customer's own tools (their phone) stay clean.
+          const boundary =
+            caller.role === "assistant" && world.hasTool(call.name) && !malformedArgumentsError(call)
+              ? setup.toolBoundary
+              : undefined;
+          const info = { mutatesState: boundary !== undefined && world.toolMutatesState(call.name) };
           let result: BoundaryAnswer | undefined = boundary?.before(routed, info);
           if (!result) {
             const answer = executeToolCall(world, routed);

@@ -33,6 +33,8 @@ run("adaptive-trials.ts", ["0.05", "400"]);
 run("prompt-caching.ts");
 // `--otel`: a conversation's cost with tracing on (spans batched and POSTed to a local receiver) and off.
 run("otel-overhead.ts");
+// What --perturb costs the harness per conversation and per tool call (no model).
+run("perturbations.ts");
 // banking_knowledge: replay + evaluation, BM25 queries, live worlds (each its own process).
 run("banking.ts", ["replay"]);
 run("banking.ts", ["bm25"]);

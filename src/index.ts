@@ -90,3 +90,21 @@ export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
 export { Store } from "./store/store.js";
 export type { JobQueue } from "./store/job-queue.js";
 export { SqliteJobQueue } from "./store/sqlite-job-queue.js";
+
+// Robustness: perturbations (`--perturb`) and the robustness table
+export { definePerturbation, rateSchedule } from "./perturbations/perturbation.js";
+export type {
+  PerturbationConversation,
+  PerturbationDefinition,
+  PerturbationEffects,
+  PerturbationKind,
+} from "./perturbations/perturbation.js";
+export { builtinPerturbations, createPerturbationRegistry } from "./perturbations/registry.js";
+export type { PerturbationRegistry, ResolvedPerturbation } from "./perturbations/registry.js";
+export { perturbConversation } from "./perturbations/perturb-conversation.js";
+export type { PerturbedConversation } from "./perturbations/perturb-conversation.js";
+export { withCustomerInstructions } from "./perturbations/customer-perturbations.js";
+export { perturbationMarks, toolCallNotRun } from "./core/perturbation.js";
+export type { PerturbationMark, ToolBoundary } from "./core/perturbation.js";
+export { robustnessRow } from "./metrics/robustness.js";
+export type { RobustnessRow } from "./metrics/robustness.js";

@@ -5,6 +5,7 @@ import { systemFailure } from "../core/system-failure.js";
 
 export { systemFailure };
 import type { AnyDomain } from "../env/domain.js";
+import type { PerturbationRegistry } from "../perturbations/registry.js";
 import { builtinDomains, getDomain } from "../domains/registry.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
@@ -18,6 +19,8 @@ export interface CliContext {
   domains: ReadonlyMap<string, AnyDomain>;
   /** Agents loaded from modules for `--agent-llm module:<path>`, by spec. */
   agentModules?: ReadonlyMap<string, Agent>;
+  /** The perturbations `--perturb` may name: passk's own and those of `--perturbation-module`s. */
+  perturbations?: PerturbationRegistry;
 }
 
 export function defaultContext(): CliContext {

@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import { ConfigError } from "../core/errors.js";
 import type { Agent } from "../core/agent.js";
 import type { AnyDomain } from "../env/domain.js";
+import type { PerturbationDefinition } from "../perturbations/perturbation.js";
 
 /** A `--domain` value that names a module file (a team's own domain) rather than a built-in name. */
 export function isDomainModulePath(value: string): boolean {
@@ -92,4 +93,31 @@ export function domainModuleArguments(argv: readonly string[]): string[] {
 /** The `module:<path>` specs given to `--agent-llm`. */
 export function agentModuleArguments(argv: readonly string[]): string[] {
   return flagValues(argv, "--agent-llm").filter((v) => v.startsWith("module:"));
+}
+
+function isPerturbation(value: unknown): value is PerturbationDefinition {
+  const v = value as Partial<PerturbationDefinition> | null;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.name === "string" &&
+    typeof v.version === "number" &&
+    typeof v.effects === "function" &&
+    typeof (v.params as { safeParse?: unknown } | undefined)?.safeParse === "function"
+  );
+}
+
+/**
+ * Load a team's perturbations (`--perturbation-module ./my-perturbations.ts`): every exported value made
+ * with definePerturbation (the default export may also be a list of them).
+ */
+export async function importPerturbationModule(file: string): Promise<PerturbationDefinition[]> {
+  const module = await importModule(file, "perturbation");
+  const values = Object.values(module).flatMap((value) => (Array.isArray(value) ? value : [value]));
+  const found = [...new Set(values.filter(isPerturbation))];
+  if (found.length === 0)
+    throw new ConfigError(
+      `${path.resolve(file)} exports no perturbation; export one made with definePerturbation({ name, version, kind, summary, params, effects })`,
+    );
+  return found;
 }

@@ -12,6 +12,7 @@ import { registerReplay } from "./commands/replay.js";
 import { registerSimulate } from "./commands/simulate.js";
 import { registerSubmit } from "./commands/submit.js";
 import { registerReport } from "./commands/report.js";
+import { registerRobustness } from "./commands/robustness.js";
 import { registerRun } from "./commands/run.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerScore } from "./commands/score.js";
@@ -41,6 +42,7 @@ export function buildProgram(context: CliContext): Command {
   registerImport(program, context);
   registerExport(program, context);
   registerRun(program, context);
+  registerRobustness(program, context);
   registerRuns(program, context);
   registerCompare(program, context);
   registerPlan(program, context);

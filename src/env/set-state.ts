@@ -6,6 +6,7 @@ import {
   type ToolCall,
   type ToolMessage,
 } from "../core/message.js";
+import { toolCallNotRun } from "../core/perturbation.js";
 import type { InitialState } from "../core/task.js";
 import { isPyFloat, markPyFloat } from "../python/py-float.js";
 import type { WorldState } from "./domain.js";
@@ -186,8 +187,14 @@ export function replayToolCalls(
   options: { strict: boolean },
 ): void {
   for (const [call, recorded] of pairToolCalls(messages)) {
-    // Unknown tools and calls with unparseable arguments never ran; reads change nothing.
-    if (malformedArgumentsError(call) || !world.hasTool(call.name) || !world.toolMutatesState(call.name))
+    // Unknown tools, calls with unparseable arguments and calls answered by an injected fault never
+    // ran; reads change nothing.
+    if (
+      malformedArgumentsError(call) ||
+      toolCallNotRun(recorded) ||
+      !world.hasTool(call.name) ||
+      !world.toolMutatesState(call.name)
+    )
       continue;
     const result = world.callTool({ name: call.name, arguments: call.arguments, requestor: call.requestor });
     if (options.strict && !sameContent(result.content, recorded.content ?? "")) {

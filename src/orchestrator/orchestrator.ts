@@ -19,6 +19,7 @@ import {
   type ToolMessage,
   type UserMessage,
 } from "../core/message.js";
+import type { BoundaryAnswer, ToolBoundary } from "../core/perturbation.js";
 import type { SimulationRun, TerminationReason } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import { applyInitialState } from "../env/set-state.js";
@@ -60,6 +61,11 @@ export interface SimulationSetup {
    * infrastructure error (a stuck provider is nobody's score), the call in flight aborted.
    */
   maxDurationMs?: number;
+  /**
+   * Perturbations at the world boundary (`--perturb`): may answer an agent's tool call with a fault
+   * instead of running it, or change what the world answered; what they did is marked on the tool message.
+   */
+  toolBoundary?: ToolBoundary;
 }
 
 type Role = "agent" | "user" | "env";
@@ -306,15 +312,28 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
           yield { type: "tool-call-start", call };
           const before = world.fork();
           const began = performance.now();
-          const answer = executeToolCall(world, { ...call, requestor: caller.role });
-          // Only a read tool searching through an API answers asynchronously; the rest stay synchronous.
-          const result = answer instanceof Promise ? await answer : answer;
+          const routed = { ...call, requestor: caller.role };
+          // Only the agent's calls to tools that exist meet perturbations (a call that cannot run gets its
+          // own error); the customer's own tools (their phone) stay clean.
+          const boundary =
+            caller.role === "assistant" && world.hasTool(call.name) && !malformedArgumentsError(call)
+              ? setup.toolBoundary
+              : undefined;
+          const info = { mutatesState: boundary !== undefined && world.toolMutatesState(call.name) };
+          let result: BoundaryAnswer | undefined = boundary?.before(routed, info);
+          if (!result) {
+            const answer = executeToolCall(world, routed);
+            // Only a read tool searching through an API answers asynchronously; the rest stay synchronous.
+            result = answer instanceof Promise ? await answer : answer;
+            if (boundary) result = boundary.after(routed, info, result);
+          }
           const toolMessage = stamp<ToolMessage>({
             id: call.id,
             role: "tool",
             content: result.content,
             requestor: caller.role,
             error: result.error,
+            ...(result.marks && result.marks.length > 0 ? { perturbations: result.marks } : {}),
           });
           if (result.error) {
             errors++;

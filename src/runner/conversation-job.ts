@@ -5,6 +5,8 @@ import type { ToolOverrides } from "../env/tool-schema.js";
 import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { runSimulation, SimulationAbortedError } from "../orchestrator/orchestrator.js";
+import { perturbConversation } from "../perturbations/perturb-conversation.js";
+import type { ResolvedPerturbation } from "../perturbations/registry.js";
 import type { RunJob } from "./execute-run.js";
 import { conversationSetup, protocolValidation, type ConversationProtocol } from "./simulation-setup.js";
 
@@ -22,6 +24,8 @@ export interface ConversationJobOptions {
   maxErrors?: number;
   /** `--max-sim-seconds`, in milliseconds. */
   maxDurationMs?: number;
+  /** `--perturb`: applied to every conversation, seeded by its task and trial seed. */
+  perturbations?: readonly ResolvedPerturbation[];
 }
 
 /**
@@ -36,11 +40,16 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
     if (!domain || !task) {
       throw new Error(`job ${job.domain}/${job.taskId} is not among the run's tasks`);
     }
+    const perturbed =
+      options.perturbations && options.perturbations.length > 0
+        ? perturbConversation(options.perturbations, { task, seed })
+        : undefined;
     const setup = conversationSetup({
       data: domain.data,
       task,
       agent: options.agent,
-      user: options.user,
+      user: perturbed ? perturbed.user(options.user) : options.user,
+      ...(perturbed?.toolBoundary ? { toolBoundary: perturbed.toolBoundary } : {}),
       solo: options.solo ?? false,
       ...(options.protocol ? { protocol: options.protocol } : {}),
       ...(options.toolOverrides ? { toolOverrides: options.toolOverrides } : {}),
@@ -90,8 +99,18 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
       },
       pricedJudge,
     );
+    // An agent that obeyed an injected instruction broke its policy, whatever the database says.
+    const violations = perturbed?.violations(run.messages) ?? [];
+    const graded =
+      violations.length === 0
+        ? reward
+        : { ...reward, reward: 0, info: { ...reward.info, policy_violations: violations } };
     run.reward_info =
-      judgeCost === undefined ? reward : { ...reward, info: { ...reward.info, judge_cost: judgeCost } };
+      judgeCost === undefined ? graded : { ...graded, info: { ...graded.info, judge_cost: judgeCost } };
+    if (options.perturbations && options.perturbations.length > 0) {
+      const info = (run as { info?: Record<string, unknown> }).info;
+      Object.assign(run, { info: { ...info, perturbations: options.perturbations.map((p) => p.spec) } });
+    }
     if (judgeCost === null) reportCost(null);
     else if (judgeCost !== undefined && costKnown) reportCost(cost + judgeCost);
     return run;

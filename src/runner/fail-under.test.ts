@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Metrics, RunMetrics } from "../metrics/run-metrics.js";
-import { checkThresholds, parseThresholds } from "./fail-under.js";
+import {
+  checkRobustnessThresholds,
+  checkThresholds,
+  parseRobustnessThresholds,
+  parseThresholds,
+  splitThresholds,
+} from "./fail-under.js";
 
 function metrics(partial: Partial<Metrics>): Metrics {
   return {
@@ -90,5 +96,35 @@ describe("checkThresholds", () => {
       reason: expect.stringContaining("only 2 evaluable trial(s)"),
     });
     expect(check("retail:avg_reward=0")).toMatchObject({ passed: false, reason: "no evaluable simulations" });
+  });
+});
+
+describe("robustness gates", () => {
+  it("split from the run's own gates, parse against the run's perturbations and check the share kept", () => {
+    const gates = splitThresholds(["pass^1=0.5,robustness.tool-faults=0.9", "robustness.persona=0.5"]);
+    expect(gates).toEqual({
+      run: ["pass^1=0.5"],
+      robustness: ["robustness.tool-faults=0.9", "robustness.persona=0.5"],
+    });
+    const parsed = parseRobustnessThresholds(gates.robustness, ["tool-faults", "persona"]);
+    const rows = [
+      { perturbation: "tool-faults@1:rate=0.2", robustness: 0.85, clean: 0.8 },
+      { perturbation: "persona@1", robustness: 0.5, clean: 0.8 },
+    ];
+    const results = checkRobustnessThresholds(rows, parsed);
+    expect(results.map((r) => [r.passed, r.value])).toEqual([
+      [false, 0.85],
+      [true, 0.5],
+    ]);
+    expect(checkRobustnessThresholds([], parsed)[0]!.reason).toMatch(/no clean baseline run/);
+  });
+
+  it("refuse a gate on a perturbation the run does not have", () => {
+    expect(() => parseRobustnessThresholds(["robustness.tool-faults=0.9"], [])).toThrow(
+      /the run is not perturbed; add --perturb tool-faults/,
+    );
+    expect(() => parseRobustnessThresholds(["robustness.tool-faults=1.5"], ["tool-faults"])).toThrow(
+      /robustness.PERTURBATION=MIN/,
+    );
   });
 });

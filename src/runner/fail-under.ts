@@ -109,3 +109,90 @@ export function checkThresholds(metrics: RunMetrics, thresholds: readonly Thresh
     };
   });
 }
+
+/** A `--fail-under robustness.NAME=MIN` gate: the share of the clean pass^k kept under a perturbation. */
+export interface RobustnessThreshold {
+  text: string;
+  /** The perturbation's name (no version). */
+  perturbation: string;
+  min: number;
+}
+
+const ROBUSTNESS_SYNTAX = /^robustness\.(?<name>[a-z][a-z0-9-]*)=(?<min>[0-9.]+)$/;
+
+/** Whether a `--fail-under` part is a robustness gate (checked against a clean baseline, not the run alone). */
+export function isRobustnessThreshold(text: string): boolean {
+  return text.replace(/\s+/g, "").startsWith("robustness.");
+}
+
+/** Split `--fail-under` values into the run's own gates and its robustness gates (both as written). */
+export function splitThresholds(values: readonly string[]): { run: string[]; robustness: string[] } {
+  const parts = values
+    .flatMap((value) => value.split(","))
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+  return {
+    run: parts.filter((p) => !isRobustnessThreshold(p)),
+    robustness: parts.filter(isRobustnessThreshold),
+  };
+}
+
+/**
+ * Parse `robustness.NAME=MIN` gates against the perturbations the command measures.
+ * @example parseRobustnessThresholds(["robustness.tool-faults=0.9"], ["tool-faults"])
+ */
+export function parseRobustnessThresholds(
+  parts: readonly string[],
+  perturbations: readonly string[],
+): RobustnessThreshold[] {
+  return parts.map((text) => {
+    const groups = ROBUSTNESS_SYNTAX.exec(text.replace(/\s+/g, ""))?.groups;
+    const min = Number(groups?.min);
+    if (!groups || !Number.isFinite(min) || min < 0 || min > 1)
+      throw new ConfigError(
+        `--fail-under "${text}" is not robustness.PERTURBATION=MIN with MIN between 0 and 1, e.g. --fail-under robustness.tool-faults=0.9`,
+      );
+    if (!perturbations.includes(groups.name!))
+      throw new ConfigError(
+        `--fail-under "${text}": ${perturbations.length === 0 ? "the run is not perturbed" : `the run's perturbations are ${perturbations.join(", ")}`}; add --perturb ${groups.name} or drop the gate`,
+      );
+    return { text, perturbation: groups.name!, min };
+  });
+}
+
+/**
+ * Check robustness gates against the rows measured: a row's perturbation spec names the perturbation
+ * (`tool-faults@1…`); a gate without a row, or whose robustness cannot be computed, fails.
+ */
+export function checkRobustnessThresholds(
+  rows: ReadonlyArray<{ perturbation: string; robustness: number | null; clean: number | null }>,
+  thresholds: readonly RobustnessThreshold[],
+): Array<{ threshold: RobustnessThreshold; value: number | null; passed: boolean; reason?: string }> {
+  return thresholds.map((threshold) => {
+    const row = rows.find((r) =>
+      r.perturbation.split(" + ").some((spec) => spec.split("@")[0] === threshold.perturbation),
+    );
+    if (!row)
+      return {
+        threshold,
+        value: null,
+        passed: false,
+        reason: "no clean baseline run with the same configuration to compare with",
+      };
+    if (row.robustness === null)
+      return {
+        threshold,
+        value: null,
+        passed: false,
+        reason:
+          row.clean === 0 ? "the clean baseline's pass^k is 0, so no share can be kept" : "nothing evaluable",
+      };
+    const passed = row.robustness >= threshold.min - 1e-12;
+    return {
+      threshold,
+      value: row.robustness,
+      passed,
+      ...(passed ? {} : { reason: `${row.robustness.toFixed(4)} < ${threshold.min}` }),
+    };
+  });
+}

@@ -52,6 +52,13 @@ export const RunConfigSchema = z.object({
   solo: z.boolean(),
   /** `--retrieval-config` (banking_knowledge): how the agent searches its knowledge base; null for other domains. */
   retrieval_config: z.string().nullable().optional(),
+  /**
+   * `--perturb`: the perturbations every conversation meets, as canonical specs (`tool-faults@1:rate=0.2`);
+   * empty or absent for a clean run.
+   */
+  perturbations: z.array(z.string()).optional(),
+  /** Team perturbation modules (`--perturbation-module`), as absolute paths, loaded again on resume. */
+  perturbation_modules: z.array(z.string()).optional(),
   /** The turn protocol (runs stored before it was recorded ran passk's). */
   protocol: z.enum(["tau2", "passk"]).default("passk"),
   models: RunModelsSchema,
@@ -105,6 +112,7 @@ function runIdentity(config: RunConfig): Record<string, unknown> {
     "--solo": config.solo,
     "--protocol": config.protocol,
     "--retrieval-config": config.retrieval_config ?? null,
+    "--perturb": config.perturbations ?? [],
   };
   for (const [name, value] of Object.entries(config.models)) {
     if (!OPERATIONAL_MODEL_FLAGS.has(name as keyof RunModels)) identity[kebab(name)] = value ?? null;

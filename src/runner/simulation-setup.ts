@@ -1,5 +1,6 @@
 import type { Agent, UserSimulator } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
+import type { ToolBoundary } from "../core/perturbation.js";
 import type { Task } from "../core/task.js";
 import type { LlmToolSpec } from "../core/llm.js";
 import { toolSpecs, type ToolOverrides } from "../env/tool-schema.js";
@@ -39,6 +40,8 @@ export interface ConversationOptions {
   trial?: number;
   simulationId?: string;
   signal?: AbortSignal;
+  /** Perturbations at the world boundary (`--perturb`). */
+  toolBoundary?: ToolBoundary;
 }
 
 /**
@@ -89,5 +92,6 @@ export function conversationSetup(options: ConversationOptions): SimulationSetup
     ...(options.trial !== undefined ? { trial: options.trial } : {}),
     ...(options.simulationId !== undefined ? { simulationId: options.simulationId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.toolBoundary ? { toolBoundary: options.toolBoundary } : {}),
   };
 }

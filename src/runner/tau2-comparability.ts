@@ -91,6 +91,11 @@ export function tau2Comparability(input: ComparabilityInput): Tau2Comparability 
         `the reranker's prompt (${config.retrieval_config}) was read from an upstream file passk cannot verify by hash`,
       );
     if (config.solo) add("modified-protocol", "solo mode");
+    if ((config.perturbations ?? []).length > 0)
+      add(
+        "modified-protocol",
+        `perturbed (--perturb ${config.perturbations!.join(", ")}): a robustness measurement, not the benchmark's conditions`,
+      );
     if (config.max_steps !== 200) add("modified-protocol", `--max-steps ${config.max_steps} (τ²: 200)`);
     if (config.max_errors !== 10) add("modified-protocol", `--max-errors ${config.max_errors} (τ²: 10)`);
     if (config.adaptive)

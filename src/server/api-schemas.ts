@@ -395,6 +395,26 @@ export const GridRowSchema = z.object({
 });
 export type GridRow = z.infer<typeof GridRowSchema>;
 
+/** A perturbation against the clean baseline on the same tasks and seeds (`passk robustness`). */
+export const RobustnessRowViewSchema = z.object({
+  perturbation: z.string(),
+  k: z.number().int(),
+  tasks: z.number().int(),
+  clean: z.number().nullable(),
+  perturbed: z.number().nullable(),
+  /** clean − perturbed pass^k, with its 95% paired bootstrap interval. */
+  drop: z.number().nullable(),
+  dropInterval: z.object({ low: z.number(), high: z.number() }).nullable(),
+  pValue: z.number().nullable(),
+  /** perturbed ÷ clean pass^k. */
+  kept: z.number().nullable(),
+  /** `domain/task_id` of the tasks whose pass^k fell. */
+  broke: z.array(z.string()),
+  runId: z.string().nullable(),
+  baselineRunId: z.string().nullable(),
+});
+export type RobustnessRowView = z.infer<typeof RobustnessRowViewSchema>;
+
 export const RunDetailSchema = z.object({
   run: RunSummarySchema,
   passHatK: z.array(PassKPointSchema),
@@ -412,6 +432,8 @@ export const RunDetailSchema = z.object({
   blame: z.array(z.object({ culprit: z.string(), count: z.number().int() })).optional(),
   grid: z.array(GridRowSchema),
   maxTrials: z.number().int(),
+  /** The robustness table when the run has a clean baseline or perturbed siblings; empty otherwise. */
+  robustness: z.array(RobustnessRowViewSchema).optional(),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 

@@ -16,11 +16,13 @@ import type {
   CompareResponse,
   GridRow,
   RecordDiff,
+  RobustnessRowView,
   RunDetail,
   RunSummary,
   SimulationDetail,
   SimulationKeyView,
 } from "./api-schemas.js";
+import { robustnessRowsOf } from "../runner/robustness-pairs.js";
 import { taskTitle } from "./domain-views.js";
 import { goldDivergence, goldMatches } from "./gold-divergence.js";
 import {
@@ -268,7 +270,31 @@ export class RunViews {
         .sort((a, b) => b.count - a.count),
       grid: [...rows.values()],
       maxTrials,
+      robustness: this.#robustness(run),
     };
+  }
+
+  /** The run beside its clean baseline, or its perturbed siblings (runs `passk run` made only). */
+  #robustness(run: StoredRun): RobustnessRowView[] {
+    const configOf = (r: StoredRun) => (r.info.passk as { config?: unknown } | undefined)?.config;
+    return robustnessRowsOf(
+      { id: run.id, config: configOf(run) },
+      this.#store.listRuns().map((r) => ({ id: r.id, config: configOf(r) })),
+      (id) => this.#store.runSimulations(id),
+    ).map((row) => ({
+      perturbation: row.perturbation,
+      k: row.k,
+      tasks: row.tasks,
+      clean: row.clean,
+      perturbed: row.perturbed,
+      drop: row.drop,
+      dropInterval: row.drop_interval,
+      pValue: row.p_value,
+      kept: row.robustness,
+      broke: row.broke,
+      runId: row.run_id ?? null,
+      baselineRunId: row.baseline_run_id ?? null,
+    }));
   }
 
   simulation(runId: string, key: SimulationKey): SimulationDetail {

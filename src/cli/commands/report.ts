@@ -29,6 +29,7 @@ import {
   type Tau2Comparability,
 } from "../../runner/tau2-comparability.js";
 import { baseSplitIds } from "../context.js";
+import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
 
 interface ReportOptions {
   json?: boolean;
@@ -75,6 +76,12 @@ export function registerReport(program: Command, context: CliContext): void {
             { numTrials: source.numTrials, bootstrap: { seed } },
           )
         : undefined;
+    // A run measured with and without perturbations: the robustness table (stored runs only).
+    const robustness = source.run
+      ? withStore(context, options.store, { create: false }, (store) =>
+          storedRobustnessRows(store, source.run!.id),
+        )
+      : [];
     if (options.json) {
       const demo = isScriptedDemo(source) ? { scripted_demo: true } : {};
       println(
@@ -91,6 +98,7 @@ export function registerReport(program: Command, context: CliContext): void {
             task_statistics: tasks,
             token_usage: tokens,
             failing_tasks: failing,
+            ...(robustness.length > 0 ? { robustness } : {}),
           },
           null,
           2,
@@ -123,6 +131,10 @@ export function registerReport(program: Command, context: CliContext): void {
     if (adaptive)
       println(context, describeAdaptive(tasks, { minTrials: source.numTrials ?? 1, ...adaptive }));
     println(context, describeTaskStability(tasks));
+    if (robustness.length > 0) {
+      println(context);
+      println(context, formatRobustnessTable(robustness));
+    }
     println(context);
     println(context, formatFailingTasks(failing, top));
   });

@@ -17,6 +17,7 @@ import {
 } from "../../runner/run-config.js";
 import type { RunRecord, Store } from "../../store/store.js";
 import type { AnyDomain } from "../../env/domain.js";
+import { createPerturbationRegistry, type PerturbationRegistry } from "../../perturbations/registry.js";
 import type { CliContext } from "../context.js";
 import type { ModelFlags } from "../model-flags.js";
 
@@ -53,6 +54,10 @@ export interface RunFlags extends Partial<ModelFlags> {
   maxTrials?: string;
   /** `--otel [endpoint]`: operational, never part of the run's configuration. */
   otel?: string | boolean;
+  /** `--perturb SPEC`, repeated. */
+  perturb?: string[];
+  /** `--perturbation-module FILE`, repeated. */
+  perturbationModule?: string[];
 }
 
 /** A whole-number flag within bounds (a huge value would exhaust memory before anything runs). */
@@ -137,6 +142,7 @@ function configFromFlags(
   numbers: z.infer<typeof FlagNumbersSchema>,
   dataDir: string,
   domains: ReadonlyMap<string, AnyDomain>,
+  perturbations: PerturbationRegistry,
 ): RunConfig {
   if (!flags.domain || flags.domain.length === 0) {
     throw new ConfigError("--domain is required (or --resume RUN_ID to continue a stored run)");
@@ -174,7 +180,24 @@ function configFromFlags(
     save_to: flags.saveTo ? path.resolve(flags.saveTo) : null,
     scripted_demo: false,
   };
+  // Recorded canonically (version and settings spelled out), so that a resume compares like with like.
+  const specs = perturbationSpecs(flags.perturb ?? [], perturbations);
+  if (specs.length > 0) config.perturbations = specs;
+  if (flags.perturbationModule && flags.perturbationModule.length > 0)
+    config.perturbation_modules = flags.perturbationModule.map((file) => path.resolve(file));
   return config;
+}
+
+/** `--perturb` values resolved and written canonically; one perturbation may be named once. */
+export function perturbationSpecs(values: readonly string[], registry: PerturbationRegistry): string[] {
+  const resolved = values.map((value) => registry.resolve(value));
+  const names = resolved.map((p) => p.definition.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined)
+    throw new ConfigError(
+      `--perturb names ${twice} twice; give each perturbation once, with all its settings`,
+    );
+  return resolved.map((p) => p.spec);
 }
 
 /**
@@ -231,6 +254,7 @@ const IDENTITY_FLAG_OF_OPTION: Record<string, string> = {
   toolSpec: "--tool-spec",
   protocol: "--protocol",
   retrievalConfig: "--retrieval-config",
+  perturb: "--perturb",
 };
 
 /** A run `passk run` started, with its parsed configuration. */
@@ -279,6 +303,7 @@ export function resolveRun(
         numbers,
         given.has("--data") ? path.resolve(flags.data!) : stored.data,
         context.domains,
+        context.perturbations ?? createPerturbationRegistry(),
       );
       const differences = identityDifferences(stored, asGiven, given);
       if (differences.length > 0) {
@@ -311,7 +336,13 @@ export function resolveRun(
     };
   }
 
-  const config = configFromFlags(flags, numbers, resolveDataDir(flags.data, context.env), context.domains);
+  const config = configFromFlags(
+    flags,
+    numbers,
+    resolveDataDir(flags.data, context.env),
+    context.domains,
+    context.perturbations ?? createPerturbationRegistry(),
+  );
   if (!config.save_to) return { config };
   // The newest stored run writing to the same file is the one to continue.
   for (const run of store.listRuns()) {

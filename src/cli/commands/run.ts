@@ -16,7 +16,18 @@ import {
 } from "../../runner/execute-run.js";
 import { executeAdaptiveRun, type AdaptiveOutcome } from "../../runner/adaptive-run.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
-import { checkThresholds, parseThresholds, type Threshold } from "../../runner/fail-under.js";
+import {
+  checkRobustnessThresholds,
+  checkThresholds,
+  parseRobustnessThresholds,
+  parseThresholds,
+  splitThresholds,
+  type Threshold,
+} from "../../runner/fail-under.js";
+import type { PerturbationDefinition } from "../../perturbations/perturbation.js";
+import { builtinPerturbations, createPerturbationRegistry } from "../../perturbations/registry.js";
+import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
+import { perturbationLabel } from "../../runner/robustness-pairs.js";
 import { junitReport } from "../../runner/junit-report.js";
 import { describeBlame, reviewStoredRun } from "./review.js";
 import { resultsFiles, writeResults } from "../../runner/results-writer.js";
@@ -46,7 +57,7 @@ import { fixed, formatMetrics } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
 import { openStore, withStoreOption } from "./run-source.js";
-import { importAgentModule } from "../domain-modules.js";
+import { importAgentModule, importPerturbationModule } from "../domain-modules.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
 import {
   checkNotRunningElsewhere,
@@ -64,7 +75,8 @@ function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
   const who = config.scripted_demo
     ? "scripted:gold (agent and user)"
     : `agent ${config.models.agentLlm}, user ${config.models.userLlm}`;
-  return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.num_trials} trial(s) · seed ${config.seed} · ${config.protocol === "tau2" ? "τ²" : "passk"} protocol`;
+  const perturbed = perturbationLabel(config);
+  return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.num_trials} trial(s) · seed ${config.seed} · ${config.protocol === "tau2" ? "τ²" : "passk"} protocol${perturbed ? ` · perturbed: ${perturbed}` : ""}`;
 }
 
 function costLine(metrics: RunMetrics, spent: number): string {
@@ -79,16 +91,28 @@ function costLine(metrics: RunMetrics, spent: number): string {
 }
 
 export function registerRun(program: Command, context: CliContext): void {
-  const command = withStoreOption(
+  const command = withRunOptions(
+    program
+      .command("run")
+      .description(
+        "Run tasks × trials concurrently (resumable, cost-capped), store every simulation, and report " +
+          "pass^k — the reliability of an agent, as τ²-bench measures it",
+      ),
+  );
+  // `--agent-llm` comes from the stored run on --resume, so it is checked by hand.
+  command.options.find((o) => o.long === "--agent-llm")?.makeOptionMandatory(false);
+  command.action(async (flags: RunFlags) => {
+    process.exitCode = (await runCommand(flags, command, context)).code;
+  });
+}
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/** The options of `passk run` (shared by `passk robustness`, which runs several such runs). */
+export function withRunOptions(command: Command): Command {
+  return withStoreOption(
     withModelFlags(
-      withRetrievalConfigOption(
-        withDataOption(
-          withOtelOption(program.command("run")).description(
-            "Run tasks × trials concurrently (resumable, cost-capped), store every simulation, and report " +
-              "pass^k — the reliability of an agent, as τ²-bench measures it",
-          ),
-        ),
-      )
+      withRetrievalConfigOption(withDataOption(withOtelOption(command)))
         .option(
           "--domain <name>",
           "domain (repeat or comma-separate for several: --domain airline,retail)",
@@ -152,17 +176,39 @@ export function registerRun(program: Command, context: CliContext): void {
           "--progress-interval <seconds>",
           "seconds between progress lines when not on a terminal",
           "10",
+        )
+        .option(
+          "--perturb <spec>",
+          "perturb every conversation, e.g. tool-faults:rate=0.2 or persona:trait=terse (repeatable; see README, Robustness)",
+          collect,
+        )
+        .option(
+          "--perturbation-module <file>",
+          "a module exporting your own perturbations (definePerturbation), for --perturb to name (repeatable)",
+          collect,
         ),
     ),
   );
-  // `--agent-llm` comes from the stored run on --resume, so it is checked by hand.
-  command.options.find((o) => o.long === "--agent-llm")?.makeOptionMandatory(false);
-  command.action(async (flags: RunFlags) => {
-    process.exitCode = await runCommand(flags, command, context);
-  });
 }
 
-async function runCommand(flags: RunFlags, command: Command, context: CliContext): Promise<number> {
+/** Load `--perturbation-module`s (given now, or recorded with a resumed run) into the registry. */
+export async function loadPerturbations(context: CliContext, files: readonly string[]): Promise<void> {
+  const registry = context.perturbations;
+  const definitions = new Set<PerturbationDefinition>(builtinPerturbations);
+  for (const name of registry?.names ?? []) definitions.add(registry!.get(name)!);
+  // A module imported again gives the same values: the set keeps each definition once.
+  for (const file of files)
+    for (const definition of await importPerturbationModule(file)) definitions.add(definition);
+  context.perturbations = createPerturbationRegistry([...definitions]);
+}
+
+export async function runCommand(
+  flags: RunFlags,
+  command: Command,
+  context: CliContext,
+): Promise<{ code: number; runId?: string }> {
+  if (flags.perturbationModule && flags.perturbationModule.length > 0)
+    await loadPerturbations(context, flags.perturbationModule);
   const numbers = parseFlagNumbers(flags);
   // Everything that can be wrong is checked before the first model call: the store, the run, the
   // domains and tasks, the models and their keys, the thresholds.
@@ -175,6 +221,11 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
   try {
     const resolved = resolveRun(store, flags, command, numbers, context);
     const { config } = resolved;
+    // A resumed run of a team's own perturbations loads their modules again.
+    if (config.perturbation_modules && config.perturbation_modules.length > 0)
+      await loadPerturbations(context, config.perturbation_modules);
+    const registry = context.perturbations ?? createPerturbationRegistry();
+    const perturbations = (config.perturbations ?? []).map((spec) => registry.resolve(spec));
     if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
     const datas = config.domains.map((name) =>
       loadDomain(context, name, {
@@ -243,10 +294,15 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     );
     const texts = participants.protocol.name === "tau2" ? participants.protocol.texts : undefined;
     resolvedConfig.scripted_demo = participants.scriptedDemo;
-    const thresholds: Threshold[] = parseThresholds(flags.failUnder ?? [], {
+    const gates = splitThresholds(flags.failUnder ?? []);
+    const thresholds: Threshold[] = parseThresholds(gates.run, {
       numTrials: resolvedConfig.num_trials,
       domains: resolvedConfig.domains,
     });
+    const robustnessThresholds = parseRobustnessThresholds(
+      gates.robustness,
+      perturbations.map((p) => p.definition.name),
+    );
     if (resolvedConfig.solo) {
       for (const [name, entry] of domains) {
         if (entry.data.soloPolicy === undefined)
@@ -455,6 +511,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
             maxSteps: resolvedConfig.max_steps,
             maxErrors: resolvedConfig.max_errors,
             ...(maxSimSeconds !== undefined ? { maxDurationMs: maxSimSeconds * 1000 } : {}),
+            ...(perturbations.length > 0 ? { perturbations } : {}),
           }),
         ),
         onEvent: (event) => {
@@ -560,6 +617,16 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     for (const [domain, verdict] of Object.entries(comparability))
       println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context, costLine(metrics, outcome.spent));
+    // A perturbed run beside its clean baseline (the newest completed run configured the same but clean).
+    const robustnessRows =
+      perturbations.length > 0 && outcome.reason === "completed" ? storedRobustnessRows(store, run.id) : [];
+    if (robustnessRows.length > 0) println(context, formatRobustnessTable(robustnessRows));
+    else if (perturbations.length > 0)
+      println(
+        context,
+        "robustness: no completed clean run with the same configuration in the store to compare with " +
+          "(run the same command without --perturb, or use `passk robustness`)",
+      );
     if (adaptive) {
       const tallies = trialTallies(simulations, plan.domains);
       println(context, describeAdaptive(tallies, { minTrials: resolvedConfig.num_trials, ...adaptive }));
@@ -586,8 +653,11 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
 
     let code: number = outcome.reason === "interrupted" ? RUN_EXIT.interrupted : RUN_EXIT.ok;
-    if (thresholds.length > 0) {
-      const results = checkThresholds(metrics, thresholds);
+    if (thresholds.length + robustnessThresholds.length > 0) {
+      const results = [
+        ...checkThresholds(metrics, thresholds),
+        ...checkRobustnessThresholds(robustnessRows, robustnessThresholds),
+      ];
       for (const r of results) {
         println(
           context,
@@ -615,7 +685,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       );
       code = Math.max(code, RUN_EXIT.nothingGraded);
     }
-    return code;
+    return { code, runId: run.id };
   } catch (error) {
     // A full disk, a store gone read-only: what was stored stays; say how to go on with this run.
     const known = runId !== undefined ? systemFailure(error) : undefined;

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import type { Message, ToolCall } from "../../../src/core/message.js";
+import { perturbationMarks } from "../../../src/core/perturbation.js";
 import { ValueView } from "./value-view.js";
 
 /** The words that end a conversation, and what they mean (they are control signals, not speech). */
@@ -47,6 +48,22 @@ function CallNote(props: { call: ToolCall }) {
   );
 }
 
+/** What a perturbation (`--perturb`) did to a message: a fault, a partial result, an injected instruction. */
+function PerturbationTags(props: { message: Message }) {
+  const marks = perturbationMarks(props.message);
+  if (marks.length === 0) return null;
+  return (
+    <>
+      {marks.map((mark, i) => (
+        <p key={i} className="perturbation-tag" data-testid="perturbation">
+          <span aria-hidden="true">⚡</span> {mark.perturbation}: {mark.effect.replace(/_/g, " ")}
+          {mark.detail ? ` (${mark.detail})` : ""}
+        </p>
+      ))}
+    </>
+  );
+}
+
 /**
  * A conversation as chat bubbles. Tool calls show as notes (long arguments expand), tool results are
  * folded (or left to the trace); a stop or transfer token shows as an event, not as words.
@@ -74,7 +91,8 @@ export function MessageList(props: {
           </div>
         );
         if (message.role === "tool") {
-          if (!props.showToolResults && !mark) return null;
+          // A perturbed result shows even when results are folded away: it explains what follows.
+          if (!props.showToolResults && !mark && perturbationMarks(message).length === 0) return null;
           return (
             <li
               key={i}
@@ -83,6 +101,7 @@ export function MessageList(props: {
               data-index={i}
             >
               {markNote}
+              <PerturbationTags message={message} />
               <details>
                 <summary>
                   {message.error ? "✗ tool error" : "← tool result"}{" "}
@@ -100,6 +119,7 @@ export function MessageList(props: {
         return (
           <li key={i} id={id} className={`message ${who}${marked}`} data-index={i}>
             {markNote}
+            <PerturbationTags message={message} />
             {(text !== "" || (message.tool_calls ?? []).length > 0) && <span className="who">{who}</span>}
             {text !== "" && <p className="bubble">{text}</p>}
             {(message.tool_calls ?? []).map((call) => (

@@ -10,6 +10,7 @@ import { formatCost, formatDate, formatPercent, rewardColor, taskLabel } from ".
 import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
+import { RobustnessCard } from "./robustness-card.js";
 import { runName } from "./runs-page.js";
 import { ComparabilityBadge } from "../components/comparability-badge.js";
 
@@ -296,6 +297,7 @@ export function RunPage(props: { runId: string }) {
           )}
         </section>
       </div>
+      {detail.robustness && detail.robustness.length > 0 && <RobustnessCard rows={detail.robustness} />}
       <section className="card">
         <header className="card-head">
           <h2>Tasks × trials</h2>

@@ -1,0 +1,108 @@
+import { ConfigError } from "../core/errors.js";
+import { changeOfMind, falseClaim, omission, persona } from "./customer-perturbations.js";
+import { customerInjection, toolInjection } from "./injection.js";
+import type { PerturbationDefinition } from "./perturbation.js";
+import { toolFaults } from "./tool-faults.js";
+
+/** A perturbation chosen by a spec, its settings parsed. */
+export interface ResolvedPerturbation {
+  definition: PerturbationDefinition;
+  params: unknown;
+  /** `name@version`: what marks and gates name. */
+  id: string;
+  /** The spec written canonically (`name@version:key=value,…`, keys sorted): part of the run's identity. */
+  spec: string;
+}
+
+/** passk's own perturbations. */
+export const builtinPerturbations: readonly PerturbationDefinition[] = [
+  toolFaults,
+  omission,
+  falseClaim,
+  changeOfMind,
+  persona,
+  toolInjection,
+  customerInjection,
+] as readonly PerturbationDefinition[];
+
+const SPEC = /^(?<name>[a-z][a-z0-9-]*)(?:@(?<version>\d+))?(?::(?<settings>.*))?$/;
+
+/** A set of perturbations by name: passk's own, and a team's added with {@link createPerturbationRegistry}. */
+export interface PerturbationRegistry {
+  names: readonly string[];
+  get(name: string): PerturbationDefinition | undefined;
+  /**
+   * Resolve `NAME[@VERSION][:KEY=VALUE[,KEY=VALUE…]]`, e.g. `tool-faults:rate=0.3,kinds=transient+timeout`.
+   * @example registry.resolve("persona:trait=terse").spec // "persona@1:trait=terse"
+   */
+  resolve(spec: string): ResolvedPerturbation;
+}
+
+/**
+ * A registry of perturbations; names must be unique.
+ * @example createPerturbationRegistry([...builtinPerturbations, myPerturbation])
+ */
+export function createPerturbationRegistry(
+  definitions: readonly PerturbationDefinition[] = builtinPerturbations,
+): PerturbationRegistry {
+  const byName = new Map<string, PerturbationDefinition>();
+  for (const definition of definitions) {
+    if (!SPEC.test(definition.name) || definition.name.includes("@"))
+      throw new ConfigError(
+        `perturbation name "${definition.name}" must be lower-case letters, digits and dashes, starting with a letter`,
+      );
+    if (byName.has(definition.name))
+      throw new ConfigError(`two perturbations are named "${definition.name}"; give yours another name`);
+    byName.set(definition.name, definition);
+  }
+  const names = [...byName.keys()];
+  return {
+    names,
+    get: (name) => byName.get(name),
+    resolve(spec) {
+      const match = SPEC.exec(spec.trim());
+      if (!match?.groups)
+        throw new ConfigError(
+          `--perturb "${spec}" is not NAME[@VERSION][:KEY=VALUE,…], e.g. --perturb tool-faults:rate=0.2`,
+        );
+      const { name, version, settings } = match.groups as {
+        name: string;
+        version?: string;
+        settings?: string;
+      };
+      const definition = byName.get(name);
+      if (!definition)
+        throw new ConfigError(`--perturb "${spec}": no perturbation "${name}" (known: ${names.join(", ")})`);
+      if (version !== undefined && Number(version) !== definition.version)
+        throw new ConfigError(
+          `--perturb "${spec}": ${name} is at version ${definition.version} here; version ${version} is not available (drop @${version} or use @${definition.version})`,
+        );
+      const given: Record<string, string> = {};
+      for (const part of (settings ?? "").split(",").filter((p) => p.trim() !== "")) {
+        const [key, ...rest] = part.split("=");
+        if (!key || rest.length === 0)
+          throw new ConfigError(`--perturb "${spec}": "${part}" is not KEY=VALUE, e.g. rate=0.2`);
+        given[key.trim()] = rest.join("=").trim();
+      }
+      const parsed = definition.params.safeParse(given);
+      if (!parsed.success)
+        throw new ConfigError(
+          `--perturb "${spec}": ${parsed.error.issues
+            .map((i) =>
+              i.code === "unrecognized_keys"
+                ? `${name} has no setting ${i.keys.join(", ")}`
+                : `${i.path.join(".") || "settings"}: ${i.message}`,
+            )
+            .join("; ")}`,
+        );
+      const id = `${name}@${definition.version}`;
+      const keys = Object.keys(given).sort();
+      return {
+        definition,
+        params: parsed.data,
+        id,
+        spec: keys.length === 0 ? id : `${id}:${keys.map((k) => `${k}=${given[k]}`).join(",")}`,
+      };
+    },
+  };
+}

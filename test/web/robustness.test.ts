@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinDomains } from "../../src/domains/registry.js";
+import { parseResults } from "../../src/formats/tau2/results.js";
+import type { RunDetail } from "../../src/server/api-schemas.js";
+import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import type { RunConfig } from "../../src/runner/run-config.js";
+import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
+import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
+import { buildResults } from "./helpers/seed-results.js";
+import { sharedDomainData, startWebServer, type WebServer } from "./helpers/web-server.js";
+
+// The explorer's robustness table: a clean run and a perturbed run of the same configuration, as
+// `passk robustness` stores them, shown on either run's page.
+const airline = sharedDomainData(builtinDomains.get("airline")!, tau2DataDir());
+const TASKS = ["0", "1", "7", "8", "11", "14"];
+// Clean, of 4 trials: 0, 1, 8 pass all; 7 passes 2, 11 none, 14 three → pass^4 = 3/6 = 0.5.
+const CLEAN_FAILS = (task: string, trial: number) =>
+  (task === "7" && trial % 2 === 1) || task === "11" || (task === "14" && trial === 2);
+// Perturbed: task 8 also fails trial 0 → pass^4 = 2/6; the drop is 1/6 (task 8 broke), 2/3 kept.
+const PERTURBED_FAILS = (task: string, trial: number) =>
+  CLEAN_FAILS(task, trial) || (task === "8" && trial === 0);
+
+const config = (perturbations?: string[]): RunConfig => ({
+  kind: "passk-run",
+  version: 1,
+  domains: ["airline"],
+  data: tau2DataDir(),
+  selection: { split: "base", task_ids: TASKS, num_tasks: null },
+  num_trials: 4,
+  seed: 300,
+  max_steps: 200,
+  max_errors: 10,
+  solo: false,
+  protocol: "tau2",
+  models: { agentLlm: "openai:gpt-4.1", userLlm: "openai:gpt-4.1" },
+  save_to: null,
+  scripted_demo: false,
+  ...(perturbations ? { perturbations } : {}),
+});
+
+let web: WebServer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+const runs = { clean: "", perturbed: "" };
+let marked = { task: "", trial: 0 };
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  const store = createMemoryRunStore();
+  const add = async (fails: typeof CLEAN_FAILS, label: string, runConfig: RunConfig) => {
+    const results = await buildResults(airline, { taskIds: TASKS, trials: 4, fails });
+    const withConfig = { ...results, info: { ...results.info, passk: { config: runConfig } } };
+    if (runConfig.perturbations) {
+      // As `passk run --perturb` records it: the first tool result of a conversation was a timeout.
+      const simulation = withConfig.simulations.find((s) => s.messages.some((m) => m.role === "tool"))!;
+      marked = { task: simulation.task_id, trial: simulation.trial ?? 0 };
+      const tool = simulation.messages.find((m) => m.role === "tool")!;
+      Object.assign(tool, { perturbations: [{ perturbation: "tool-faults@1", effect: "timeout" }] });
+    }
+    return store.importResults(parseResults(JSON.stringify(withConfig), `${label}.json`), {
+      label,
+      domain: "airline",
+    });
+  };
+  runs.clean = await add(CLEAN_FAILS, "clean", config());
+  runs.perturbed = await add(PERTURBED_FAILS, "tool faults", config(["tool-faults@1:rate=0.2"]));
+  web = await startWebServer({ store });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await web?.kill();
+});
+
+describe("the explorer's robustness table", () => {
+  it("the API pairs a perturbed run with its clean baseline", async () => {
+    const detail = (await (await fetch(`${web.url}/api/runs/${runs.perturbed}`)).json()) as RunDetail;
+    expect(detail.robustness).toHaveLength(1);
+    const row = detail.robustness![0]!;
+    expect(row).toMatchObject({
+      perturbation: "tool-faults@1:rate=0.2",
+      k: 4,
+      tasks: 6,
+      clean: 0.5,
+      broke: ["airline/8"],
+      runId: runs.perturbed,
+      baselineRunId: runs.clean,
+    });
+    expect(row.perturbed).toBeCloseTo(2 / 6, 12);
+    expect(row.drop).toBeCloseTo(1 / 6, 12);
+    expect(row.kept).toBeCloseTo(2 / 3, 12);
+  });
+
+  it("shows the table and chart on the clean run's page", async () => {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${web.url}/#/runs/${runs.clean}`);
+    const table = page.getByRole("table", { name: "Robustness table" });
+    await table.waitFor();
+    const cells = await table.locator("tbody tr").first().locator("td").allInnerTexts();
+    expect(cells.slice(0, 4)).toEqual(["tool-faults@1:rate=0.2", "6", "0.500", "0.333"]);
+    expect(cells[4]).toMatch(/^0\.167 \[0\.00, 0\.50\]$/);
+    expect(cells[6]).toBe("66.7%");
+    expect(cells[7]).toBe("airline/8");
+    expect(await page.getByTestId("robustness-chart").count()).toBe(1);
+    await page.close();
+  });
+
+  it("marks what a perturbation did on the message it changed", async () => {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${web.url}/#/runs/${runs.perturbed}/simulations/airline/${marked.task}/${marked.trial}`);
+    const tag = page.getByTestId("perturbation");
+    await tag.waitFor();
+    expect(await tag.allInnerTexts()).toEqual(["⚡ tool-faults@1: timeout"]);
+    await page.close();
+  });
+});

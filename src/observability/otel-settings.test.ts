@@ -48,7 +48,7 @@ describe("resolveOtelSettings", () => {
     ).toBeUndefined();
   });
 
-  it("reads headers (percent-decoded, the traces variable winning), the timeout and the service name", () => {
+  it("reads headers (percent-decoded, the traces variable winning), the timeout, the service name and the TLS files", () => {
     const settings = resolveOtelSettings({
       flag: true,
       env: {
@@ -56,6 +56,8 @@ describe("resolveOtelSettings", () => {
         OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-team=b",
         OTEL_EXPORTER_OTLP_TIMEOUT: "2500",
         OTEL_SERVICE_NAME: "support-bot-evals",
+        OTEL_EXPORTER_OTLP_CERTIFICATE: "/etc/ca.pem",
+        OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: "/etc/client-key.pem",
       },
     });
     expect(settings).toEqual({
@@ -63,6 +65,7 @@ describe("resolveOtelSettings", () => {
       headers: { Authorization: "Basic cGs6c2s=", "x-team": "b" },
       timeoutMs: 2500,
       serviceName: "support-bot-evals",
+      tls: { ca: "/etc/ca.pem", key: "/etc/client-key.pem" },
     });
   });
 

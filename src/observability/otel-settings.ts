@@ -12,6 +12,8 @@ export interface OtelSettings {
   timeoutMs: number;
   /** `service.name` of the traces (`OTEL_SERVICE_NAME`, else `passk`). */
   serviceName: string;
+  /** PEM files for TLS (`OTEL_EXPORTER_OTLP_CERTIFICATE`, `_CLIENT_CERTIFICATE`, `_CLIENT_KEY`). */
+  tls: { ca?: string; cert?: string; key?: string };
 }
 
 /** The collector OTLP/HTTP receivers listen on by default. */
@@ -32,6 +34,12 @@ const OtelEnvSchema = z.object({
   OTEL_EXPORTER_OTLP_TIMEOUT: blankAsUnset,
   OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: blankAsUnset,
   OTEL_SERVICE_NAME: blankAsUnset,
+  OTEL_EXPORTER_OTLP_CERTIFICATE: blankAsUnset,
+  OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: blankAsUnset,
+  OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: blankAsUnset,
+  OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE: blankAsUnset,
+  OTEL_EXPORTER_OTLP_CLIENT_KEY: blankAsUnset,
+  OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: blankAsUnset,
   OTEL_SDK_DISABLED: blankAsUnset,
   OTEL_TRACES_EXPORTER: blankAsUnset,
 });
@@ -90,7 +98,19 @@ export function resolveOtelSettings(input: {
       parseTimeout(env.OTEL_EXPORTER_OTLP_TIMEOUT, "OTEL_EXPORTER_OTLP_TIMEOUT") ??
       DEFAULT_TIMEOUT_MS,
     serviceName: env.OTEL_SERVICE_NAME ?? "passk",
+    tls: {
+      ...optional("ca", env.OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE ?? env.OTEL_EXPORTER_OTLP_CERTIFICATE),
+      ...optional(
+        "cert",
+        env.OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE ?? env.OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE,
+      ),
+      ...optional("key", env.OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY ?? env.OTEL_EXPORTER_OTLP_CLIENT_KEY),
+    },
   };
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 /** A base endpoint with the traces path appended, unless it already ends with it. */

@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
+import type { Agent } from "node:http";
+import type { Socket } from "node:net";
 import type { Tracer } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { ConfigError } from "../core/errors.js";
 import type { ModelCallObserver } from "../llm/model-call-observer.js";
 import { redactUrl } from "../llm/redact.js";
 import type { JobContext, RunJob } from "../runner/execute-run.js";
@@ -18,7 +22,52 @@ import { environmentSecrets, spanTextFilter } from "./span-text.js";
 import { TraceScopes } from "./trace-scope.js";
 
 /** How long the exit waits for the last spans to reach the collector. */
-const FINAL_FLUSH_LIMIT_MS = 5_000;
+const FINAL_FLUSH_LIMIT_MS = 3_000;
+
+/** The TLS material of the exporter's connections, read from the files the settings name. */
+interface TlsFiles {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
+/** Reads the TLS files now, so that a missing one stops the command before anything is spent. */
+function readTlsFiles(tls: OtelSettings["tls"]): TlsFiles {
+  const read = (file: string, variable: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new ConfigError(
+        `${variable} "${file}" cannot be read (${error instanceof Error ? error.message : String(error)}); give the path of a PEM file, or unset it`,
+      );
+    }
+  };
+  return {
+    ...(tls.ca ? { ca: read(tls.ca, "OTEL_EXPORTER_OTLP_CERTIFICATE") } : {}),
+    ...(tls.cert ? { cert: read(tls.cert, "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE") } : {}),
+    ...(tls.key ? { key: read(tls.key, "OTEL_EXPORTER_OTLP_CLIENT_KEY") } : {}),
+  };
+}
+
+/**
+ * The exporter's connection pool, its sockets unref'd: an export still waiting on a collector that does
+ * not answer never holds the process open once the command is done (the final flush waits a bounded time).
+ */
+function unrefAgent(tls: TlsFiles) {
+  return async (protocol: string): Promise<Agent> => {
+    const agent =
+      protocol === "https:"
+        ? new (await import("node:https")).Agent({ keepAlive: true, ...tls })
+        : new (await import("node:http")).Agent({ keepAlive: true });
+    const createConnection = agent.createConnection.bind(agent);
+    agent.createConnection = (...args: Parameters<typeof createConnection>) => {
+      const socket = createConnection(...args);
+      (socket as Partial<Socket> | undefined)?.unref?.();
+      return socket;
+    };
+    return agent;
+  };
+}
 
 /** A process's tracing: hand `modelCalls` to the models, trace each conversation, `shutdown()` before exit. */
 export interface Tracing {
@@ -58,15 +107,17 @@ export interface StartTracingOptions {
 export function startTracing(options: StartTracingOptions): Tracing {
   const { settings } = options;
   const endpoint = redactUrl(settings.tracesUrl);
+  const tls = readTlsFiles(settings.tls);
   const exporter = new GuardedExporter(
     new OTLPTraceExporter({
       url: settings.tracesUrl,
       headers: settings.headers,
       timeoutMillis: settings.timeoutMs,
+      httpAgentOptions: unrefAgent(tls),
     }),
     { endpoint, warn: options.warn },
   );
-  exporter.probe(settings.tracesUrl);
+  exporter.probe(settings.tracesUrl, { headers: settings.headers, tls });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({
       "service.name": settings.serviceName,
@@ -114,8 +165,11 @@ export function startTracing(options: StartTracingOptions): Tracing {
       );
       const outcome = await Promise.race([flushed, limit]);
       clearTimeout(timer);
-      if (outcome === "late" && !exporter.unreachable)
-        exporter.warnOnce(`the last spans were not accepted within ${FINAL_FLUSH_LIMIT_MS / 1000} s`);
+      if (outcome === "late") {
+        if (!exporter.unreachable)
+          exporter.warnOnce(`the last spans were not accepted within ${FINAL_FLUSH_LIMIT_MS / 1000} s`);
+        exporter.abandonPending();
+      }
     },
   };
 }

@@ -88,5 +88,9 @@ export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
 
 // Runs
 export { Store } from "./store/store.js";
-export type { JobQueue } from "./store/job-queue.js";
+export type { JobQueue } from "./core/job-queue.js";
+export type { RunStore } from "./core/run-store.js";
 export { SqliteJobQueue } from "./store/sqlite-job-queue.js";
+export { run } from "./runner/run.js";
+export type { RunOptions, RunParticipants, RunSessionEvent, RunSessionOutcome } from "./runner/run.js";
+export type { RunConfig } from "./runner/run-config.js";

@@ -1,3 +1,4 @@
+import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import type { Agent, UserSimulator } from "../core/agent.js";
@@ -248,5 +249,4 @@ export function participantsFromFlags(
   };
 }
 
-export const SCRIPTED_DEMO_BANNER =
-  "scripted demo: scripted:gold plays the task's gold actions — this is not a model's score";
+export const SCRIPTED_DEMO_BANNER = SCRIPTED_DEMO_NOTICE;

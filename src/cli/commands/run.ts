@@ -4,31 +4,17 @@ import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { TaskSchema, type Task } from "../../core/task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
-import { computeRunMetrics, type RunMetrics } from "../../metrics/run-metrics.js";
-import { isSuccessful } from "../../metrics/pass-hat-k.js";
-import { conversationJob } from "../../runner/conversation-job.js";
-import {
-  executeRun,
-  simulationCost,
-  type ExecuteRunOptions,
-  type RunOutcome,
-} from "../../runner/execute-run.js";
-import { executeAdaptiveRun, type AdaptiveOutcome } from "../../runner/adaptive-run.js";
+import type { RunMetrics } from "../../metrics/run-metrics.js";
+import { run, type RunSessionOutcome } from "../../runner/run.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
-import { checkThresholds, parseThresholds, type Threshold } from "../../runner/fail-under.js";
-import { junitReport } from "../../runner/junit-report.js";
+import { parseThresholds, type Threshold } from "../../runner/fail-under.js";
 import { describeBlame, reviewStoredRun } from "./review.js";
-import { resultsFiles, writeResults } from "../../runner/results-writer.js";
-import { storableConfig, type RunConfig } from "../../runner/run-config.js";
-import { runInfo } from "../../runner/run-info.js";
-import { planRun, selectTasksOfDomains, trialSeeds } from "../../runner/run-plan.js";
+import type { RunConfig } from "../../runner/run-config.js";
+import { selectTasksOfDomains } from "../../runner/run-plan.js";
 import { formatDuration } from "../../runner/run-progress.js";
-import { writeFileAtomic } from "../../runner/write-file-atomic.js";
 import { readUserGuidelines } from "../../users/create-user.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
-import { runResults } from "../../store/run-results.js";
 import { resolveStorePath } from "../../store/store-location.js";
-import { passkVersion } from "../../version.js";
 import type { RunRecord } from "../../store/store.js";
 import {
   loadDomain,
@@ -230,7 +216,6 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       firstData.dataDir,
       datas.map((d) => d.domain),
     );
-    const texts = participants.protocol.name === "tau2" ? participants.protocol.texts : undefined;
     resolvedConfig.scripted_demo = participants.scriptedDemo;
     const thresholds: Threshold[] = parseThresholds(flags.failUnder ?? [], {
       numTrials: resolvedConfig.num_trials,
@@ -254,122 +239,8 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         }
       }
     }
-    const plan = planRun({
-      domains: [...domains].map(([domain, { tasks }]) => ({ domain, tasks })),
-      numTrials: resolvedConfig.num_trials,
-      seed: resolvedConfig.seed,
-    });
-
-    // The τ² run info, recorded with the run (and written into every results file).
-    const guidelines = participants.scriptedDemo ? null : readUserGuidelines(firstData.dataDir);
-    const hasUserTools = [...domains.values()].some(({ data }) => (data.domain.user?.tools.length ?? 0) > 0);
-    const version = `passk ${passkVersion()}`;
-    const infoOf = (runId: string, domain: string) =>
-      runInfo({
-        domain,
-        policy: resolvedConfig.solo
-          ? (domains.get(domain)!.data.soloPolicy ?? "")
-          : domains.get(domain)!.data.policy,
-        agent: {
-          name: participants.agent.name,
-          llm: participants.agent.model ?? resolvedConfig.models.agentLlm,
-          llmArgs: participants.agentLlmArgs,
-        },
-        user: {
-          name: resolvedConfig.solo ? "dummy_user" : participants.user.name,
-          llm: resolvedConfig.solo ? null : (participants.user.model ?? resolvedConfig.models.userLlm),
-          llmArgs: resolvedConfig.solo ? {} : participants.userLlmArgs,
-          guidelines: guidelines
-            ? hasUserTools
-              ? guidelines.guidelinesWithTools
-              : guidelines.guidelines
-            : null,
-        },
-        numTrials: resolvedConfig.num_trials,
-        maxSteps: resolvedConfig.max_steps,
-        maxErrors: resolvedConfig.max_errors,
-        seed: resolvedConfig.seed,
-        version,
-        passk: {
-          run_id: runId,
-          protocol: resolvedConfig.protocol,
-          // The commit whose prompt and tool texts the models were shown (τ² protocol, models reading them).
-          upstream_commit: texts?.commit ?? null,
-          ...(resolvedConfig.retrieval_config ? { retrieval_config: resolvedConfig.retrieval_config } : {}),
-          // Per domain: whether the tools' nested models carried the reference's descriptions.
-          ...(texts
-            ? {
-                nested_model_descriptions: Object.fromEntries(
-                  [...domains.values()].map(({ data }) => [
-                    data.domain.name,
-                    texts.nestedModelDescriptions(data.domain),
-                  ]),
-                ),
-              }
-            : {}),
-          ...(participants.scriptedDemo ? { scripted_demo: true, notice: SCRIPTED_DEMO_BANNER } : {}),
-          config: storableConfig({ ...resolvedConfig, runner: null }),
-        },
-      });
-
-    // The stored info is the first domain's; a run over several domains keeps each one's environment
-    // too, so that `export --domain` and `submit prepare` write each domain's file as `--save-to` does.
-    const storedInfo = (runId: string): Record<string, unknown> => {
-      const info = infoOf(runId, resolvedConfig.domains[0]!) as Record<string, unknown>;
-      if (resolvedConfig.domains.length === 1) return info;
-      const environments = Object.fromEntries(
-        resolvedConfig.domains.map((domain) => [domain, infoOf(runId, domain).environment_info]),
-      );
-      return { ...info, passk: { ...(info.passk as Record<string, unknown>), environments } };
-    };
-
-    // Nothing has been spent yet; from here on the run exists in the store.
     const runner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
-    const run = store.transaction(() => {
-      if (resolved.existing) {
-        return store.updateRun(resolved.existing.run.id, {
-          status: "running",
-          config: storableConfig({ ...resolvedConfig, runner }),
-        });
-      }
-      const adoptedId = resolved.adopt?.runId;
-      const useAdoptedId = adoptedId !== undefined && !store.listRuns().some((r) => r.id === adoptedId);
-      const created = store.createRun({
-        ...(useAdoptedId ? { id: adoptedId } : {}),
-        status: "running",
-        label: flags.label ?? (participants.scriptedDemo ? "scripted demo" : null),
-        numTrials: resolvedConfig.num_trials,
-        config: storableConfig({ ...resolvedConfig, runner }),
-        timestamp: resolved.adopt?.results.timestamp ?? new Date().toISOString().replace("Z", ""),
-      });
-      store.updateRun(created.id, {
-        info: storedInfo(created.id),
-      });
-      for (const [name, { tasks }] of domains) store.putTasks(created.id, name, tasks);
-      if (resolved.adopt) {
-        for (const simulation of resolved.adopt.results.simulations ?? []) {
-          if (typeof simulation.trial === "number")
-            store.putSimulation(created.id, resolvedConfig.domains[0]!, simulation);
-        }
-      }
-      return store.getRun(created.id);
-    });
-    runCreated = true;
-    runId = run.id;
-    const queue = new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts });
-    if (resolved.existing) await queue.recover(run.id);
-    await queue.enqueue(run.id, plan.jobs);
-
-    const previous = store
-      .scoredSimulations(run.id)
-      .filter((s) => s.termination_reason !== "infrastructure_error");
     const prefix = participants.scriptedDemo ? "[scripted demo] " : "";
-    if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-    context.stderr.write(
-      `${prefix}${resolved.existing || resolved.adopt ? "resuming" : "starting"} run ${run.id}: ${plan.jobs.length} conversations ` +
-        `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trial${resolvedConfig.num_trials === 1 ? "" : "s"}), ` +
-        `concurrency ${concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${store.file}\n`,
-    );
     const display = progressDisplay({
       stream: context.stderr,
       mode: numbers.progress as ProgressMode,
@@ -393,76 +264,63 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
-    const started = performance.now();
-    let outcome: RunOutcome;
-    let adaptiveOutcome: AdaptiveOutcome | undefined;
-    // Adaptive runs go past --num-trials; τ²'s trial seeds are a prefix-stable sequence, so trial t
-    // keeps the seed it would have in a fixed run of more trials.
-    const seeds = adaptive ? trialSeeds(resolvedConfig.seed, adaptive.max_trials) : plan.trialSeeds;
+    let session: RunSessionOutcome;
     try {
-      const runOptions: ExecuteRunOptions = {
-        queue,
-        runId: run.id,
-        // No more workers than conversations to run.
-        concurrency: Math.max(1, Math.min(concurrency, plan.jobs.length)),
-        seedOf: (job) => seeds[job.trial]!,
-        ...(maxCost !== undefined ? { maxCost } : {}),
-        previous: {
-          cost: previous.reduce((sum, s) => sum + (simulationCost(s) ?? 0), 0),
-          successes: previous.filter((s) => isSuccessful(s.reward_info?.reward)).length,
+      const events = run({
+        store,
+        queue: new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts }),
+        config: resolvedConfig,
+        domains,
+        participants: {
+          ...participants,
+          userGuidelines: participants.scriptedDemo ? null : readUserGuidelines(firstData.dataDir),
         },
+        ...(resolved.existing ? { existing: resolved.existing.run } : {}),
+        ...(resolved.adopt ? { adopt: resolved.adopt } : {}),
+        ...(flags.label !== undefined ? { label: flags.label } : {}),
+        runner,
+        ...(flags.junit ? { junit: flags.junit } : {}),
+        thresholds,
+        maxAttempts: numbers.maxAttempts,
         stopSignal: stop.signal,
         abortSignal: abort.signal,
-        runJob: conversationJob({
-          domains: new Map(
-            [...domains].map(([name, { data, tasks }]) => [
-              name,
-              { data, tasks: new Map(tasks.map((t) => [t.id, t])) },
-            ]),
-          ),
-          agent: participants.agent,
-          user: participants.user,
-          ...(participants.judge ? { judge: participants.judge } : {}),
-          solo: resolvedConfig.solo,
-          protocol: participants.protocol,
-          ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
-          maxSteps: resolvedConfig.max_steps,
-          maxErrors: resolvedConfig.max_errors,
-          ...(maxSimSeconds !== undefined ? { maxDurationMs: maxSimSeconds * 1000 } : {}),
-        }),
-        onEvent: (event) => {
-          display.onEvent(event);
-          if (event.type === "budget-reached") {
+      });
+      for (let next = await events.next(); ; next = await events.next()) {
+        if (next.done) {
+          session = next.value;
+          break;
+        }
+        const event = next.value;
+        if (event.type === "run-stored") {
+          runCreated = true;
+          runId = event.run.id;
+          if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+          context.stderr.write(
+            `${prefix}${event.resumed ? "resuming" : "starting"} run ${event.run.id}: ${event.conversations} conversations ` +
+              `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trial${resolvedConfig.num_trials === 1 ? "" : "s"}), ` +
+              `concurrency ${concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${store.file}\n`,
+          );
+          continue;
+        }
+        if (event.type === "adaptive-round") {
+          const { round, interval, added } = event.round;
+          if (added > 0 && adaptive)
             display.note(
-              `budget reached: $${event.spent.toFixed(4)} of $${event.maxCost} spent; no new conversations (${event.inFlight} still running)`,
+              `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
+                `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
             );
-          } else if (event.type === "cost-unknown") {
-            display.note(
-              `cost unknown: a model's price is not in the price table, so costs${maxCost !== undefined ? " and --max-cost" : ""} undercount; pass --prices FILE`,
-            );
-          }
-        },
-      };
-      if (adaptive) {
-        adaptiveOutcome = await executeAdaptiveRun({
-          ...runOptions,
-          plan: {
-            minTrials: resolvedConfig.num_trials,
-            maxTrials: adaptive.max_trials,
-            targetHalfWidth: adaptive.target_ci,
-          },
-          tallies: () => trialTallies(store.scoredSimulations(run.id), plan.domains),
-          onRound: ({ round, interval, added }) => {
-            if (added > 0)
-              display.note(
-                `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
-                  `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
-              );
-          },
-        });
-        outcome = adaptiveOutcome.outcome;
-      } else {
-        outcome = await executeRun(runOptions);
+          continue;
+        }
+        display.onEvent(event);
+        if (event.type === "budget-reached") {
+          display.note(
+            `budget reached: $${event.spent.toFixed(4)} of $${event.maxCost} spent; no new conversations (${event.inFlight} still running)`,
+          );
+        } else if (event.type === "cost-unknown") {
+          display.note(
+            `cost unknown: a model's price is not in the price table, so costs${maxCost !== undefined ? " and --max-cost" : ""} undercount; pass --prices FILE`,
+          );
+        }
       }
     } finally {
       process.off("SIGINT", onSignal);
@@ -470,65 +328,17 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       display.stop();
       participants.cache?.close();
     }
-    const wallMs = performance.now() - started;
-    const finalStatus = outcome.reason === "completed" ? "completed" : "interrupted";
-    store.updateRun(run.id, {
-      status: finalStatus,
-      config: storableConfig({ ...resolvedConfig, runner: null }),
-    });
-    if (outcome.setupError) {
-      throw new ConfigError(
-        `${outcome.setupError.message}\nthe run stopped: no conversation was graded with this set-up ` +
-          `(${outcome.counts.done + outcome.counts.failed} of ${outcome.counts.total} stored). ` +
-          `Fix it, then continue with \`passk run --resume ${run.id}\``,
-        { cause: outcome.setupError },
-      );
-    }
-
-    // Results: files, table, gates.
-    const written: string[] = [];
-    if (resolvedConfig.save_to) {
-      for (const [domain, file] of resultsFiles(resolvedConfig.save_to, resolvedConfig.domains)) {
-        const results = runResults(store, run.id, { domain });
-        writeResults(file, { ...results, info: infoOf(run.id, domain) });
-        written.push(file);
-      }
-    }
-    const simulations = store.scoredSimulations(run.id);
-    const metrics = computeRunMetrics(simulations, {
-      numTrials: resolvedConfig.num_trials,
-      bootstrap: { seed: 0 },
-    });
-    if (flags.junit) {
-      writeFileAtomic(
-        flags.junit,
-        junitReport({
-          name: `passk run ${run.id}${participants.scriptedDemo ? " (scripted demo)" : ""}`,
-          tasks: plan.domains.flatMap((d) => d.tasks.map((t) => ({ domain: d.domain, taskId: t.id }))),
-          simulations,
-          numTrials: resolvedConfig.num_trials,
-          timestamp: run.createdAt,
-          properties: {
-            run_id: run.id,
-            agent: resolvedConfig.models.agentLlm,
-            user: resolvedConfig.models.userLlm,
-            num_trials: resolvedConfig.num_trials,
-            seed: resolvedConfig.seed,
-            ...(participants.scriptedDemo ? { scripted_demo: SCRIPTED_DEMO_BANNER } : {}),
-          },
-        }),
-      );
-      written.push(flags.junit);
-    }
+    const { outcome, metrics, simulations, plan, wallMs, written } = session;
+    const stored = session.run;
 
     println(context);
-    println(context, `${prefix}${describeMetricsHeader(resolvedConfig, run)}`);
+    println(context, `${prefix}${describeMetricsHeader(resolvedConfig, stored)}`);
     println(context, formatMetrics(metrics));
     const comparability = sourceComparability(context, {
-      label: `run ${run.id}`,
+      label: `run ${stored.id}`,
       numTrials: resolvedConfig.num_trials,
       simulations,
-      run: store.getRun(run.id),
+      run: stored,
     });
     for (const [domain, verdict] of Object.entries(comparability))
       println(context, `${domain}: ${describeComparability(verdict)}`);
@@ -538,13 +348,13 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       println(context, describeAdaptive(tallies, { minTrials: resolvedConfig.num_trials, ...adaptive }));
     }
     if (flags.review) {
-      const { reviews } = await reviewStoredRun(context, store, run.id, {
+      const { reviews } = await reviewStoredRun(context, store, stored.id, {
         ...(resolvedConfig.models.judgeLlm ? { judgeLlm: resolvedConfig.models.judgeLlm } : {}),
         ...(resolvedConfig.models.judgeLlmBaseUrl
           ? { judgeLlmBaseUrl: resolvedConfig.models.judgeLlmBaseUrl }
           : {}),
       });
-      println(context, `review: ${describeBlame(reviews)} (details: \`passk review ${run.id}\`)`);
+      println(context, `review: ${describeBlame(reviews)} (details: \`passk review ${stored.id}\`)`);
     }
     const unfinished = outcome.counts.queued + outcome.counts.claimed;
     const stopLine =
@@ -552,15 +362,15 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         ? `completed: ${outcome.counts.total} conversations stored in ${formatDuration(wallMs)} (this session ran ${outcome.completed})`
         : outcome.reason === "budget_reached"
           ? `stopped: budget of $${maxCost} reached ($${outcome.spent.toFixed(4)} spent); ${unfinished} conversations not run. ` +
-            `Continue with \`passk run --resume ${run.id} --max-cost <more>\``
-          : `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${run.id}\``;
+            `Continue with \`passk run --resume ${stored.id} --max-cost <more>\``
+          : `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${stored.id}\``;
     println(context, `${prefix}${stopLine}`);
     for (const file of written) println(context, `wrote ${file}`);
     if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
 
     let code: number = outcome.reason === "interrupted" ? RUN_EXIT.interrupted : RUN_EXIT.ok;
     if (thresholds.length > 0) {
-      const results = checkThresholds(metrics, thresholds);
+      const results = session.thresholds;
       for (const r of results) {
         println(
           context,
@@ -576,7 +386,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     // A run that graded nothing measured nothing: never "completed" with exit 0.
     if (simulations.length > 0 && metrics.total_simulations === 0 && outcome.reason !== "interrupted") {
       const first = store
-        .getSimulations(run.id)
+        .getSimulations(stored.id)
         .map((s) => (s.simulation.info as { error?: unknown } | null | undefined)?.error)
         .find((e): e is string => typeof e === "string");
       context.stderr.write(
@@ -584,7 +394,7 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
           `(${Object.entries(metrics.termination_reasons)
             .map(([reason, n]) => `${reason} ${n}`)
             .join(", ")})${first ? `; the first said: ${first}` : ""}. Fix the cause (provider, --timeout, ` +
-          `base URL), then continue with \`passk run --resume ${run.id}\`.\n`,
+          `base URL), then continue with \`passk run --resume ${stored.id}\`.\n`,
       );
       code = Math.max(code, RUN_EXIT.nothingGraded);
     }

@@ -49,6 +49,8 @@ export interface RunFlags extends Partial<ModelFlags> {
   retrievalConfig?: string;
   targetCi?: string;
   maxTrials?: string;
+  queue?: string;
+  localWorkers: string;
 }
 
 /** A whole-number flag within bounds (a huge value would exhaust memory before anything runs). */
@@ -87,6 +89,7 @@ export const FlagNumbersSchema = z.object({
     .max(0.5, { error: "--target-ci must be at most 0.5 (a success rate's interval is never wider)" })
     .optional(),
   maxTrials: int("--max-trials", 1, 1000).optional(),
+  localWorkers: int("--local-workers", 0, 1000).default(0),
   progress: z.enum(["auto", "bar", "lines", "none"], {
     error: () => "--progress must be one of auto, bar, lines, none",
   }),

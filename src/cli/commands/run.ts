@@ -6,6 +6,11 @@ import { TaskSchema, type Task } from "../../core/task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
 import type { RunMetrics } from "../../metrics/run-metrics.js";
 import { run, type RunSessionOutcome } from "../../runner/run.js";
+import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
+import type { ConversationWorker } from "../../distributed/conversation-worker.js";
+import { openDispatcher, type Dispatcher } from "../../distributed/dispatcher.js";
+import { parseRedisUrl } from "../../distributed/redis-url.js";
+import { startWorkerHere } from "./worker.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
 import { parseThresholds, type Threshold } from "../../runner/fail-under.js";
 import { describeBlame, reviewStoredRun } from "./review.js";
@@ -137,7 +142,12 @@ export function registerRun(program: Command, context: CliContext): void {
           "--progress-interval <seconds>",
           "seconds between progress lines when not on a terminal",
           "10",
-        ),
+        )
+        .option(
+          "--queue <url>",
+          "run across machines: hand conversations to `passk worker`s through Redis or Valkey at this URL, e.g. redis://127.0.0.1:6379",
+        )
+        .option("--local-workers <n>", "with --queue: this process runs this many conversations too", "0"),
     ),
   );
   // `--agent-llm` comes from the stored run on --resume, so it is checked by hand.
@@ -149,6 +159,11 @@ export function registerRun(program: Command, context: CliContext): void {
 
 async function runCommand(flags: RunFlags, command: Command, context: CliContext): Promise<number> {
   const numbers = parseFlagNumbers(flags);
+  // A distributed run checks its queue before anything is stored: a wrong URL leaves nothing behind.
+  const queueAddress = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
+  if (queueAddress) await checkRedisReachable(queueAddress);
+  else if (numbers.localWorkers > 0)
+    throw new ConfigError("--local-workers applies to distributed runs: add --queue redis://HOST:PORT");
   // Everything that can be wrong is checked before the first model call: the store, the run, the
   // domains and tasks, the models and their keys, the thresholds.
   const storePath = resolveStorePath(flags.store, context.env);
@@ -265,8 +280,25 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
     let session: RunSessionOutcome;
+    let dispatcher: Dispatcher | undefined;
+    let localWorker: ConversationWorker | undefined;
     try {
+      if (queueAddress) {
+        // Sentences about the queue are shown whatever the progress display (a refused job, Redis away).
+        dispatcher = await openDispatcher({
+          address: queueAddress,
+          onNote: (text) => context.stderr.write(`${prefix}${text}\n`),
+        });
+        if (numbers.localWorkers > 0)
+          localWorker = await startWorkerHere(context, {
+            address: queueAddress,
+            concurrency: numbers.localWorkers,
+            lockMs: 30_000,
+            quiet: true,
+          });
+      }
       const events = run({
+        ...(dispatcher ? { runJob: dispatcher.runJob } : {}),
         store,
         queue: new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts }),
         config: resolvedConfig,
@@ -326,6 +358,8 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       display.stop();
+      await localWorker?.close();
+      await dispatcher?.close();
       participants.cache?.close();
     }
     const { outcome, metrics, simulations, plan, wallMs, written } = session;

@@ -81,11 +81,11 @@ const startWorker = (extra: string[] = [], options: { main?: string } = {}) =>
     options,
   );
 
-const runArgs = (store: string, saveTo: string) => [
+const runArgs = (store: string, saveTo: string, model: MockLlmServer = server) => [
   "run",
   "--domain",
   "mock",
-  ...mockModelFlags(server.baseUrl),
+  ...mockModelFlags(model.baseUrl),
   "--task-ids",
   ...TASKS,
   "--num-trials",
@@ -335,5 +335,110 @@ describe("passk run --queue: one run across worker processes on Redis", () => {
       "--local-workers applies to distributed runs: add --queue redis://HOST:PORT",
     );
     expect(existsSync(store)).toBe(false);
+  });
+});
+
+describe("global limits on model calls, shared by every worker through Redis", () => {
+  const crafted = () =>
+    startMockLlmServer({
+      delayMs: 40,
+      script: craftedModel({ tasks: TASKS.map((id) => data.task(id)), trialSeeds: SEEDS }),
+    });
+
+  it("--max-concurrent-requests N is never exceeded across 3 workers (the mock counts the peak)", async () => {
+    const model = await crafted();
+    try {
+      const workers = [startWorker(), startWorker(), startWorker()];
+      await waitFor("3 workers", () => workers.every((w) => w.output().includes("ready")));
+      const store = path.join(dir, "concurrent.db");
+      const result = await runCli(
+        [
+          ...runArgs(store, path.join(dir, "concurrent.json"), model),
+          "--max-concurrency",
+          "6",
+          "--queue",
+          redis.url,
+          "--max-concurrent-requests",
+          "openai-compatible=2",
+        ],
+        { env },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expectExactlyOnce(store);
+      // 6 conversations at once would send up to 6 requests at once; the limit holds them to 2.
+      expect(model.peakConcurrentRequests).toBe(2);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("--requests-per-minute is honoured within 10% across 3 workers (a 1-second window)", async () => {
+    const model = await crafted();
+    try {
+      const workers = [startWorker(), startWorker(), startWorker()];
+      await waitFor("3 workers", () => workers.every((w) => w.output().includes("ready")));
+      const store = path.join(dir, "rate.db");
+      const result = await runCli(
+        [
+          ...runArgs(store, path.join(dir, "rate.json"), model),
+          "--queue",
+          redis.url,
+          "--requests-per-minute",
+          "openai-compatible=900",
+          "--limit-window",
+          "1",
+        ],
+        { env },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expectExactlyOnce(store);
+      // 900 a minute is 15 a second. The limiter's windows are fixed (each starts with its first
+      // request), so the rate is 15 a second over whole seconds, and any one second holds at most two
+      // windows' worth.
+      const times = model.requests.map((r) => r.receivedAt).sort((a, b) => a - b);
+      const spanSeconds = (times.at(-1)! - times[0]!) / 1000;
+      expect(spanSeconds).toBeGreaterThanOrEqual(2);
+      // S windows start within the first S - 0.5 seconds (a window fills within a few ms of its start
+      // at this load); a last, partial window (the run ran dry) is left out.
+      const windows = Math.floor(spanSeconds + 0.5);
+      const rate = times.filter((t) => t < times[0]! + (windows - 0.5) * 1000).length / windows;
+      expect(rate).toBeGreaterThanOrEqual(15 * 0.9);
+      expect(rate).toBeLessThanOrEqual(15 * 1.1);
+      const busiestSecond = Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 1000).length));
+      expect(busiestSecond).toBeLessThanOrEqual(30);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("the same flags work in one process without Redis; a bad limit is one sentence", async () => {
+    const model = await crafted();
+    try {
+      const store = path.join(dir, "in-process-limits.db");
+      const result = await runCli(
+        [
+          ...runArgs(store, path.join(dir, "in-process-limits.json"), model),
+          "--max-concurrent-requests",
+          "openai-compatible:mock-agent=1",
+          "openai-compatible:mock-user=1",
+        ],
+        { env },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expectExactlyOnce(store);
+      // One agent call and one customer call at a time: never more than 2 requests at once.
+      expect(model.peakConcurrentRequests).toBe(2);
+      const bad = await runCli(
+        [...runArgs(store, path.join(dir, "bad-limit.json"), model), "--requests-per-minute", "openai"],
+        {
+          env,
+        },
+      );
+      expect(bad.stderr).toContain(
+        '--requests-per-minute "openai" is not TARGET=N with a whole number N ≥ 1; e.g. --requests-per-minute openai=10',
+      );
+    } finally {
+      await model.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
+import type { CallLimiter } from "../llm/call-limits.js";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import type { Agent, UserSimulator } from "../core/agent.js";
@@ -182,6 +183,7 @@ export function participantsFromFlags(
   context: CliContext,
   dataDir: string,
   domains: readonly AnyDomain[],
+  options: { limiter?: CallLimiter } = {},
 ): Participants {
   const protocol = resolveProtocol(flags, context, dataDir, domains);
   const tau2 = protocol.name === "tau2";
@@ -194,6 +196,7 @@ export function participantsFromFlags(
     retry: { maxAttempts: callAttempts(flags.maxRetries ?? "5") },
   };
   if (flags.prices) common.priceOverrides = loadPriceOverrides(flags.prices);
+  if (options.limiter) common.limiter = options.limiter;
   if (flags.promptCache === false) common.promptCache = false;
   let cache: ResponseCache | undefined;
   if (flags.cache) {

@@ -51,6 +51,10 @@ export interface RunFlags extends Partial<ModelFlags> {
   maxTrials?: string;
   queue?: string;
   localWorkers: string;
+  maxConcurrentRequests?: string[];
+  requestsPerMinute?: string[];
+  tokensPerMinute?: string[];
+  limitWindow: string;
 }
 
 /** A whole-number flag within bounds (a huge value would exhaust memory before anything runs). */
@@ -90,6 +94,7 @@ export const FlagNumbersSchema = z.object({
     .optional(),
   maxTrials: int("--max-trials", 1, 1000).optional(),
   localWorkers: int("--local-workers", 0, 1000).default(0),
+  limitWindow: int("--limit-window", 1, 3600).default(60),
   progress: z.enum(["auto", "bar", "lines", "none"], {
     error: () => "--progress must be one of auto, bar, lines, none",
   }),

@@ -1,11 +1,13 @@
 import { existsSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { TaskSchema, type Task } from "../../core/task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
 import type { RunMetrics } from "../../metrics/run-metrics.js";
 import { run, type RunSessionOutcome } from "../../runner/run.js";
+import { RateLimiterMemory } from "rate-limiter-flexible";
+import { createCallLimiter, parseCallLimits } from "../../llm/call-limits.js";
 import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
 import type { ConversationWorker } from "../../distributed/conversation-worker.js";
 import { openDispatcher, type Dispatcher } from "../../distributed/dispatcher.js";
@@ -147,7 +149,24 @@ export function registerRun(program: Command, context: CliContext): void {
           "--queue <url>",
           "run across machines: hand conversations to `passk worker`s through Redis or Valkey at this URL, e.g. redis://127.0.0.1:6379",
         )
-        .option("--local-workers <n>", "with --queue: this process runs this many conversations too", "0"),
+        .option("--local-workers <n>", "with --queue: this process runs this many conversations too", "0")
+        .option(
+          "--max-concurrent-requests <target=n...>",
+          "at most N model calls at once per provider or model spec, across all workers, e.g. openai=8",
+        )
+        .option(
+          "--requests-per-minute <target=n...>",
+          "at most N model calls a minute per provider or model spec, across all workers, e.g. anthropic=50",
+        )
+        .option(
+          "--tokens-per-minute <target=n...>",
+          "at most N tokens a minute per provider or model spec, across all workers, e.g. openai:gpt-4.1=30000",
+        )
+        .addOption(
+          new Option("--limit-window <seconds>", "length of the rate limits' minute (for tests)")
+            .default("60")
+            .hideHelp(),
+        ),
     ),
   );
   // `--agent-llm` comes from the stored run on --resume, so it is checked by hand.
@@ -217,6 +236,17 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       max_cost: maxCost ?? null,
       max_sim_seconds: maxSimSeconds ?? null,
       adaptive,
+      limits:
+        parseCallLimits(
+          {
+            "--max-concurrent-requests": flags.maxConcurrentRequests,
+            "--requests-per-minute": flags.requestsPerMinute,
+            "--tokens-per-minute": flags.tokensPerMinute,
+          },
+          numbers.limitWindow,
+        ) ??
+        storedConfig?.limits ??
+        null,
     };
     // A resumed run of a team's own agent loads its module again (the flag was not repeated).
     const agentSpec = resolvedConfig.models.agentLlm;
@@ -230,6 +260,10 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
       context,
       firstData.dataDir,
       datas.map((d) => d.domain),
+      // In a distributed run the workers limit their calls together, through Redis.
+      resolvedConfig.limits && !queueAddress
+        ? { limiter: createCallLimiter(resolvedConfig.limits, (o) => new RateLimiterMemory(o), "local") }
+        : {},
     );
     resolvedConfig.scripted_demo = participants.scriptedDemo;
     const thresholds: Threshold[] = parseThresholds(flags.failUnder ?? [], {

@@ -11,6 +11,8 @@ import {
 } from "../../distributed/conversation-worker.js";
 import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
 import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js";
+import { redisLimiterFactory } from "../../distributed/redis-limiter.js";
+import { createCallLimiter } from "../../llm/call-limits.js";
 import { conversationJob } from "../../runner/conversation-job.js";
 import { loadDomain, withDataOption, type CliContext } from "../context.js";
 import { importAgentModule } from "../domain-modules.js";
@@ -42,9 +44,12 @@ type WorkerFlags = z.infer<typeof WorkerFlagsSchema>;
 export function prepareJobsHere(
   context: CliContext,
   dataDir: string | undefined,
-): (data: ConversationJobData, task: Task) => Promise<PreparedJob> {
+  address: RedisAddress,
+): { prepare: (data: ConversationJobData, task: Task) => Promise<PreparedJob>; close(): void } {
   const participantsOf = new Map<string, Promise<Participants>>();
-  return async (data, task) => {
+  // One store client for every run's limiters; the limits themselves are per run.
+  let limiters: ReturnType<typeof redisLimiterFactory> | undefined;
+  const prepare = async (data: ConversationJobData, task: Task): Promise<PreparedJob> => {
     const config = data.config;
     const dir = dataDir ?? context.env.PASSK_DATA_DIR ?? config.data;
     const domainData = loadDomain(context, data.domain, {
@@ -63,11 +68,16 @@ export function prepareJobsHere(
             ...(context.agentModules ?? []),
             [agentSpec, await importAgentModule(agentSpec.slice("module:".length))],
           ]);
+        // The run's call limits are shared with every other worker through Redis.
+        if (config.limits) limiters ??= redisLimiterFactory(address);
         return participantsFromFlags(
           modelFlagsOf(config),
           context,
           dir,
           config.domains.map((name) => getDomain(name, context.domains)),
+          config.limits && limiters
+            ? { limiter: createCallLimiter(config.limits, limiters.factory, data.runId) }
+            : {},
         );
       })();
       participantsOf.set(key, participants);
@@ -90,6 +100,7 @@ export function prepareJobsHere(
       }),
     };
   };
+  return { prepare, close: () => limiters?.close() };
 }
 
 /** Start a conversation worker on this process (`passk worker`, and `passk run --local-workers`). */
@@ -97,11 +108,12 @@ export async function startWorkerHere(
   context: CliContext,
   options: { address: RedisAddress; concurrency: number; lockMs: number; data?: string; quiet?: boolean },
 ): Promise<ConversationWorker> {
-  return startConversationWorker({
+  const here = prepareJobsHere(context, options.data, options.address);
+  const worker = await startConversationWorker({
     address: options.address,
     concurrency: options.concurrency,
     lockMs: options.lockMs,
-    prepare: prepareJobsHere(context, options.data),
+    prepare: here.prepare,
     onNote: (text) => context.stderr.write(`${text}\n`),
     ...(options.quiet
       ? {}
@@ -112,6 +124,13 @@ export async function startWorkerHere(
             ),
         }),
   });
+  return {
+    id: worker.id,
+    close: async () => {
+      await worker.close();
+      here.close();
+    },
+  };
 }
 
 export function registerWorker(program: Command, context: CliContext): void {

@@ -56,9 +56,6 @@ export type RunJobFactory = (context: {
   run: RunRecord;
   config: RunConfig;
   domains: ReadonlyMap<string, { data: DomainData; tasks: ReadonlyMap<string, Task> }>;
-  participants: RunParticipants;
-  /** The job that runs a conversation in this process. */
-  local: RunJob;
 }) => RunJob;
 
 export interface RunOptions {
@@ -244,7 +241,7 @@ async function runSession(
     maxErrors: config.max_errors,
     ...(config.max_sim_seconds ? { maxDurationMs: config.max_sim_seconds * 1000 } : {}),
   });
-  const runJob = options.runJob ? options.runJob({ run, config, domains, participants, local }) : local;
+  const runJob = options.runJob ? options.runJob({ run, config, domains }) : local;
   const maxCost = config.max_cost ?? undefined;
   const started = performance.now();
   const runOptions: ExecuteRunOptions = {

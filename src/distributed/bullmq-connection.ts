@@ -13,8 +13,9 @@ interface FactoryOptions {
 }
 
 // BullMQ's default driver (ioredis) is an optional package passk does not install: BullMQ's own adapter
-// for Bun's client runs over passk's small wire-protocol connection instead (see resp-client.ts).
-RedisConnection.clientFactory = (options) => {
+// for Bun's client runs over passk's small wire-protocol connection instead (see resp-client.ts). The
+// factory is BullMQ-wide, so it is installed only once passk opens a queue.
+const respClientFactory: typeof RedisConnection.clientFactory = (options) => {
   const given = options as FactoryOptions;
   const address: RedisAddress = {
     host: given.host ?? "127.0.0.1",
@@ -29,6 +30,7 @@ RedisConnection.clientFactory = (options) => {
 
 /** BullMQ connection options for an address (each Queue, Worker and QueueEvents opens its own). */
 export function bullmqConnection(address: RedisAddress): ConnectionOptions {
+  RedisConnection.clientFactory = respClientFactory;
   return {
     host: address.host,
     port: address.port,

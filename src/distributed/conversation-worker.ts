@@ -148,6 +148,8 @@ export async function startConversationWorker(
       lockDuration: lockMs,
       stalledInterval: Math.max(500, Math.floor(lockMs / 2)),
       maxStalledCount: 3,
+      // After a lost connection (Redis restarted), look for work again soon rather than in 15 s.
+      runRetryDelay: 1000,
       name: id,
     },
   );

@@ -84,12 +84,17 @@ export interface RunOptions {
   /** Attempts per (task, trial) that ends in an infrastructure error (τ²: 4). */
   maxAttempts?: number;
   runJob?: RunJobFactory;
+  /**
+   * Called with each event as it happens, before the generator yields it: a display that must keep
+   * pace with the run (the generator's consumer runs only when the run gives way).
+   */
+  onEvent?: (event: RunSessionEvent) => void;
 }
 
 /** What happens during a run: the runner's events plus the run's own milestones. */
 export type RunSessionEvent =
   | RunEvent
-  /** The run is stored (created or continued) and its jobs queued: from here on it can be resumed. */
+  /** The run is stored (created or continued): from here on it can be resumed. */
   | { type: "run-stored"; run: RunRecord; conversations: number; resumed: boolean; plan: RunPlan }
   | { type: "adaptive-round"; round: AdaptiveRound };
 
@@ -206,8 +211,7 @@ async function runSession(
     seed: config.seed,
   });
   const run = storeRun(options);
-  if (options.existing) await queue.recover(run.id);
-  await queue.enqueue(run.id, plan.jobs);
+  // From here on the run exists (a failure, even of the queue below, leaves it to resume).
   emit({
     type: "run-stored",
     run,
@@ -215,6 +219,8 @@ async function runSession(
     resumed: options.existing !== undefined || options.adopt !== undefined,
     plan,
   });
+  if (options.existing) await queue.recover(run.id);
+  await queue.enqueue(run.id, plan.jobs);
 
   const previous = store
     .scoredSimulations(run.id)
@@ -354,6 +360,7 @@ export async function* run(options: RunOptions): AsyncGenerator<RunSessionEvent,
   let wake: (() => void) | undefined;
   let finished = false;
   const session = runSession(options, (event) => {
+    options.onEvent?.(event);
     pending.push(event);
     wake?.();
   }).finally(() => {

@@ -350,42 +350,44 @@ async function runCommand(flags: RunFlags, command: Command, context: CliContext
         maxAttempts: numbers.maxAttempts,
         stopSignal: stop.signal,
         abortSignal: abort.signal,
+        // The display follows the run as it happens (the events the generator yields are left unread).
+        onEvent: (event) => {
+          if (event.type === "run-stored") {
+            runCreated = true;
+            runId = event.run.id;
+            if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+            context.stderr.write(
+              `${prefix}${event.resumed ? "resuming" : "starting"} run ${event.run.id}: ${event.conversations} conversations ` +
+                `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trial${resolvedConfig.num_trials === 1 ? "" : "s"}), ` +
+                `concurrency ${concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${store.file}\n`,
+            );
+            return;
+          }
+          if (event.type === "adaptive-round") {
+            const { round, interval, added } = event.round;
+            if (added > 0 && adaptive)
+              display.note(
+                `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
+                  `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
+              );
+            return;
+          }
+          display.onEvent(event);
+          if (event.type === "budget-reached") {
+            display.note(
+              `budget reached: $${event.spent.toFixed(4)} of $${event.maxCost} spent; no new conversations (${event.inFlight} still running)`,
+            );
+          } else if (event.type === "cost-unknown") {
+            display.note(
+              `cost unknown: a model's price is not in the price table, so costs${maxCost !== undefined ? " and --max-cost" : ""} undercount; pass --prices FILE`,
+            );
+          }
+        },
       });
       for (let next = await events.next(); ; next = await events.next()) {
         if (next.done) {
           session = next.value;
           break;
-        }
-        const event = next.value;
-        if (event.type === "run-stored") {
-          runCreated = true;
-          runId = event.run.id;
-          if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-          context.stderr.write(
-            `${prefix}${event.resumed ? "resuming" : "starting"} run ${event.run.id}: ${event.conversations} conversations ` +
-              `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trial${resolvedConfig.num_trials === 1 ? "" : "s"}), ` +
-              `concurrency ${concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${store.file}\n`,
-          );
-          continue;
-        }
-        if (event.type === "adaptive-round") {
-          const { round, interval, added } = event.round;
-          if (added > 0 && adaptive)
-            display.note(
-              `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
-                `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
-            );
-          continue;
-        }
-        display.onEvent(event);
-        if (event.type === "budget-reached") {
-          display.note(
-            `budget reached: $${event.spent.toFixed(4)} of $${event.maxCost} spent; no new conversations (${event.inFlight} still running)`,
-          );
-        } else if (event.type === "cost-unknown") {
-          display.note(
-            `cost unknown: a model's price is not in the price table, so costs${maxCost !== undefined ? " and --max-cost" : ""} undercount; pass --prices FILE`,
-          );
         }
       }
     } finally {

@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-import { evaluateSimulation } from "../../evaluation/evaluate-simulation.js";
-import { runSimulation } from "../../orchestrator/orchestrator.js";
-import { conversationSetup, protocolValidation } from "../../runner/simulation-setup.js";
+import { runConversation } from "../../runner/conversation-job.js";
 import { scenarioText } from "../../users/user-prompt.js";
 import { terminalUser } from "../../users/terminal-user.js";
 import {
@@ -52,43 +50,31 @@ async function converse(flags: SimulateFlags, context: CliContext, human: boolea
     println(context, "Type messages; /tool <name> <json> uses your own tools; /stop ends the call.\n");
   }
   const user = human ? terminalUser(process.stdin, context.stdout) : participants.user;
-  const setup = conversationSetup({
+  const run = await runConversation({
     data,
     task,
     agent: participants.agent,
     user,
+    ...(participants.judge ? { judge: participants.judge } : {}),
     solo: flags.solo ?? false,
     protocol: participants.protocol,
     ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
     maxSteps: Number(flags.maxSteps),
     maxErrors: Number(flags.maxErrors),
     seed: Number(flags.seed),
-  });
-  const run = await runSimulation(setup, (event) => {
-    if (flags.json) return;
-    if (human && event.type === "message" && event.message.role === "user") return; // the person just typed it
-    const line = describeEvent(event);
-    if (line) println(context, line);
-  });
-  const reward = await evaluateSimulation(
-    run,
-    task,
-    {
-      newWorld: (o) => data.newWorld(o),
-      solo: flags.solo ?? false,
-      validation: protocolValidation(participants.protocol),
+    onEvent: (event) => {
+      if (flags.json) return;
+      if (human && event.type === "message" && event.message.role === "user") return; // the person just typed it
+      const line = describeEvent(event);
+      if (line) println(context, line);
     },
-    participants.judge,
-  );
+  });
+  const reward = run.reward_info;
   participants.cache?.close();
   if (flags.json) {
     println(
       context,
-      JSON.stringify(
-        { ...run, reward_info: reward, ...(participants.scriptedDemo ? { scripted_demo: true } : {}) },
-        null,
-        2,
-      ),
+      JSON.stringify({ ...run, ...(participants.scriptedDemo ? { scripted_demo: true } : {}) }, null, 2),
     );
   } else {
     println(context, describeReward(reward));

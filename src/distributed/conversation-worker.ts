@@ -150,6 +150,8 @@ export async function startConversationWorker(
       maxStalledCount: 3,
       // After a lost connection (Redis restarted), look for work again soon rather than in 15 s.
       runRetryDelay: 1000,
+      // An idle worker asks again every 2 s (a stalled job moved back to the queue is seen soon).
+      drainDelay: 2,
       name: id,
     },
   );

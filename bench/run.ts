@@ -26,6 +26,8 @@ run("conversation-throughput.ts", ["100", "500"], [], false);
 run("conversation-throughput.ts", ["1000", "500"], [], false);
 // `passk run` at scale: 1,000 conversations at concurrency 200 through the store and job queue.
 run("run-scale.ts", ["1000", "200", "500", "3"], [], false);
+// Distributed runs: 1, 2 and 4 `passk worker` processes over Redis, Redis commands, queue overhead.
+run("distributed-run.ts", ["40", "8", "200", "3"], [], false);
 // A remote agent's tool call over passk's MCP endpoint against the same call in process.
 run("mcp-hop.ts", ["500"]);
 // Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.

@@ -88,8 +88,23 @@ export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
 
 // Runs
 export { Store } from "./store/store.js";
-export type { JobQueue } from "./store/job-queue.js";
+export type { JobQueue } from "./core/job-queue.js";
+export type { RunStore } from "./core/run-store.js";
 export { SqliteJobQueue } from "./store/sqlite-job-queue.js";
+export { run } from "./runner/run.js";
+export type { RunOptions, RunParticipants, RunSessionEvent, RunSessionOutcome } from "./runner/run.js";
+export type { RunConfig } from "./runner/run-config.js";
+export { runConversation } from "./runner/conversation-job.js";
+
+// Runs across machines (Redis or Valkey, BullMQ) and limits on model calls
+export { openDispatcher } from "./distributed/dispatcher.js";
+export type { Dispatcher, DispatcherOptions } from "./distributed/dispatcher.js";
+export { startConversationWorker } from "./distributed/conversation-worker.js";
+export type { ConversationWorker, ConversationWorkerOptions } from "./distributed/conversation-worker.js";
+export { parseRedisUrl } from "./distributed/redis-url.js";
+export { redisLimiterFactory } from "./distributed/redis-limiter.js";
+export { createCallLimiter, parseCallLimits, withCallLimits } from "./llm/call-limits.js";
+export type { CallLimiter, CallLimits } from "./llm/call-limits.js";
 
 // Robustness: perturbations (`--perturb`) and the robustness table
 export { definePerturbation, rateSchedule } from "./perturbations/perturbation.js";

@@ -1,3 +1,5 @@
+import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
+import type { CallLimiter } from "../llm/call-limits.js";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import type { Agent, UserSimulator } from "../core/agent.js";
@@ -182,7 +184,7 @@ export function participantsFromFlags(
   context: CliContext,
   dataDir: string,
   domains: readonly AnyDomain[],
-  options: { observer?: ModelCallObserver } = {},
+  options: { observer?: ModelCallObserver; limiter?: CallLimiter } = {},
 ): Participants {
   const protocol = resolveProtocol(flags, context, dataDir, domains);
   const tau2 = protocol.name === "tau2";
@@ -196,6 +198,7 @@ export function participantsFromFlags(
   };
   if (options.observer) common.observer = options.observer;
   if (flags.prices) common.priceOverrides = loadPriceOverrides(flags.prices);
+  if (options.limiter) common.limiter = options.limiter;
   if (flags.promptCache === false) common.promptCache = false;
   let cache: ResponseCache | undefined;
   if (flags.cache) {
@@ -251,5 +254,4 @@ export function participantsFromFlags(
   };
 }
 
-export const SCRIPTED_DEMO_BANNER =
-  "scripted demo: scripted:gold plays the task's gold actions — this is not a model's score";
+export const SCRIPTED_DEMO_BANNER = SCRIPTED_DEMO_NOTICE;

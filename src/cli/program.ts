@@ -19,6 +19,7 @@ import { registerScore } from "./commands/score.js";
 import { registerServe } from "./commands/serve.js";
 import { registerTasks } from "./commands/tasks.js";
 import { registerTools } from "./commands/tools.js";
+import { registerWorker } from "./commands/worker.js";
 import type { CliContext } from "./context.js";
 
 /** The `passk` command line: every command registers itself on one commander program. */
@@ -44,6 +45,7 @@ export function buildProgram(context: CliContext): Command {
   registerRun(program, context);
   registerRobustness(program, context);
   registerRuns(program, context);
+  registerWorker(program, context);
   registerCompare(program, context);
   registerPlan(program, context);
   registerReview(program, context);

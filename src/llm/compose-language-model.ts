@@ -1,11 +1,12 @@
 import type { LanguageModel } from "../core/llm.js";
+import { withCallLimits, type CallLimiter } from "./call-limits.js";
 import type { LlmArgs } from "./llm-args.js";
 import type { ResponseCache } from "./response-cache.js";
 import type { RetryPolicy } from "./with-retry.js";
 import { withArgs } from "./with-args.js";
 import { withCache } from "./with-cache.js";
 import { withCost, type CostOptions } from "./with-cost.js";
-import { withRetry } from "./with-retry.js";
+import { classifyFault, withRetry } from "./with-retry.js";
 import { withTimeout } from "./with-timeout.js";
 
 /** The guarantees a model's calls get; each is a layer over the `LanguageModel` interface. */
@@ -22,6 +23,8 @@ export interface LanguageModelLayers {
   cache?: ResponseCache;
   /** Watches each request (tracing, `--otel`): gets the settings in effect, sees cache hits and the priced reply. */
   observe?: (model: LanguageModel) => LanguageModel;
+  /** Limits on concurrent calls, requests and tokens per minute, shared by a run's processes ({@link withCallLimits}). */
+  limiter?: CallLimiter;
 }
 
 /**
@@ -34,7 +37,8 @@ export interface LanguageModelLayers {
  *    first cost;
  * 4. cost: the reply priced from its usage, once, whichever attempt gave it;
  * 5. retries: faults retried with backoff and Retry-After, spent retries an infrastructure error;
- * 6. timeout: each attempt abandoned after `timeoutMs`.
+ * 6. limits: each attempt waits for the run's call limits, and a 429 holds every process's calls;
+ * 7. timeout: each attempt abandoned after `timeoutMs`.
  *
  * @example
  * const model = composeLanguageModel(createAiSdkLanguageModel({ … }), {
@@ -44,7 +48,19 @@ export interface LanguageModelLayers {
  * });
  */
 export function composeLanguageModel(model: LanguageModel, layers: LanguageModelLayers): LanguageModel {
-  let composed = withRetry(withTimeout(model, layers.timeoutMs), layers.retry);
+  let attempt = withTimeout(model, layers.timeoutMs);
+  if (layers.limiter) {
+    const classify = layers.retry.classify ?? ((error: unknown) => classifyFault(error));
+    attempt = withCallLimits(attempt, layers.limiter, (error) => {
+      const failure = classify(error);
+      return /^HTTP 429\b/.test(failure.reason)
+        ? failure.retryAfterMs !== undefined
+          ? { retryAfterMs: failure.retryAfterMs }
+          : {}
+        : undefined;
+    });
+  }
+  let composed = withRetry(attempt, layers.retry);
   if (layers.cost) composed = withCost(composed, layers.cost);
   if (layers.cache) composed = withCache(composed, layers.cache);
   if (layers.observe) composed = layers.observe(composed);

@@ -1,6 +1,7 @@
 import { ConfigError } from "../core/errors.js";
 import type { LanguageModel } from "../core/llm.js";
 import { aiSdkErrorPolicy, createAiSdkLanguageModel } from "./ai-sdk-language-model.js";
+import type { CallLimiter } from "./call-limits.js";
 import { composeLanguageModel } from "./compose-language-model.js";
 import type { PriceOverrides } from "./cost.js";
 import { checkLlmArgs, parseLlmArgs, type LlmArgs } from "./llm-args.js";
@@ -31,6 +32,8 @@ export interface CreateLanguageModelOptions {
   /** Per attempt, in milliseconds. */
   timeoutMs?: number;
   cache?: ResponseCache;
+  /** Call limits shared by the run's processes (`--max-concurrent-requests`, `--requests-per-minute`…). */
+  limiter?: CallLimiter;
   priceOverrides?: PriceOverrides;
   /** Defaults to every provider of `defaultProviderDefinitions` (`passk models` lists them). */
   registry?: ProviderRegistry;
@@ -184,6 +187,7 @@ export function createLanguageModel(
             }),
         }
       : {}),
+    ...(options.limiter ? { limiter: options.limiter } : {}),
   });
   return {
     spec: label,

@@ -7,8 +7,16 @@ import type { DomainData } from "../formats/tau2/domain-data.js";
 import { runSimulation, SimulationAbortedError } from "../orchestrator/orchestrator.js";
 import { perturbConversation } from "../perturbations/perturb-conversation.js";
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
+import type { SimulationEvent } from "../orchestrator/events.js";
+import type { SimulationRunInput } from "../formats/tau2/results.js";
+import type { RewardInfo, SimulationRun } from "../core/simulation.js";
 import type { RunJob } from "./execute-run.js";
-import { conversationSetup, protocolValidation, type ConversationProtocol } from "./simulation-setup.js";
+import {
+  conversationSetup,
+  protocolValidation,
+  type ConversationOptions,
+  type ConversationProtocol,
+} from "./simulation-setup.js";
 
 export interface ConversationJobOptions {
   /** Each domain of the run with its data, and the run's tasks of it by id. */
@@ -28,10 +36,87 @@ export interface ConversationJobOptions {
   perturbations?: readonly ResolvedPerturbation[];
 }
 
+/** One conversation, from set-up to grade: {@link ConversationOptions} plus the judge and a listener. */
+export interface RunConversationOptions extends ConversationOptions {
+  /** Judges NL assertions; its cost is recorded with the reward (`reward_info.info.judge_cost`). */
+  judge?: Judge;
+  onEvent?: (event: SimulationEvent) => void;
+  /** `--perturb`: applied to the conversation, seeded by its task and seed; recorded in its info. */
+  perturbations?: readonly ResolvedPerturbation[];
+}
+
 /**
- * The job of a τ² run: one conversation of the job's (task, trial) with the trial's seed, graded as
- * τ² grades it (`evaluate_simulation`, type ALL). The running cost is reported after each priced
- * model call.
+ * The conversation pipeline every caller shares (the runner, its workers, `passk simulate`): set the
+ * conversation up (world, policy, tools), run it, and grade it as τ² grades it (`evaluate_simulation`,
+ * type ALL), the judge's cost recorded with the reward.
+ */
+export async function runConversation(
+  options: RunConversationOptions,
+): Promise<SimulationRun & { reward_info: RewardInfo }> {
+  const { judge, onEvent, perturbations, ...conversation } = options;
+  const perturbed =
+    perturbations && perturbations.length > 0
+      ? perturbConversation(perturbations, { task: options.task, seed: options.seed ?? 0 })
+      : undefined;
+  const run = await runSimulation(
+    conversationSetup({
+      ...conversation,
+      ...(perturbed ? { user: perturbed.user(conversation.user) } : {}),
+      ...(perturbed?.toolBoundary ? { toolBoundary: perturbed.toolBoundary } : {}),
+    }),
+    onEvent,
+  );
+  // A hard stop can surface as a participant's failed call (an aborted request) rather than as an
+  // abort of the conversation: either way the conversation is incomplete and must not be graded.
+  if (options.signal?.aborted) throw new SimulationAbortedError();
+  let judgeCost: number | null | undefined;
+  const pricedJudge: Judge | undefined = judge && {
+    judge: (input) =>
+      judge.judge({
+        ...input,
+        onCost: (callCost) => {
+          judgeCost = judgeCost === null || callCost === null ? null : (judgeCost ?? 0) + callCost;
+        },
+      }),
+  };
+  const reward = await evaluateSimulation(
+    run,
+    options.task,
+    {
+      newWorld: (o) => options.data.newWorld(o),
+      solo: options.solo ?? false,
+      // The trajectory is replayed with the arguments checked as they were during the conversation.
+      validation: protocolValidation(options.protocol),
+    },
+    pricedJudge,
+  );
+  // An agent that obeyed an injected instruction broke its policy, whatever the database says.
+  const violations = perturbed?.violations(run.messages) ?? [];
+  const graded =
+    violations.length === 0
+      ? reward
+      : { ...reward, reward: 0, info: { ...reward.info, policy_violations: violations } };
+  const info = (run as { info?: Record<string, unknown> }).info;
+  return {
+    ...run,
+    ...(perturbations && perturbations.length > 0
+      ? { info: { ...info, perturbations: perturbations.map((p) => p.spec) } }
+      : {}),
+    reward_info:
+      judgeCost === undefined ? graded : { ...graded, info: { ...graded.info, judge_cost: judgeCost } },
+  };
+}
+
+/** The judge's cost recorded with a graded simulation: undefined when no judge ran, null when unknown. */
+function judgeCostOf(simulation: SimulationRunInput): number | null | undefined {
+  const info = simulation.reward_info?.info as Record<string, unknown> | null | undefined;
+  if (!info || !("judge_cost" in info)) return undefined;
+  return typeof info.judge_cost === "number" ? info.judge_cost : null;
+}
+
+/**
+ * The job of a τ² run: one conversation of the job's (task, trial) with the trial's seed, graded
+ * ({@link runConversation}). The running cost is reported after each priced model call.
  */
 export function conversationJob(options: ConversationJobOptions): RunJob {
   return async ({ job, seed, signal, reportCost, onSimulationEvent }) => {
@@ -40,16 +125,17 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
     if (!domain || !task) {
       throw new Error(`job ${job.domain}/${job.taskId} is not among the run's tasks`);
     }
-    const perturbed =
-      options.perturbations && options.perturbations.length > 0
-        ? perturbConversation(options.perturbations, { task, seed })
-        : undefined;
-    const setup = conversationSetup({
+    let cost = 0;
+    let costKnown = true;
+    const run = await runConversation({
       data: domain.data,
       task,
       agent: options.agent,
-      user: perturbed ? perturbed.user(options.user) : options.user,
-      ...(perturbed?.toolBoundary ? { toolBoundary: perturbed.toolBoundary } : {}),
+      user: options.user,
+      ...(options.judge ? { judge: options.judge } : {}),
+      ...(options.perturbations && options.perturbations.length > 0
+        ? { perturbations: options.perturbations }
+        : {}),
       solo: options.solo ?? false,
       ...(options.protocol ? { protocol: options.protocol } : {}),
       ...(options.toolOverrides ? { toolOverrides: options.toolOverrides } : {}),
@@ -59,58 +145,20 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
       seed,
       trial: job.trial,
       signal,
-    });
-    let cost = 0;
-    let costKnown = true;
-    const run = await runSimulation(setup, (event) => {
-      onSimulationEvent?.(event);
-      if (event.type !== "usage" || !costKnown) return;
-      if (event.cost === null) {
-        costKnown = false;
-        reportCost(null);
-        return;
-      }
-      cost += event.cost;
-      reportCost(cost);
-    });
-    // A hard stop can surface as a participant's failed call (an aborted request) rather than as an
-    // abort of the conversation: either way the conversation is incomplete and must not be stored.
-    if (signal.aborted) throw new SimulationAbortedError();
-    // The judge's calls cost too: recorded with the reward (reward_info.info.judge_cost), counted in the spend.
-    let judgeCost: number | null | undefined;
-    const judge = options.judge;
-    const pricedJudge: Judge | undefined = judge && {
-      judge: (input) =>
-        judge.judge({
-          ...input,
-          onCost: (callCost) => {
-            judgeCost = judgeCost === null || callCost === null ? null : (judgeCost ?? 0) + callCost;
-          },
-        }),
-    };
-    const reward = await evaluateSimulation(
-      run,
-      task,
-      {
-        newWorld: (o) => domain.data.newWorld(o),
-        solo: options.solo ?? false,
-        // The trajectory is replayed with the arguments checked as they were during the conversation.
-        validation: protocolValidation(options.protocol),
+      onEvent: (event) => {
+        onSimulationEvent?.(event);
+        if (event.type !== "usage" || !costKnown) return;
+        if (event.cost === null) {
+          costKnown = false;
+          reportCost(null);
+          return;
+        }
+        cost += event.cost;
+        reportCost(cost);
       },
-      pricedJudge,
-    );
-    // An agent that obeyed an injected instruction broke its policy, whatever the database says.
-    const violations = perturbed?.violations(run.messages) ?? [];
-    const graded =
-      violations.length === 0
-        ? reward
-        : { ...reward, reward: 0, info: { ...reward.info, policy_violations: violations } };
-    run.reward_info =
-      judgeCost === undefined ? graded : { ...graded, info: { ...graded.info, judge_cost: judgeCost } };
-    if (options.perturbations && options.perturbations.length > 0) {
-      const info = (run as { info?: Record<string, unknown> }).info;
-      Object.assign(run, { info: { ...info, perturbations: options.perturbations.map((p) => p.spec) } });
-    }
+    });
+    // The judge's calls cost too: counted in the spend.
+    const judgeCost = judgeCostOf(run);
     if (judgeCost === null) reportCost(null);
     else if (judgeCost !== undefined && costKnown) reportCost(cost + judgeCost);
     return run;

@@ -3,7 +3,7 @@ import { ConfigError } from "../core/errors.js";
 import type { SimulationRunInput } from "../formats/tau2/results.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
-import type { Job, JobCounts, JobQueue } from "../store/job-queue.js";
+import type { Job, JobCounts, JobQueue } from "../core/job-queue.js";
 import type { RunEvent, RunStopReason } from "./run-events.js";
 
 /** What a worker hands the code that runs one conversation. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CallLimitsSchema } from "../llm/call-limits.js";
 import { redactUrl } from "../llm/redact.js";
 
 /** The model flags a run was started with (`--agent-llm`, `--user-llm-args`…), as given. */
@@ -74,6 +75,8 @@ export const RunConfigSchema = z.object({
     .object({ target_ci: z.number().positive().max(0.5), max_trials: z.number().int().min(1) })
     .nullable()
     .optional(),
+  /** Limits on model calls shared by the run's processes (operational: a resume may change them). */
+  limits: CallLimitsSchema.nullable().optional(),
   /** Agent and user are both scripted: the run shows a harness, not a model. */
   scripted_demo: z.boolean(),
   /** The process running it now (to refuse a second runner on the same machine). */

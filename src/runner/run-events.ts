@@ -1,4 +1,4 @@
-import type { Job, JobState } from "../store/job-queue.js";
+import type { Job, JobState } from "../core/job-queue.js";
 
 /** Why a run stopped: all work done, the budget was reached, or it was interrupted (Ctrl-C). */
 export type RunStopReason = "completed" | "budget_reached" | "interrupted";

@@ -1,6 +1,6 @@
 import { ConfigError, UnknownNameError } from "../core/errors.js";
 import type { Task } from "../core/task.js";
-import type { JobKey } from "../store/job-queue.js";
+import type { JobKey } from "../core/job-queue.js";
 import { PythonRandom } from "../python/py-random.js";
 
 /** Which tasks of a domain a run takes (τ² `--task-split-name`, `--task-ids`, `--num-tasks`). */

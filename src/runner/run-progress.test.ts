@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Job } from "../store/job-queue.js";
+import type { Job } from "../core/job-queue.js";
 import type { JobResult } from "./run-events.js";
 import { describeProgress, formatDuration, RunProgress } from "./run-progress.js";
 

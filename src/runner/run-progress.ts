@@ -1,4 +1,4 @@
-import type { Job } from "../store/job-queue.js";
+import type { Job } from "../core/job-queue.js";
 import type { RunEvent, RunStopReason } from "./run-events.js";
 
 /** Where a run stands, for a progress display. */

@@ -36,6 +36,8 @@ export interface MockLlmRequest extends MockLlmConversation {
   cacheBreakpoints: MockCacheBreakpoint[];
   /** What the simulated prompt cache read and wrote for it (replies whose usage was not scripted). */
   promptCache?: MockPromptCacheUsage;
+  /** When it arrived (`Date.now()`), to check request rates. */
+  receivedAt: number;
 }
 
 /**
@@ -74,6 +76,8 @@ export interface MockLlmServer {
   readonly baseUrl: string;
   /** Every request received so far, in arrival order (empty when `recordRequests` is false). */
   readonly requests: readonly MockLlmRequest[];
+  /** The most model requests it was answering at once so far (to check concurrency limits). */
+  readonly peakConcurrentRequests: number;
   /** Replaces the script; call numbers go on counting. */
   setScript(script: MockLlmScript): void;
   close(): Promise<void>;
@@ -132,6 +136,8 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
   const requests: MockLlmRequest[] = [];
   const record = options.recordRequests ?? true;
   let received = 0;
+  let answering = 0;
+  let peak = 0;
   const promptCache =
     options.promptCache === false
       ? undefined
@@ -185,6 +191,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
     }
     const request: MockLlmRequest = {
       index: received++,
+      receivedAt: Date.now(),
       protocol: codec.protocol,
       path,
       headers,
@@ -194,6 +201,22 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
     };
     if (record) requests.push(request);
 
+    answering++;
+    peak = Math.max(peak, answering);
+    try {
+      await answer(request, codec, route, response, layout);
+    } finally {
+      answering--;
+    }
+  }
+
+  async function answer(
+    request: MockLlmRequest,
+    codec: MockLlmCodec,
+    route: MockLlmRoute,
+    response: ServerResponse,
+    layout: MockPromptLayout | undefined,
+  ): Promise<void> {
     const reply = await nextReply(request);
     if (reply === undefined) {
       const count = Array.isArray(script) ? script.length : 0;
@@ -307,6 +330,9 @@ export async function startMockLlmServer(options: MockLlmServerOptions): Promise
     baseUrl: `${url}/v1`,
     get requests() {
       return requests;
+    },
+    get peakConcurrentRequests() {
+      return peak;
     },
     setScript(next) {
       script = next;

@@ -58,6 +58,12 @@ export interface RunFlags extends Partial<ModelFlags> {
   perturb?: string[];
   /** `--perturbation-module FILE`, repeated. */
   perturbationModule?: string[];
+  queue?: string;
+  localWorkers: string;
+  maxConcurrentRequests?: string[];
+  requestsPerMinute?: string[];
+  tokensPerMinute?: string[];
+  limitWindow: string;
 }
 
 /** A whole-number flag within bounds (a huge value would exhaust memory before anything runs). */
@@ -96,6 +102,8 @@ export const FlagNumbersSchema = z.object({
     .max(0.5, { error: "--target-ci must be at most 0.5 (a success rate's interval is never wider)" })
     .optional(),
   maxTrials: int("--max-trials", 1, 1000).optional(),
+  localWorkers: int("--local-workers", 0, 1000).default(0),
+  limitWindow: int("--limit-window", 1, 3600).default(60),
   progress: z.enum(["auto", "bar", "lines", "none"], {
     error: () => "--progress must be one of auto, bar, lines, none",
   }),

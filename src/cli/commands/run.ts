@@ -1,46 +1,40 @@
 import { existsSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { TaskSchema, type Task } from "../../core/task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
-import { computeRunMetrics, type RunMetrics } from "../../metrics/run-metrics.js";
-import { isSuccessful } from "../../metrics/pass-hat-k.js";
-import { conversationJob } from "../../runner/conversation-job.js";
-import {
-  executeRun,
-  simulationCost,
-  type ExecuteRunOptions,
-  type RunJob,
-  type RunOutcome,
-} from "../../runner/execute-run.js";
-import { executeAdaptiveRun, type AdaptiveOutcome } from "../../runner/adaptive-run.js";
+import type { RunMetrics } from "../../metrics/run-metrics.js";
+import { run, type RunSessionOutcome } from "../../runner/run.js";
+import { RateLimiterMemory } from "rate-limiter-flexible";
+import { createCallLimiter, parseCallLimits } from "../../llm/call-limits.js";
+import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
+import type { ConversationWorker } from "../../distributed/conversation-worker.js";
+import { openDispatcher, type Dispatcher } from "../../distributed/dispatcher.js";
+import { parseRedisUrl } from "../../distributed/redis-url.js";
+import { startWorkerHere } from "./worker.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
 import {
   checkRobustnessThresholds,
-  checkThresholds,
   parseRobustnessThresholds,
   parseThresholds,
   splitThresholds,
   type Threshold,
 } from "../../runner/fail-under.js";
+import type { RunJob } from "../../runner/execute-run.js";
 import type { PerturbationDefinition } from "../../perturbations/perturbation.js";
 import { builtinPerturbations, createPerturbationRegistry } from "../../perturbations/registry.js";
 import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
 import { perturbationLabel } from "../../runner/robustness-pairs.js";
-import { junitReport } from "../../runner/junit-report.js";
+import { startCliTracing, withOtelOption } from "../otel-option.js";
+import type { Tracing } from "../../observability/start-tracing.js";
 import { describeBlame, reviewStoredRun } from "./review.js";
-import { resultsFiles, writeResults } from "../../runner/results-writer.js";
-import { storableConfig, type RunConfig } from "../../runner/run-config.js";
-import { runInfo } from "../../runner/run-info.js";
-import { planRun, selectTasksOfDomains, trialSeeds } from "../../runner/run-plan.js";
+import type { RunConfig } from "../../runner/run-config.js";
+import { selectTasksOfDomains } from "../../runner/run-plan.js";
 import { formatDuration } from "../../runner/run-progress.js";
-import { writeFileAtomic } from "../../runner/write-file-atomic.js";
 import { readUserGuidelines } from "../../users/create-user.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
-import { runResults } from "../../store/run-results.js";
 import { resolveStorePath } from "../../store/store-location.js";
-import { passkVersion } from "../../version.js";
 import type { RunRecord } from "../../store/store.js";
 import {
   loadDomain,
@@ -51,8 +45,6 @@ import {
   type CliContext,
 } from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
-import { startCliTracing, withOtelOption } from "../otel-option.js";
-import type { Tracing } from "../../observability/start-tracing.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
@@ -178,6 +170,28 @@ export function withRunOptions(command: Command): Command {
           "10",
         )
         .option(
+          "--queue <url>",
+          "run across machines: hand conversations to `passk worker`s through Redis or Valkey at this URL, e.g. redis://127.0.0.1:6379",
+        )
+        .option("--local-workers <n>", "with --queue: this process runs this many conversations too", "0")
+        .option(
+          "--max-concurrent-requests <target=n...>",
+          "at most N model calls at once per provider or model spec, across all workers, e.g. openai=8",
+        )
+        .option(
+          "--requests-per-minute <target=n...>",
+          "at most N model calls a minute per provider or model spec, across all workers, e.g. anthropic=50",
+        )
+        .option(
+          "--tokens-per-minute <target=n...>",
+          "at most N tokens a minute per provider or model spec, across all workers, e.g. openai:gpt-4.1=30000",
+        )
+        .addOption(
+          new Option("--limit-window <seconds>", "length of the rate limits' minute (for tests)")
+            .default("60")
+            .hideHelp(),
+        )
+        .option(
           "--perturb <spec>",
           "perturb every conversation, e.g. tool-faults:rate=0.2 or persona:trait=terse (repeatable; see README, Robustness)",
           collect,
@@ -210,6 +224,11 @@ export async function runCommand(
   if (flags.perturbationModule && flags.perturbationModule.length > 0)
     await loadPerturbations(context, flags.perturbationModule);
   const numbers = parseFlagNumbers(flags);
+  // A distributed run checks its queue before anything is stored: a wrong URL leaves nothing behind.
+  const queueAddress = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
+  if (queueAddress) await checkRedisReachable(queueAddress);
+  else if (numbers.localWorkers > 0)
+    throw new ConfigError("--local-workers applies to distributed runs: add --queue redis://HOST:PORT");
   // Everything that can be wrong is checked before the first model call: the store, the run, the
   // domains and tasks, the models and their keys, the thresholds.
   const storePath = resolveStorePath(flags.store, context.env);
@@ -226,6 +245,9 @@ export async function runCommand(
       await loadPerturbations(context, config.perturbation_modules);
     const registry = context.perturbations ?? createPerturbationRegistry();
     const perturbations = (config.perturbations ?? []).map((spec) => registry.resolve(spec));
+    // Workers build their conversations from the job, which does not carry perturbations yet.
+    if (queueAddress && perturbations.length > 0)
+      throw new ConfigError("--perturb runs in one process for now: drop --queue (or --perturb) to run it");
     if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
     const datas = config.domains.map((name) =>
       loadDomain(context, name, {
@@ -276,6 +298,17 @@ export async function runCommand(
       max_cost: maxCost ?? null,
       max_sim_seconds: maxSimSeconds ?? null,
       adaptive,
+      limits:
+        parseCallLimits(
+          {
+            "--max-concurrent-requests": flags.maxConcurrentRequests,
+            "--requests-per-minute": flags.requestsPerMinute,
+            "--tokens-per-minute": flags.tokensPerMinute,
+          },
+          numbers.limitWindow,
+        ) ??
+        storedConfig?.limits ??
+        null,
     };
     // A resumed run of a team's own agent loads its module again (the flag was not repeated).
     const agentSpec = resolvedConfig.models.agentLlm;
@@ -290,9 +323,14 @@ export async function runCommand(
       context,
       firstData.dataDir,
       datas.map((d) => d.domain),
-      tracing ? { observer: tracing.modelCalls } : {},
+      {
+        ...(tracing ? { observer: tracing.modelCalls } : {}),
+        // In a distributed run the workers limit their calls together, through Redis.
+        ...(resolvedConfig.limits && !queueAddress
+          ? { limiter: createCallLimiter(resolvedConfig.limits, (o) => new RateLimiterMemory(o), "local") }
+          : {}),
+      },
     );
-    const texts = participants.protocol.name === "tau2" ? participants.protocol.texts : undefined;
     resolvedConfig.scripted_demo = participants.scriptedDemo;
     const gates = splitThresholds(flags.failUnder ?? []);
     const thresholds: Threshold[] = parseThresholds(gates.run, {
@@ -303,6 +341,20 @@ export async function runCommand(
       gates.robustness,
       perturbations.map((p) => p.definition.name),
     );
+    // With --otel, each conversation run here is a trace.
+    const traced = (job: RunJob): RunJob =>
+      tracing
+        ? tracing.traceRunJob(job, ({ job: { runId, domain, taskId, trial }, seed }) => ({
+            runId,
+            domain,
+            taskId,
+            trial,
+            seed,
+            agentLlm: resolvedConfig.models.agentLlm,
+            ...(resolvedConfig.solo ? {} : { userLlm: resolvedConfig.models.userLlm }),
+            protocol: resolvedConfig.protocol,
+          }))
+        : job;
     if (resolvedConfig.solo) {
       for (const [name, entry] of domains) {
         if (entry.data.soloPolicy === undefined)
@@ -321,122 +373,8 @@ export async function runCommand(
         }
       }
     }
-    const plan = planRun({
-      domains: [...domains].map(([domain, { tasks }]) => ({ domain, tasks })),
-      numTrials: resolvedConfig.num_trials,
-      seed: resolvedConfig.seed,
-    });
-
-    // The τ² run info, recorded with the run (and written into every results file).
-    const guidelines = participants.scriptedDemo ? null : readUserGuidelines(firstData.dataDir);
-    const hasUserTools = [...domains.values()].some(({ data }) => (data.domain.user?.tools.length ?? 0) > 0);
-    const version = `passk ${passkVersion()}`;
-    const infoOf = (runId: string, domain: string) =>
-      runInfo({
-        domain,
-        policy: resolvedConfig.solo
-          ? (domains.get(domain)!.data.soloPolicy ?? "")
-          : domains.get(domain)!.data.policy,
-        agent: {
-          name: participants.agent.name,
-          llm: participants.agent.model ?? resolvedConfig.models.agentLlm,
-          llmArgs: participants.agentLlmArgs,
-        },
-        user: {
-          name: resolvedConfig.solo ? "dummy_user" : participants.user.name,
-          llm: resolvedConfig.solo ? null : (participants.user.model ?? resolvedConfig.models.userLlm),
-          llmArgs: resolvedConfig.solo ? {} : participants.userLlmArgs,
-          guidelines: guidelines
-            ? hasUserTools
-              ? guidelines.guidelinesWithTools
-              : guidelines.guidelines
-            : null,
-        },
-        numTrials: resolvedConfig.num_trials,
-        maxSteps: resolvedConfig.max_steps,
-        maxErrors: resolvedConfig.max_errors,
-        seed: resolvedConfig.seed,
-        version,
-        passk: {
-          run_id: runId,
-          protocol: resolvedConfig.protocol,
-          // The commit whose prompt and tool texts the models were shown (τ² protocol, models reading them).
-          upstream_commit: texts?.commit ?? null,
-          ...(resolvedConfig.retrieval_config ? { retrieval_config: resolvedConfig.retrieval_config } : {}),
-          // Per domain: whether the tools' nested models carried the reference's descriptions.
-          ...(texts
-            ? {
-                nested_model_descriptions: Object.fromEntries(
-                  [...domains.values()].map(({ data }) => [
-                    data.domain.name,
-                    texts.nestedModelDescriptions(data.domain),
-                  ]),
-                ),
-              }
-            : {}),
-          ...(participants.scriptedDemo ? { scripted_demo: true, notice: SCRIPTED_DEMO_BANNER } : {}),
-          config: storableConfig({ ...resolvedConfig, runner: null }),
-        },
-      });
-
-    // The stored info is the first domain's; a run over several domains keeps each one's environment
-    // too, so that `export --domain` and `submit prepare` write each domain's file as `--save-to` does.
-    const storedInfo = (runId: string): Record<string, unknown> => {
-      const info = infoOf(runId, resolvedConfig.domains[0]!) as Record<string, unknown>;
-      if (resolvedConfig.domains.length === 1) return info;
-      const environments = Object.fromEntries(
-        resolvedConfig.domains.map((domain) => [domain, infoOf(runId, domain).environment_info]),
-      );
-      return { ...info, passk: { ...(info.passk as Record<string, unknown>), environments } };
-    };
-
-    // Nothing has been spent yet; from here on the run exists in the store.
     const runner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
-    const run = store.transaction(() => {
-      if (resolved.existing) {
-        return store.updateRun(resolved.existing.run.id, {
-          status: "running",
-          config: storableConfig({ ...resolvedConfig, runner }),
-        });
-      }
-      const adoptedId = resolved.adopt?.runId;
-      const useAdoptedId = adoptedId !== undefined && !store.listRuns().some((r) => r.id === adoptedId);
-      const created = store.createRun({
-        ...(useAdoptedId ? { id: adoptedId } : {}),
-        status: "running",
-        label: flags.label ?? (participants.scriptedDemo ? "scripted demo" : null),
-        numTrials: resolvedConfig.num_trials,
-        config: storableConfig({ ...resolvedConfig, runner }),
-        timestamp: resolved.adopt?.results.timestamp ?? new Date().toISOString().replace("Z", ""),
-      });
-      store.updateRun(created.id, {
-        info: storedInfo(created.id),
-      });
-      for (const [name, { tasks }] of domains) store.putTasks(created.id, name, tasks);
-      if (resolved.adopt) {
-        for (const simulation of resolved.adopt.results.simulations ?? []) {
-          if (typeof simulation.trial === "number")
-            store.putSimulation(created.id, resolvedConfig.domains[0]!, simulation);
-        }
-      }
-      return store.getRun(created.id);
-    });
-    runCreated = true;
-    runId = run.id;
-    const queue = new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts });
-    if (resolved.existing) await queue.recover(run.id);
-    await queue.enqueue(run.id, plan.jobs);
-
-    const previous = store
-      .scoredSimulations(run.id)
-      .filter((s) => s.termination_reason !== "infrastructure_error");
     const prefix = participants.scriptedDemo ? "[scripted demo] " : "";
-    if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-    context.stderr.write(
-      `${prefix}${resolved.existing || resolved.adopt ? "resuming" : "starting"} run ${run.id}: ${plan.jobs.length} conversations ` +
-        `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trial${resolvedConfig.num_trials === 1 ? "" : "s"}), ` +
-        `concurrency ${concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${store.file}\n`,
-    );
     const display = progressDisplay({
       stream: context.stderr,
       mode: numbers.progress as ProgressMode,
@@ -460,61 +398,67 @@ export async function runCommand(
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
-    const started = performance.now();
-    let outcome: RunOutcome;
-    let adaptiveOutcome: AdaptiveOutcome | undefined;
-    // Adaptive runs go past --num-trials; τ²'s trial seeds are a prefix-stable sequence, so trial t
-    // keeps the seed it would have in a fixed run of more trials.
-    const seeds = adaptive ? trialSeeds(resolvedConfig.seed, adaptive.max_trials) : plan.trialSeeds;
-    // With --otel, each conversation is a trace.
-    const traced = (job: RunJob): RunJob =>
-      tracing
-        ? tracing.traceRunJob(job, ({ job: { runId, domain, taskId, trial }, seed }) => ({
-            runId,
-            domain,
-            taskId,
-            trial,
-            seed,
-            agentLlm: resolvedConfig.models.agentLlm,
-            ...(resolvedConfig.solo ? {} : { userLlm: resolvedConfig.models.userLlm }),
-            protocol: resolvedConfig.protocol,
-          }))
-        : job;
+    let session: RunSessionOutcome;
+    let dispatcher: Dispatcher | undefined;
+    let localWorker: ConversationWorker | undefined;
     try {
-      const runOptions: ExecuteRunOptions = {
-        queue,
-        runId: run.id,
-        // No more workers than conversations to run.
-        concurrency: Math.max(1, Math.min(concurrency, plan.jobs.length)),
-        seedOf: (job) => seeds[job.trial]!,
-        ...(maxCost !== undefined ? { maxCost } : {}),
-        previous: {
-          cost: previous.reduce((sum, s) => sum + (simulationCost(s) ?? 0), 0),
-          successes: previous.filter((s) => isSuccessful(s.reward_info?.reward)).length,
+      if (queueAddress) {
+        // Sentences about the queue are shown whatever the progress display (a refused job, Redis away).
+        dispatcher = await openDispatcher({
+          address: queueAddress,
+          onNote: (text) => context.stderr.write(`${prefix}${text}\n`),
+        });
+        if (numbers.localWorkers > 0)
+          localWorker = await startWorkerHere(context, {
+            address: queueAddress,
+            concurrency: numbers.localWorkers,
+            lockMs: 30_000,
+            quiet: true,
+          });
+      }
+      const events = run({
+        ...(dispatcher ? { runJob: dispatcher.runJob } : {}),
+        store,
+        queue: new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts }),
+        config: resolvedConfig,
+        domains,
+        participants: {
+          ...participants,
+          userGuidelines: participants.scriptedDemo ? null : readUserGuidelines(firstData.dataDir),
         },
+        ...(resolved.existing ? { existing: resolved.existing.run } : {}),
+        ...(resolved.adopt ? { adopt: resolved.adopt } : {}),
+        ...(flags.label !== undefined ? { label: flags.label } : {}),
+        runner,
+        ...(flags.junit ? { junit: flags.junit } : {}),
+        thresholds,
+        ...(perturbations.length > 0 ? { perturbations } : {}),
+        ...(tracing ? { wrapJob: traced } : {}),
+        maxAttempts: numbers.maxAttempts,
         stopSignal: stop.signal,
         abortSignal: abort.signal,
-        runJob: traced(
-          conversationJob({
-            domains: new Map(
-              [...domains].map(([name, { data, tasks }]) => [
-                name,
-                { data, tasks: new Map(tasks.map((t) => [t.id, t])) },
-              ]),
-            ),
-            agent: participants.agent,
-            user: participants.user,
-            ...(participants.judge ? { judge: participants.judge } : {}),
-            solo: resolvedConfig.solo,
-            protocol: participants.protocol,
-            ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
-            maxSteps: resolvedConfig.max_steps,
-            maxErrors: resolvedConfig.max_errors,
-            ...(maxSimSeconds !== undefined ? { maxDurationMs: maxSimSeconds * 1000 } : {}),
-            ...(perturbations.length > 0 ? { perturbations } : {}),
-          }),
-        ),
+        // The display follows the run as it happens (the events the generator yields are left unread).
         onEvent: (event) => {
+          if (event.type === "run-stored") {
+            runCreated = true;
+            runId = event.run.id;
+            if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+            context.stderr.write(
+              `${prefix}${event.resumed ? "resuming" : "starting"} run ${event.run.id}: ${event.conversations} conversations ` +
+                `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trial${resolvedConfig.num_trials === 1 ? "" : "s"}), ` +
+                `concurrency ${concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${store.file}\n`,
+            );
+            return;
+          }
+          if (event.type === "adaptive-round") {
+            const { round, interval, added } = event.round;
+            if (added > 0 && adaptive)
+              display.note(
+                `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
+                  `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
+              );
+            return;
+          }
           display.onEvent(event);
           if (event.type === "budget-reached") {
             display.note(
@@ -526,100 +470,41 @@ export async function runCommand(
             );
           }
         },
-      };
-      if (adaptive) {
-        adaptiveOutcome = await executeAdaptiveRun({
-          ...runOptions,
-          plan: {
-            minTrials: resolvedConfig.num_trials,
-            maxTrials: adaptive.max_trials,
-            targetHalfWidth: adaptive.target_ci,
-          },
-          tallies: () => trialTallies(store.scoredSimulations(run.id), plan.domains),
-          onRound: ({ round, interval, added }) => {
-            if (added > 0)
-              display.note(
-                `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
-                  `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
-              );
-          },
-        });
-        outcome = adaptiveOutcome.outcome;
-      } else {
-        outcome = await executeRun(runOptions);
+      });
+      for (let next = await events.next(); ; next = await events.next()) {
+        if (next.done) {
+          session = next.value;
+          break;
+        }
       }
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       display.stop();
+      await localWorker?.close();
+      await dispatcher?.close();
       participants.cache?.close();
     }
-    const wallMs = performance.now() - started;
-    const finalStatus = outcome.reason === "completed" ? "completed" : "interrupted";
-    store.updateRun(run.id, {
-      status: finalStatus,
-      config: storableConfig({ ...resolvedConfig, runner: null }),
-    });
-    if (outcome.setupError) {
-      throw new ConfigError(
-        `${outcome.setupError.message}\nthe run stopped: no conversation was graded with this set-up ` +
-          `(${outcome.counts.done + outcome.counts.failed} of ${outcome.counts.total} stored). ` +
-          `Fix it, then continue with \`passk run --resume ${run.id}\``,
-        { cause: outcome.setupError },
-      );
-    }
-
-    // Results: files, table, gates.
-    const written: string[] = [];
-    if (resolvedConfig.save_to) {
-      for (const [domain, file] of resultsFiles(resolvedConfig.save_to, resolvedConfig.domains)) {
-        const results = runResults(store, run.id, { domain });
-        writeResults(file, { ...results, info: infoOf(run.id, domain) });
-        written.push(file);
-      }
-    }
-    const simulations = store.scoredSimulations(run.id);
-    const metrics = computeRunMetrics(simulations, {
-      numTrials: resolvedConfig.num_trials,
-      bootstrap: { seed: 0 },
-    });
-    if (flags.junit) {
-      writeFileAtomic(
-        flags.junit,
-        junitReport({
-          name: `passk run ${run.id}${participants.scriptedDemo ? " (scripted demo)" : ""}`,
-          tasks: plan.domains.flatMap((d) => d.tasks.map((t) => ({ domain: d.domain, taskId: t.id }))),
-          simulations,
-          numTrials: resolvedConfig.num_trials,
-          timestamp: run.createdAt,
-          properties: {
-            run_id: run.id,
-            agent: resolvedConfig.models.agentLlm,
-            user: resolvedConfig.models.userLlm,
-            num_trials: resolvedConfig.num_trials,
-            seed: resolvedConfig.seed,
-            ...(participants.scriptedDemo ? { scripted_demo: SCRIPTED_DEMO_BANNER } : {}),
-          },
-        }),
-      );
-      written.push(flags.junit);
-    }
+    const { outcome, metrics, simulations, plan, wallMs, written } = session;
+    const stored = session.run;
 
     println(context);
-    println(context, `${prefix}${describeMetricsHeader(resolvedConfig, run)}`);
+    println(context, `${prefix}${describeMetricsHeader(resolvedConfig, stored)}`);
     println(context, formatMetrics(metrics));
     const comparability = sourceComparability(context, {
-      label: `run ${run.id}`,
+      label: `run ${stored.id}`,
       numTrials: resolvedConfig.num_trials,
       simulations,
-      run: store.getRun(run.id),
+      run: stored,
     });
     for (const [domain, verdict] of Object.entries(comparability))
       println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context, costLine(metrics, outcome.spent));
     // A perturbed run beside its clean baseline (the newest completed run configured the same but clean).
     const robustnessRows =
-      perturbations.length > 0 && outcome.reason === "completed" ? storedRobustnessRows(store, run.id) : [];
+      perturbations.length > 0 && outcome.reason === "completed"
+        ? storedRobustnessRows(store, stored.id)
+        : [];
     if (robustnessRows.length > 0) println(context, formatRobustnessTable(robustnessRows));
     else if (perturbations.length > 0)
       println(
@@ -632,13 +517,13 @@ export async function runCommand(
       println(context, describeAdaptive(tallies, { minTrials: resolvedConfig.num_trials, ...adaptive }));
     }
     if (flags.review) {
-      const { reviews } = await reviewStoredRun(context, store, run.id, {
+      const { reviews } = await reviewStoredRun(context, store, stored.id, {
         ...(resolvedConfig.models.judgeLlm ? { judgeLlm: resolvedConfig.models.judgeLlm } : {}),
         ...(resolvedConfig.models.judgeLlmBaseUrl
           ? { judgeLlmBaseUrl: resolvedConfig.models.judgeLlmBaseUrl }
           : {}),
       });
-      println(context, `review: ${describeBlame(reviews)} (details: \`passk review ${run.id}\`)`);
+      println(context, `review: ${describeBlame(reviews)} (details: \`passk review ${stored.id}\`)`);
     }
     const unfinished = outcome.counts.queued + outcome.counts.claimed;
     const stopLine =
@@ -646,8 +531,8 @@ export async function runCommand(
         ? `completed: ${outcome.counts.total} conversations stored in ${formatDuration(wallMs)} (this session ran ${outcome.completed})`
         : outcome.reason === "budget_reached"
           ? `stopped: budget of $${maxCost} reached ($${outcome.spent.toFixed(4)} spent); ${unfinished} conversations not run. ` +
-            `Continue with \`passk run --resume ${run.id} --max-cost <more>\``
-          : `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${run.id}\``;
+            `Continue with \`passk run --resume ${stored.id} --max-cost <more>\``
+          : `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${stored.id}\``;
     println(context, `${prefix}${stopLine}`);
     for (const file of written) println(context, `wrote ${file}`);
     if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
@@ -655,7 +540,7 @@ export async function runCommand(
     let code: number = outcome.reason === "interrupted" ? RUN_EXIT.interrupted : RUN_EXIT.ok;
     if (thresholds.length + robustnessThresholds.length > 0) {
       const results = [
-        ...checkThresholds(metrics, thresholds),
+        ...session.thresholds,
         ...checkRobustnessThresholds(robustnessRows, robustnessThresholds),
       ];
       for (const r of results) {
@@ -673,7 +558,7 @@ export async function runCommand(
     // A run that graded nothing measured nothing: never "completed" with exit 0.
     if (simulations.length > 0 && metrics.total_simulations === 0 && outcome.reason !== "interrupted") {
       const first = store
-        .getSimulations(run.id)
+        .getSimulations(stored.id)
         .map((s) => (s.simulation.info as { error?: unknown } | null | undefined)?.error)
         .find((e): e is string => typeof e === "string");
       context.stderr.write(
@@ -681,11 +566,11 @@ export async function runCommand(
           `(${Object.entries(metrics.termination_reasons)
             .map(([reason, n]) => `${reason} ${n}`)
             .join(", ")})${first ? `; the first said: ${first}` : ""}. Fix the cause (provider, --timeout, ` +
-          `base URL), then continue with \`passk run --resume ${run.id}\`.\n`,
+          `base URL), then continue with \`passk run --resume ${stored.id}\`.\n`,
       );
       code = Math.max(code, RUN_EXIT.nothingGraded);
     }
-    return { code, runId: run.id };
+    return { code, runId: stored.id };
   } catch (error) {
     // A full disk, a store gone read-only: what was stored stays; say how to go on with this run.
     const known = runId !== undefined ? systemFailure(error) : undefined;

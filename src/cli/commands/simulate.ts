@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-import { evaluateSimulation } from "../../evaluation/evaluate-simulation.js";
-import { runSimulation } from "../../orchestrator/orchestrator.js";
-import { conversationSetup, protocolValidation } from "../../runner/simulation-setup.js";
+import { runConversation } from "../../runner/conversation-job.js";
 import { scenarioText } from "../../users/user-prompt.js";
 import { terminalUser } from "../../users/terminal-user.js";
 import {
@@ -79,18 +77,6 @@ async function converseTraced(
     println(context, "Type messages; /tool <name> <json> uses your own tools; /stop ends the call.\n");
   }
   const user = human ? terminalUser(process.stdin, context.stdout) : participants.user;
-  const setup = conversationSetup({
-    data,
-    task,
-    agent: participants.agent,
-    user,
-    solo: flags.solo ?? false,
-    protocol: participants.protocol,
-    ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
-    maxSteps: Number(flags.maxSteps),
-    maxErrors: Number(flags.maxErrors),
-    seed: Number(flags.seed),
-  });
   const trace = tracing?.conversation({
     domain: data.domain.name,
     taskId: task.id,
@@ -100,44 +86,41 @@ async function converseTraced(
     ...(flags.solo ? {} : { userLlm: human ? "human" : (flags.userLlm ?? "scripted:gold") }),
     protocol: participants.protocol.name,
   });
-  const converseAndGrade = async () => {
-    const run = await runSimulation(setup, (event) => {
-      trace?.onEvent(event);
-      if (flags.json) return;
-      if (human && event.type === "message" && event.message.role === "user") return; // the person just typed it
-      const line = describeEvent(event);
-      if (line) println(context, line);
-    });
-    const reward = await evaluateSimulation(
-      run,
+  const converseAndGrade = () =>
+    runConversation({
+      data,
       task,
-      {
-        newWorld: (o) => data.newWorld(o),
-        solo: flags.solo ?? false,
-        validation: protocolValidation(participants.protocol),
+      agent: participants.agent,
+      user,
+      ...(participants.judge ? { judge: participants.judge } : {}),
+      solo: flags.solo ?? false,
+      protocol: participants.protocol,
+      ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
+      maxSteps: Number(flags.maxSteps),
+      maxErrors: Number(flags.maxErrors),
+      seed: Number(flags.seed),
+      onEvent: (event) => {
+        trace?.onEvent(event);
+        if (flags.json) return;
+        if (human && event.type === "message" && event.message.role === "user") return; // the person just typed it
+        const line = describeEvent(event);
+        if (line) println(context, line);
       },
-      participants.judge,
-    );
-    return { run, reward };
-  };
-  let graded: Awaited<ReturnType<typeof converseAndGrade>>;
+    });
+  let run: Awaited<ReturnType<typeof converseAndGrade>>;
   try {
-    graded = await (trace ? trace.run(converseAndGrade) : converseAndGrade());
+    run = await (trace ? trace.run(converseAndGrade) : converseAndGrade());
   } catch (error) {
     trace?.end({ error });
     throw error;
   }
-  const { run, reward } = graded;
-  trace?.end({ run: { ...run, reward_info: reward } });
+  trace?.end({ run });
+  const reward = run.reward_info;
   participants.cache?.close();
   if (flags.json) {
     println(
       context,
-      JSON.stringify(
-        { ...run, reward_info: reward, ...(participants.scriptedDemo ? { scripted_demo: true } : {}) },
-        null,
-        2,
-      ),
+      JSON.stringify({ ...run, ...(participants.scriptedDemo ? { scripted_demo: true } : {}) }, null, 2),
     );
   } else {
     println(context, describeReward(reward));

@@ -1,0 +1,178 @@
+import type { Command } from "commander";
+import { z } from "zod";
+import { ConfigError } from "../../core/errors.js";
+import type { Task } from "../../core/task.js";
+import { getDomain } from "../../domains/registry.js";
+import { dataFingerprint, type ConversationJobData } from "../../distributed/conversation-message.js";
+import {
+  startConversationWorker,
+  type ConversationWorker,
+  type PreparedJob,
+} from "../../distributed/conversation-worker.js";
+import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
+import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js";
+import { redisLimiterFactory } from "../../distributed/redis-limiter.js";
+import { createCallLimiter } from "../../llm/call-limits.js";
+import { conversationJob } from "../../runner/conversation-job.js";
+import { loadDomain, withDataOption, type CliContext } from "../context.js";
+import { importAgentModule } from "../domain-modules.js";
+import { participantsFromFlags, type Participants } from "../model-flags.js";
+import { modelFlagsOf } from "./run-resolve.js";
+
+const WorkerFlagsSchema = z.object({
+  queue: z.string({
+    error: "--queue is required: the Redis or Valkey URL the coordinator uses, e.g. redis://127.0.0.1:6379",
+  }),
+  concurrency: z.coerce
+    .number({ error: () => "--concurrency must be a whole number from 1 to 1000" })
+    .int({ error: "--concurrency must be a whole number from 1 to 1000" })
+    .min(1, { error: "--concurrency must be a whole number from 1 to 1000" })
+    .max(1000, { error: "--concurrency must be a whole number from 1 to 1000" }),
+  lockSeconds: z.coerce
+    .number({ error: () => "--lock-seconds must be a number of seconds, e.g. 30" })
+    .min(0.5, { error: "--lock-seconds must be at least 0.5 seconds" })
+    .max(3600, { error: "--lock-seconds must be at most 3600 seconds" }),
+  data: z.string().optional(),
+});
+type WorkerFlags = z.infer<typeof WorkerFlagsSchema>;
+
+/**
+ * What runs a job on this machine: the domain's data from `--data`, `PASSK_DATA_DIR` or the job's data
+ * directory, and participants built from the job's configuration with this machine's keys (built once
+ * per run and reused).
+ */
+export function prepareJobsHere(
+  context: CliContext,
+  dataDir: string | undefined,
+  address: RedisAddress,
+): { prepare: (data: ConversationJobData, task: Task) => Promise<PreparedJob>; close(): void } {
+  const participantsOf = new Map<string, Promise<Participants>>();
+  // One store client for every run's limiters; the limits themselves are per run.
+  let limiters: ReturnType<typeof redisLimiterFactory> | undefined;
+  const prepare = async (data: ConversationJobData, task: Task): Promise<PreparedJob> => {
+    const config = data.config;
+    const dir = dataDir ?? context.env.PASSK_DATA_DIR ?? config.data;
+    const domainData = loadDomain(context, data.domain, {
+      data: dir,
+      ...(config.retrieval_config && context.domains.get(data.domain)?.configs
+        ? { retrievalConfig: config.retrieval_config }
+        : {}),
+    });
+    const key = `${data.runId}\u0000${JSON.stringify(config)}`;
+    let participants = participantsOf.get(key);
+    if (!participants) {
+      participants = (async () => {
+        const agentSpec = config.models.agentLlm;
+        if (agentSpec.startsWith("module:") && !context.agentModules?.has(agentSpec))
+          context.agentModules = new Map([
+            ...(context.agentModules ?? []),
+            [agentSpec, await importAgentModule(agentSpec.slice("module:".length))],
+          ]);
+        // The run's call limits are shared with every other worker through Redis.
+        if (config.limits) limiters ??= redisLimiterFactory(address);
+        return participantsFromFlags(
+          modelFlagsOf(config),
+          context,
+          dir,
+          config.domains.map((name) => getDomain(name, context.domains)),
+          config.limits && limiters
+            ? { limiter: createCallLimiter(config.limits, limiters.factory, data.runId) }
+            : {},
+        );
+      })();
+      participantsOf.set(key, participants);
+      participants.catch(() => participantsOf.delete(key));
+    }
+    const built = await participants;
+    return {
+      dataFingerprint: dataFingerprint(domainData),
+      runJob: conversationJob({
+        domains: new Map([[data.domain, { data: domainData, tasks: new Map([[task.id, task]]) }]]),
+        agent: built.agent,
+        user: built.user,
+        ...(built.judge ? { judge: built.judge } : {}),
+        solo: config.solo,
+        protocol: built.protocol,
+        ...(built.toolOverrides ? { toolOverrides: built.toolOverrides } : {}),
+        maxSteps: config.max_steps,
+        maxErrors: config.max_errors,
+        ...(config.max_sim_seconds ? { maxDurationMs: config.max_sim_seconds * 1000 } : {}),
+      }),
+    };
+  };
+  return { prepare, close: () => limiters?.close() };
+}
+
+/** Start a conversation worker on this process (`passk worker`, and `passk run --local-workers`). */
+export async function startWorkerHere(
+  context: CliContext,
+  options: { address: RedisAddress; concurrency: number; lockMs: number; data?: string; quiet?: boolean },
+): Promise<ConversationWorker> {
+  const here = prepareJobsHere(context, options.data, options.address);
+  const worker = await startConversationWorker({
+    address: options.address,
+    concurrency: options.concurrency,
+    lockMs: options.lockMs,
+    prepare: here.prepare,
+    onNote: (text) => context.stderr.write(`${text}\n`),
+    ...(options.quiet
+      ? {}
+      : {
+          onJobEnd: (data, reason) =>
+            context.stderr.write(
+              `${data.runId} ${data.domain}/${data.taskId} trial ${data.trial}: ${reason}\n`,
+            ),
+        }),
+  });
+  return {
+    id: worker.id,
+    close: async () => {
+      await worker.close();
+      here.close();
+    },
+  };
+}
+
+export function registerWorker(program: Command, context: CliContext): void {
+  const command = withDataOption(
+    program
+      .command("worker")
+      .description(
+        "Run conversations of distributed runs (`passk run --queue URL`) taken from Redis or Valkey; stateless, start as many as you like on any machine",
+      ),
+  )
+    .option("--queue <url>", "the Redis or Valkey URL the coordinator uses, e.g. redis://127.0.0.1:6379")
+    .option("--concurrency <n>", "conversations this worker runs at once", "4")
+    .option(
+      "--lock-seconds <s>",
+      "a job whose worker stops answering for this long (killed, machine lost) is run again by another",
+      "30",
+    );
+  command.action(async (raw: Record<string, unknown>) => {
+    const parsed = WorkerFlagsSchema.safeParse(raw);
+    if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.message).join("; "));
+    const flags: WorkerFlags = parsed.data;
+    const address = parseRedisUrl(flags.queue);
+    await checkRedisReachable(address);
+    const worker = await startWorkerHere(context, {
+      address,
+      concurrency: flags.concurrency,
+      lockMs: flags.lockSeconds * 1000,
+      ...(flags.data ? { data: flags.data } : {}),
+    });
+    context.stderr.write(
+      `worker ${worker.id} ready: ${flags.concurrency} conversation(s) at once from ${flags.queue.replace(/\/\/[^@/]*@/, "//")}; Ctrl-C to stop\n`,
+    );
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const onSignal = () => {
+        if (stopping) process.exit(130); // the jobs in flight are run again by another worker
+        stopping = true;
+        context.stderr.write("stopping: finishing the conversations in flight (Ctrl-C again to drop them)\n");
+        void worker.close().then(resolve);
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+    });
+  });
+}

@@ -1,0 +1,67 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import type { JobKey } from "../core/job-queue.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
+import { RunConfigSchema } from "../runner/run-config.js";
+
+/** The BullMQ queue passk's coordinators and workers share (one per Redis database). */
+export const CONVERSATION_QUEUE = "passk-conversations";
+
+/**
+ * What a coordinator puts on the queue for one (task, trial): everything a stateless worker needs
+ * besides its own environment (API keys, and optionally its own data directory). Never a secret: the
+ * configuration is the stored one, base-URL credentials taken out.
+ */
+export const ConversationJobDataSchema = z.object({
+  runId: z.string(),
+  domain: z.string(),
+  taskId: z.string(),
+  trial: z.number().int().min(0),
+  seed: z.number().int(),
+  /** The task, as JSON that keeps Python float marks (`2.0`). */
+  task: z.string(),
+  config: RunConfigSchema,
+  /** passk's version on the coordinator: a worker of another version refuses the job. */
+  passkVersion: z.string(),
+  /** The coordinator's domain data (databases and policy): a worker with other data refuses the job. */
+  dataFingerprint: z.string(),
+});
+export type ConversationJobData = z.infer<typeof ConversationJobDataSchema>;
+
+/** What a worker reports while it works on a job (BullMQ job progress). */
+export const ConversationProgressSchema = z.union([
+  z.object({ cost: z.number().nullable() }),
+  z.object({ refused: z.string() }),
+]);
+export type ConversationProgress = z.infer<typeof ConversationProgressSchema>;
+
+/**
+ * The job id of a (task, trial): deterministic, so enqueueing it again (a resumed coordinator, a retry)
+ * finds the job already there instead of running the conversation twice.
+ */
+export function conversationJobId(key: JobKey): string {
+  const digest = createHash("sha256")
+    .update([key.runId, key.domain, key.taskId, String(key.trial)].join("\u0000"))
+    .digest("hex")
+    .slice(0, 32);
+  return `${key.runId}-${digest}`;
+}
+
+const fingerprints = new WeakMap<DomainData, string>();
+
+/** A digest of what a domain's conversations depend on besides the task: its databases and policy. */
+export function dataFingerprint(data: DomainData): string {
+  let fingerprint = fingerprints.get(data);
+  if (fingerprint === undefined) {
+    const hash = createHash("sha256").update(data.domain.name).update("\u0000");
+    for (const file of [data.domain.data.db, data.domain.data.userDb]) {
+      if (file) hash.update(readFileSync(path.join(data.folder, file))).update("\u0000");
+    }
+    hash.update(data.policy);
+    fingerprint = hash.digest("hex").slice(0, 16);
+    fingerprints.set(data, fingerprint);
+  }
+  return fingerprint;
+}

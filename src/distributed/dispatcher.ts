@@ -1,0 +1,204 @@
+import { Queue, QueueEvents, type Job as BullJob } from "bullmq";
+import { SimulationRunSchema } from "../core/simulation.js";
+import type { SimulationRunInput } from "../formats/tau2/results.js";
+import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
+import type { RunJob } from "../runner/execute-run.js";
+import type { RunJobFactory } from "../runner/run.js";
+import { storableConfig } from "../runner/run-config.js";
+import { passkVersion } from "../version.js";
+import { bullmqConnection } from "./bullmq-connection.js";
+import {
+  CONVERSATION_QUEUE,
+  ConversationProgressSchema,
+  conversationJobId,
+  dataFingerprint,
+  type ConversationJobData,
+} from "./conversation-message.js";
+import { describeRedisAddress, type RedisAddress } from "./redis-url.js";
+
+export interface DispatcherOptions {
+  address: RedisAddress;
+  /** Something the run's owner should read (a worker refused a job, Redis went away and came back). */
+  onNote?: (text: string) => void;
+  /** How often a job in flight is looked at directly (besides events), e.g. after Redis restarted. */
+  checkIntervalMs?: number;
+}
+
+export interface Dispatcher {
+  /** Hands the run's jobs to workers over Redis instead of running them here. */
+  runJob: RunJobFactory;
+  close(): Promise<void>;
+}
+
+interface Waiter {
+  resolve: (simulation: SimulationRunInput) => void;
+  reject: (error: Error) => void;
+  reportCost: (cost: number | null) => void;
+}
+
+class RemoteJobFailedError extends Error {
+  override name = "RemoteJobFailedError";
+}
+
+/** A job that was left or lost: look at it again from the start. */
+const KEEP = { age: 7 * 24 * 3600 };
+
+function simulationOf(returnvalue: unknown): SimulationRunInput {
+  const text = typeof returnvalue === "string" ? returnvalue : JSON.stringify(returnvalue);
+  const value = parseJsonKeepingPyFloats(text);
+  const parsed = SimulationRunSchema.safeParse(value);
+  if (!parsed.success) throw new RemoteJobFailedError("a worker returned something that is not a simulation");
+  return value as SimulationRunInput;
+}
+
+/**
+ * The coordinator's side of a distributed run: each (task, trial) the local queue hands out becomes a
+ * BullMQ job with a deterministic id, run by whichever `passk worker` takes it; its result comes back
+ * to the coordinator, which stores it as it stores a local one (once per (task, trial)). The local
+ * queue stays the record of what is done, so budget, Ctrl-C, adaptive rounds and resume work as in a
+ * one-process run, and `--max-concurrency` caps the conversations in flight across all workers.
+ */
+export async function openDispatcher(options: DispatcherOptions): Promise<Dispatcher> {
+  const connection = bullmqConnection(options.address);
+  const queue = new Queue<ConversationJobData, string>(CONVERSATION_QUEUE, { connection });
+  const events = new QueueEvents(CONVERSATION_QUEUE, { connection });
+  const shown = describeRedisAddress(options.address);
+  const waiters = new Map<string, Waiter>();
+  const notes = new Set<string>();
+  const note = (text: string) => {
+    if (notes.has(text)) return;
+    notes.add(text);
+    options.onNote?.(text);
+  };
+  let redisDown = false;
+  const onError = (error: Error) => {
+    if (redisDown) return;
+    redisDown = true;
+    note(
+      `Redis at ${shown} is unreachable (${error.message}); waiting for it to come back — nothing stored is lost, jobs it lost are queued again`,
+    );
+  };
+  queue.on("error", onError);
+  events.on("error", onError);
+  events.on("completed", ({ jobId, returnvalue }) => {
+    const waiter = waiters.get(jobId);
+    if (!waiter) return;
+    try {
+      waiter.resolve(simulationOf(returnvalue));
+    } catch (error) {
+      waiter.reject(error as Error);
+    }
+  });
+  events.on("failed", ({ jobId, failedReason }) => {
+    waiters.get(jobId)?.reject(new RemoteJobFailedError(`a worker failed on it: ${failedReason}`));
+  });
+  events.on("progress", ({ jobId, data }) => {
+    const progress = ConversationProgressSchema.safeParse(data);
+    if (!progress.success) return;
+    if ("refused" in progress.data) note(progress.data.refused);
+    else waiters.get(jobId)?.reportCost(progress.data.cost);
+  });
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  const checkIntervalMs = options.checkIntervalMs ?? 2000;
+
+  /** The finished job's simulation, or undefined while it is not finished; throws if it failed. */
+  async function finished(
+    job: BullJob<ConversationJobData, string>,
+  ): Promise<SimulationRunInput | undefined> {
+    const state = await job.getState();
+    if (state === "completed") return simulationOf(job.returnvalue);
+    if (state === "failed") throw new RemoteJobFailedError(`a worker failed on it: ${job.failedReason}`);
+    return undefined;
+  }
+
+  const runJob: RunJobFactory = ({ run, config, domains }) => {
+    const stored = storableConfig({ ...config, runner: null });
+    const remote: RunJob = async ({ job, seed, signal, reportCost }) => {
+      const id = conversationJobId(job);
+      const domain = domains.get(job.domain);
+      const task = domain?.tasks.get(job.taskId);
+      if (!domain || !task) throw new Error(`job ${job.domain}/${job.taskId} is not among the run's tasks`);
+      const data: ConversationJobData = {
+        runId: run.id,
+        domain: job.domain,
+        taskId: job.taskId,
+        trial: job.trial,
+        seed,
+        task: stringifyKeepingPyFloats(task),
+        config: stored,
+        passkVersion: passkVersion(),
+        dataFingerprint: dataFingerprint(domain.data),
+      };
+      const ensureQueued = async (): Promise<SimulationRunInput | undefined> => {
+        const existing = await queue.getJob(id);
+        if (existing) {
+          try {
+            const result = await finished(existing);
+            if (result) return result;
+            return undefined; // waiting or running: wait for it
+          } catch {
+            // A failed job (a worker gave up on it): take it away and queue it again.
+            await existing.remove();
+          }
+        }
+        await queue.add("conversation", data, { jobId: id, removeOnComplete: KEEP, removeOnFail: KEEP });
+        return undefined;
+      };
+      const result = await new Promise<SimulationRunInput>((resolve, reject) => {
+        let settled = false;
+        const settle = (action: () => void) => {
+          if (settled) return;
+          settled = true;
+          waiters.delete(id);
+          clearInterval(timer);
+          signal.removeEventListener("abort", onAbort);
+          action();
+        };
+        const onAbort = () => {
+          const error = new Error("interrupted");
+          error.name = "AbortError";
+          settle(() => reject(error));
+        };
+        signal.addEventListener("abort", onAbort);
+        waiters.set(id, {
+          resolve: (simulation) => settle(() => resolve(simulation)),
+          reject: (error) => settle(() => reject(error)),
+          reportCost,
+        });
+        // Events can be missed (Redis restarted, a reconnect): look at the job itself now and then.
+        const check = () =>
+          ensureQueued().then(
+            (simulation) => {
+              if (redisDown) {
+                redisDown = false;
+                notes.clear();
+                options.onNote?.(`Redis at ${shown} answers again; the run goes on`);
+              }
+              if (simulation) settle(() => resolve(simulation));
+            },
+            () => undefined, // Redis is away: the next check tries again
+          );
+        const timer = setInterval(() => void check(), checkIntervalMs);
+        timer.unref();
+        // While Redis is away the job waits here (the checks queue it once Redis answers again).
+        ensureQueued().then(
+          (simulation) => {
+            if (simulation) settle(() => resolve(simulation));
+          },
+          (error: unknown) => onError(error instanceof Error ? error : new Error(String(error))),
+        );
+      });
+      // An infrastructure error is consumed here: the next attempt is a new job under the same id.
+      if (result.termination_reason === "infrastructure_error") await queue.remove(id).catch(() => 0);
+      return result;
+    };
+    return remote;
+  };
+
+  return {
+    runJob,
+    close: async () => {
+      await Promise.allSettled([events.close(), queue.close()]);
+    },
+  };
+}

@@ -24,7 +24,7 @@ import type { RunRecord } from "../src/core/run-store.js";
 import type { Task } from "../src/core/task.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { openDispatcher } from "../src/distributed/dispatcher.js";
-import { RespClient } from "../src/distributed/resp-client.js";
+import { openRedisClient } from "../src/distributed/redis-client.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { conversationJob } from "../src/runner/conversation-job.js";
 import { executeRun, type RunJob } from "../src/runner/execute-run.js";
@@ -65,10 +65,9 @@ for (;;) {
 }
 const address = { host: "127.0.0.1", port, db: 0, tls: false };
 const redisUrl = `redis://127.0.0.1:${port}`;
-const admin = new RespClient(address);
-await admin.connect();
+const admin = openRedisClient(address);
 const commandsProcessed = async () =>
-  Number(/total_commands_processed:(\d+)/.exec(String(await admin.send("INFO", ["stats"])))![1]);
+  Number(/total_commands_processed:(\d+)/.exec(await admin.info("stats"))![1]);
 
 const mock = await spawnMockLlm(latencyMs, turns);
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
@@ -208,7 +207,7 @@ const local = await runOnce(perWorker, concurrency, (_run, domains) =>
 );
 await dispatcher.close();
 await mock.stop();
-admin.close();
+admin.disconnect();
 redisProcess.kill("SIGKILL");
 
 console.log(

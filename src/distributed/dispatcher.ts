@@ -59,7 +59,9 @@ function simulationOf(returnvalue: unknown): SimulationRunInput {
  * one-process run, and `--max-concurrency` caps the conversations in flight across all workers.
  */
 export async function openDispatcher(options: DispatcherOptions): Promise<Dispatcher> {
-  const connection = bullmqConnection(options.address);
+  // ioredis reconnects on its own, often without an error to report: a lost connection says so too.
+  let onConnectionLost = () => {};
+  const connection = bullmqConnection(options.address, () => onConnectionLost());
   const queue = new Queue<ConversationJobData, string>(CONVERSATION_QUEUE, { connection });
   const events = new QueueEvents(CONVERSATION_QUEUE, { connection });
   const shown = describeRedisAddress(options.address);
@@ -78,6 +80,7 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
       `Redis at ${shown} is unreachable (${error.message}); waiting for it to come back — nothing stored is lost, jobs it lost are queued again`,
     );
   };
+  onConnectionLost = () => onError(new Error("connection lost"));
   queue.on("error", onError);
   events.on("error", onError);
   events.on("completed", ({ jobId, returnvalue }) => {

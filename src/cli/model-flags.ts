@@ -2,11 +2,9 @@ import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
 import type { CallLimiter } from "../llm/call-limits.js";
 import path from "node:path";
 import { Option, type Command } from "commander";
-import type { Agent, UserSimulator } from "../core/agent.js";
-import type { Judge } from "../core/judge.js";
+import type { RunParticipants } from "../runner/run.js";
 import { createAgent, isRemoteAgentSpec, isScriptedSpec, type ModelOptions } from "../agents/create-agent.js";
 import { readAgentPromptTemplates } from "../agents/agent-prompt.js";
-import type { ToolOverrides } from "../env/tool-schema.js";
 import { createJudge } from "../judge/create-judge.js";
 import { ConfigError } from "../core/errors.js";
 import type { AnyDomain } from "../env/domain.js";
@@ -102,18 +100,8 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
   return command;
 }
 
-export interface Participants {
-  agent: Agent;
-  user: UserSimulator;
-  judge?: Judge;
-  /** How conversations run (τ²'s protocol carries the reference's texts when a model reads them). */
-  protocol: ConversationProtocol;
-  /** The call settings in effect (τ²'s temperature 0 included), as results record them. */
-  agentLlmArgs: Record<string, unknown>;
-  userLlmArgs: Record<string, unknown>;
-  toolOverrides?: ToolOverrides;
-  /** Both sides are scripted: outputs say it is a scripted demo, not a model's score. */
-  scriptedDemo: boolean;
+/** A run's participants as the flags built them, with the response cache to close after the run. */
+export interface Participants extends Omit<RunParticipants, "userGuidelines"> {
   cache?: ResponseCache;
 }
 

@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { LlmMessage, LlmToolCall } from "../core/llm.js";
 import { parseToolCallArguments } from "../core/llm.js";
 import {
+  requestAssistantTurn,
+  requestToolCall,
   retryAfterSeconds,
   type MockCacheBreakpoint,
   type MockLlmCodec,
@@ -105,22 +107,10 @@ export const anthropicCodec: MockLlmCodec = {
           if (block.type === "text") texts.push(block.text);
           if (block.type === "tool_use") {
             toolNames.set(block.id, block.name);
-            const text = typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {});
-            const parsed = parseToolCallArguments(text);
-            toolCalls.push({
-              id: block.id,
-              name: block.name,
-              argumentsText: text,
-              ...(parsed ? { arguments: parsed } : {}),
-            });
+            toolCalls.push(requestToolCall(block.id, block.name, block.input));
           }
         }
-        const text = texts.join("");
-        messages.push({
-          role: "assistant",
-          content: text === "" ? null : text,
-          ...(toolCalls.length > 0 ? { toolCalls } : {}),
-        });
+        messages.push(requestAssistantTurn(texts, toolCalls));
         continue;
       }
       const texts: string[] = [];

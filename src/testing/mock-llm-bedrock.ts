@@ -2,7 +2,14 @@ import { crc32 } from "node:zlib";
 import { z } from "zod";
 import type { LlmMessage, LlmToolCall } from "../core/llm.js";
 import { parseToolCallArguments } from "../core/llm.js";
-import type { MockCacheBreakpoint, MockLlmCodec, MockPromptLayout, SseEvent } from "./mock-llm-codec.js";
+import {
+  requestAssistantTurn,
+  requestToolCall,
+  type MockCacheBreakpoint,
+  type MockLlmCodec,
+  type MockPromptLayout,
+  type SseEvent,
+} from "./mock-llm-codec.js";
 import { argumentsText, chunks, uncachedPromptTokens, type MockUsage } from "./mock-llm-reply.js";
 
 const TextBlocksSchema = z.array(z.looseObject({ text: z.string().optional() }));
@@ -132,22 +139,10 @@ export const bedrockCodec: MockLlmCodec = {
           if (block.toolUse) {
             toolNames.set(block.toolUse.toolUseId, block.toolUse.name);
             const input = block.toolUse.input;
-            const text = typeof input === "string" ? input : JSON.stringify(input ?? {});
-            const parsed = parseToolCallArguments(text);
-            toolCalls.push({
-              id: block.toolUse.toolUseId,
-              name: block.toolUse.name,
-              argumentsText: text,
-              ...(parsed ? { arguments: parsed } : {}),
-            });
+            toolCalls.push(requestToolCall(block.toolUse.toolUseId, block.toolUse.name, input));
           }
         }
-        const text = texts.join("");
-        messages.push({
-          role: "assistant",
-          content: text === "" ? null : text,
-          ...(toolCalls.length > 0 ? { toolCalls } : {}),
-        });
+        messages.push(requestAssistantTurn(texts, toolCalls));
         continue;
       }
       const texts: string[] = [];

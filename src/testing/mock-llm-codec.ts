@@ -1,4 +1,4 @@
-import type { LlmMessage, LlmToolSpec } from "../core/llm.js";
+import { parseToolCallArguments, type LlmMessage, type LlmToolCall, type LlmToolSpec } from "../core/llm.js";
 import type { MockMessageReply, MockUsage } from "./mock-llm-reply.js";
 
 /**
@@ -95,4 +95,27 @@ export function retryAfterSeconds(headers: Readonly<Record<string, string>> | un
   if (value === undefined) return undefined;
   const seconds = Number(value);
   return Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : undefined;
+}
+
+/**
+ * A tool call as a request carried it back to the model: its input read as the text the model wrote
+ * (an object re-serialized, a string as it is), with the arguments parsed when that text is JSON.
+ */
+export function requestToolCall(id: string, name: string, input: unknown): LlmToolCall {
+  const text = typeof input === "string" ? input : JSON.stringify(input ?? {});
+  const parsed = parseToolCallArguments(text);
+  return { id, name, argumentsText: text, ...(parsed ? { arguments: parsed } : {}) };
+}
+
+/** The assistant turn of a request: its texts joined (none: null) and its tool calls. */
+export function requestAssistantTurn(
+  texts: readonly string[],
+  toolCalls: readonly LlmToolCall[],
+): LlmMessage {
+  const text = texts.join("");
+  return {
+    role: "assistant",
+    content: text === "" ? null : text,
+    ...(toolCalls.length > 0 ? { toolCalls: [...toolCalls] } : {}),
+  };
 }

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import type { LlmMessage, LlmToolCall } from "../core/llm.js";
 import { parseToolCallArguments } from "../core/llm.js";
-import { retryAfterSeconds, type MockLlmCodec, type SseEvent } from "./mock-llm-codec.js";
+import {
+  requestAssistantTurn,
+  requestToolCall,
+  retryAfterSeconds,
+  type MockLlmCodec,
+  type SseEvent,
+} from "./mock-llm-codec.js";
 import { argumentsText, chunks, type MockMessageReply, type MockUsage } from "./mock-llm-reply.js";
 
 const PartSchema = z.looseObject({
@@ -99,26 +105,11 @@ export const googleCodec: MockLlmCodec = {
           if (part.text !== undefined && part.thought !== true) texts.push(part.text);
           if (part.functionCall) {
             const id = part.functionCall.id ?? `google_request_call_${generated++}`;
-            const text =
-              typeof part.functionCall.args === "string"
-                ? part.functionCall.args
-                : JSON.stringify(part.functionCall.args ?? {});
-            const parsed = parseToolCallArguments(text);
-            toolCalls.push({
-              id,
-              name: part.functionCall.name,
-              argumentsText: text,
-              ...(parsed ? { arguments: parsed } : {}),
-            });
+            toolCalls.push(requestToolCall(id, part.functionCall.name, part.functionCall.args));
             open.push({ id, name: part.functionCall.name });
           }
         }
-        const text = texts.join("");
-        messages.push({
-          role: "assistant",
-          content: text === "" ? null : text,
-          ...(toolCalls.length > 0 ? { toolCalls } : {}),
-        });
+        messages.push(requestAssistantTurn(texts, toolCalls));
         continue;
       }
       const texts: string[] = [];

@@ -27,7 +27,7 @@ import type { AssistantMessage } from "../src/core/message.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { toolSpecs } from "../src/env/tool-schema.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { executeToolCall } from "../src/orchestrator/orchestrator.js";
+import { executeToolCall } from "../src/orchestrator/tool-call.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 
 const CALLS = Number(process.argv[2] ?? 500);

@@ -8,7 +8,7 @@ import { buildProgram } from "../src/cli/program.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { formatResults, type ResultsInput } from "../src/formats/tau2/results.js";
-import { MIGRATIONS } from "../src/store/schema.js";
+import { MIGRATIONS, STORE_SCHEMA_VERSION } from "../src/store/schema.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
@@ -416,7 +416,9 @@ describe("bad input", () => {
     }).close();
     const run = await passk("runs", "list", "--store", file);
     expect(run.stderr).toMatch(
-      /has store schema version 9 .*this passk reads schema version 3 at most\. Upgrade passk/,
+      new RegExp(
+        `has store schema version 9 .*this passk reads schema version ${STORE_SCHEMA_VERSION} at most\\. Upgrade passk`,
+      ),
     );
   });
 

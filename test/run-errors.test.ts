@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STORE_SCHEMA_VERSION } from "../src/store/schema.js";
 import { Store } from "../src/store/store.js";
 import { mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
@@ -156,7 +157,7 @@ describe("passk run refuses bad input before any model call", () => {
     const result = await run(["--domain", "mock"], { store: file });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      `error: ${file} has store schema version 99 (written by passk 9.0.0), but this passk reads schema version 3 at most.`,
+      `error: ${file} has store schema version 99 (written by passk 9.0.0), but this passk reads schema version ${STORE_SCHEMA_VERSION} at most.`,
     );
   });
 

@@ -25,6 +25,8 @@ export function llmAgent(model: LanguageModel, options: LlmAgentOptions = {}): A
   return {
     name: "llm_agent",
     model: model.spec,
+    // Its state is the conversation as its side sees it: rebuilt from any history.
+    resumesFromHistory: true,
     start(init: AgentStart): AgentSession {
       const stopName = options.doneTool?.name ?? options.templates?.solo_stop_function_name ?? "done";
       const system = agentSystemPrompt({

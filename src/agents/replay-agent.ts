@@ -10,6 +10,8 @@ export function replayAgent(recorded: readonly Message[], options: { name?: stri
   const messages = recorded.filter((m): m is AssistantMessage => m.role === "assistant");
   return {
     name: options.name ?? "replay",
+    // Where it is in the recording follows from the history.
+    resumesFromHistory: true,
     start(init): AgentSession {
       // Skip what the conversation already contains (the greeting or the task's history).
       let index = init.history.filter((m) => m.role === "assistant").length;

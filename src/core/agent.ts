@@ -48,6 +48,13 @@ export interface Agent {
   readonly name: string;
   /** Model spec, when the agent is backed by one (`agent_info.llm`). */
   readonly model?: string;
+  /**
+   * Whether a session started with an interrupted conversation's messages as its history continues it
+   * exactly as if it had lived them (its state is a function of the history). Turn checkpoints
+   * (`--checkpoint-turns`) continue a conversation only when its participants say so; otherwise it is
+   * run again from its start.
+   */
+  readonly resumesFromHistory?: boolean;
   start(init: AgentStart): AgentSession | Promise<AgentSession>;
 }
 
@@ -71,6 +78,13 @@ export interface UserSession {
 export interface UserSimulator {
   readonly name: string;
   readonly model?: string;
+  /**
+   * Whether a session started with an interrupted conversation's messages as its history continues it
+   * exactly as if it had lived them (its state is a function of the history). Turn checkpoints
+   * (`--checkpoint-turns`) continue a conversation only when its participants say so; otherwise it is
+   * run again from its start.
+   */
+  readonly resumesFromHistory?: boolean;
   start(init: UserStart): UserSession | Promise<UserSession>;
 }
 

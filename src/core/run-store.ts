@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MessageSchema } from "./message.js";
 import type { RewardInfo, SimulationRunSchema } from "./simulation.js";
 import type { TaskSchema } from "./task.js";
 
@@ -76,19 +77,23 @@ export interface ScoredSimulationRecord {
 
 /**
  * A conversation's progress, saved after each completed turn (`--checkpoint-turns`): the messages so
- * far and the orchestrator's counters, so that a re-run continues from the last completed turn.
+ * far and the orchestrator's counters, so that a re-run continues from the last completed turn. Read
+ * back from a store or Redis, so it is validated.
  */
-export interface TurnCheckpoint {
+export const TurnCheckpointSchema = z.object({
   /** The conversation's messages so far (the task's own history included), exactly as recorded. */
-  messages: ReadonlyArray<Record<string, unknown>>;
+  messages: z.array(MessageSchema),
   /** Orchestrator steps taken, tool errors (all, and the customer's own) so far. */
-  steps: number;
-  errors: number;
-  userErrors: number;
-  /** When the conversation started and its id (kept, so that the result reads as one conversation). */
-  simulationId: string;
-  startedAt: string;
-}
+  steps: z.int().nonnegative(),
+  errors: z.int().nonnegative(),
+  userErrors: z.int().nonnegative(),
+  /** The conversation's id and start (kept, so that the result reads as one conversation). */
+  simulationId: z.string(),
+  startedAt: z.string(),
+  /** Wall-clock seconds the conversation had run when the checkpoint was saved (all attempts). */
+  elapsedSeconds: z.number().nonnegative(),
+});
+export type TurnCheckpoint = z.infer<typeof TurnCheckpointSchema>;
 
 /** Where turn checkpoints live, keyed by (run, domain, task, trial). */
 export interface CheckpointStore {

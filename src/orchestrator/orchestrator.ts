@@ -15,17 +15,19 @@ import {
   malformedArgumentsError,
   type AssistantMessage,
   type Message,
-  type ToolCall,
   type ToolMessage,
   type UserMessage,
 } from "../core/message.js";
 import type { BoundaryAnswer, ToolBoundary } from "../core/perturbation.js";
+import type { TurnCheckpoint } from "../core/run-store.js";
 import type { SimulationRun, TerminationReason } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import { applyInitialState } from "../env/set-state.js";
 import type { World } from "../env/world.js";
 import { diffDb } from "../evaluation/db-diff.js";
 import type { SimulationEvent } from "./events.js";
+import { replayCheckpoint } from "./resume-checkpoint.js";
+import { executeToolCall } from "./tool-call.js";
 
 export interface SimulationSetup {
   task: Task;
@@ -66,6 +68,18 @@ export interface SimulationSetup {
    * instead of running it, or change what the world answered; what they did is marked on the tool message.
    */
   toolBoundary?: ToolBoundary;
+  /**
+   * Continue an interrupted conversation from its last completed turn (`--checkpoint-turns`): the world
+   * is rebuilt by running the recorded tool calls again, each answer checked against the recorded one
+   * (a mismatch throws `CheckpointMismatchError` before anyone is called), the counters are restored,
+   * and the participants start with the messages so far as their history.
+   */
+  resume?: TurnCheckpoint;
+  /**
+   * Called after each completed turn (a message, or a batch of tool results) with the conversation so
+   * far, and awaited; a failure to save is reported once and the conversation goes on.
+   */
+  checkpoint?: (checkpoint: TurnCheckpoint) => Promise<void>;
 }
 
 type Role = "agent" | "user" | "env";
@@ -95,16 +109,21 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
   const seed = setup.seed ?? 0;
   const trial = setup.trial ?? 0;
   const solo = setup.solo ?? false;
-  const simulationId = setup.simulationId ?? randomUUID();
+  const resume = setup.resume;
+  const simulationId = resume?.simulationId ?? setup.simulationId ?? randomUUID();
   const tau2 = setup.protocol === "tau2";
   const { task, world } = setup;
-  const started = now();
+  // A resumed conversation is rebuilt (and checked) before anything is reported or anyone is called.
+  if (resume) await replayCheckpoint(world, task, resume);
+  const started = resume ? new Date(resume.startedAt) : now();
   const startedPerf = performance.now();
+  /** Seconds the conversation has run, earlier attempts included. */
+  const elapsed = () => (resume?.elapsedSeconds ?? 0) + (performance.now() - startedPerf) / 1000;
   const trajectory: Message[] = [];
   let termination: TerminationReason | undefined;
   let failure: string | undefined;
-  let errors = 0;
-  let steps = 0;
+  let errors = resume?.errors ?? 0;
+  let steps = resume?.steps ?? 0;
 
   yield { type: "simulation-start", simulationId, taskId: task.id, trial };
 
@@ -129,13 +148,13 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
   };
 
   // The task's message history is replayed into the world as τ²'s set_state does.
-  const history: Message[] = (task.initial_state?.message_history ?? []).map((m) => ({
-    ...m,
-    turn_idx: null,
-  }));
-  applyInitialState(world, task.initial_state);
+  // A resumed conversation's messages are the history, kept as recorded.
+  const history: Message[] = resume
+    ? (resume.messages as Message[])
+    : (task.initial_state?.message_history ?? []).map((m) => ({ ...m, turn_idx: null }));
+  if (!resume) applyInitialState(world, task.initial_state);
   for (const message of history) {
-    const stamped = stamp(message);
+    const stamped = resume ? message : stamp(message);
     trajectory.push(stamped);
     yield { type: "message", message: stamped };
   }
@@ -156,7 +175,25 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     fault = "user_simulator";
     fail("infrastructure_error", error);
   };
-  let userErrors = 0;
+  let userErrors = resume?.userErrors ?? 0;
+  let checkpointFailure: string | undefined;
+  const saveCheckpoint = async () => {
+    if (!setup.checkpoint || checkpointFailure !== undefined) return;
+    try {
+      await setup.checkpoint({
+        messages: trajectory,
+        steps,
+        errors,
+        userErrors,
+        simulationId,
+        startedAt: started.toISOString(),
+        elapsedSeconds: elapsed(),
+      });
+    } catch (error) {
+      // Losing a checkpoint costs only a longer re-run: the conversation goes on without them.
+      checkpointFailure = error instanceof Error ? error.message : String(error);
+    }
+  };
   /** Whether an agent message ends the conversation: its stop token (under τ², only a solo agent's). */
   const agentStops = (message: Message): boolean =>
     message.role === "assistant" &&
@@ -373,6 +410,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
           }
         }
       }
+      if (termination === undefined && to !== "env") await saveCheckpoint();
     }
   } catch (error) {
     if (error instanceof SimulationAbortedError || ConfigError.isInstance(error)) {
@@ -396,7 +434,7 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     timestamp: started.toISOString(),
     start_time: started.toISOString(),
     end_time: ended.toISOString(),
-    duration: (performance.now() - startedPerf) / 1000,
+    duration: elapsed(),
     termination_reason: termination ?? "agent_error",
     agent_cost: sumCost(trajectory, "assistant"),
     user_cost: sumCost(trajectory, "user"),
@@ -405,12 +443,15 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
     messages: trajectory,
     trial,
     seed,
-    ...(failure !== undefined || fault !== undefined
+    ...(failure !== undefined || fault !== undefined || resume || checkpointFailure !== undefined
       ? {
           info: {
             ...(failure !== undefined ? { error: failure } : {}),
             ...(failureType ? { error_type: failureType } : {}),
             ...(fault ? { fault } : {}),
+            // Continued from a turn checkpoint: the first `resumed_at_message` messages are an earlier attempt's.
+            ...(resume ? { resumed_at_message: resume.messages.length } : {}),
+            ...(checkpointFailure !== undefined ? { checkpoint_error: checkpointFailure } : {}),
           },
         }
       : {}),
@@ -439,23 +480,6 @@ export async function runSimulation(
     if (next.done) return next.value;
     onEvent?.(next.value);
   }
-}
-
-/**
- * Execute one tool call; a call whose arguments could not be parsed is answered with an error. A read
- * tool that answers asynchronously (a search behind an API) gives a Promise; every other call answers
- * at once.
- */
-export function executeToolCall(
-  world: World,
-  call: ToolCall,
-): { content: string; error: boolean } | Promise<{ content: string; error: boolean }> {
-  const malformed = malformedArgumentsError(call);
-  if (malformed) return { content: `Error: ${malformed}`, error: true };
-  return world.callTool(
-    { name: call.name, arguments: call.arguments, requestor: call.requestor },
-    { allowAsync: true },
-  );
 }
 
 /**

@@ -1,10 +1,12 @@
 import type { Agent, UserSimulator } from "../core/agent.js";
 import type { Judge } from "../core/judge.js";
+import type { CheckpointStore, ConversationKey, TurnCheckpoint } from "../core/run-store.js";
 import type { Task } from "../core/task.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
 import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { runSimulation, SimulationAbortedError } from "../orchestrator/orchestrator.js";
+import { CheckpointMismatchError } from "../orchestrator/resume-checkpoint.js";
 import { perturbConversation } from "../perturbations/perturb-conversation.js";
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
@@ -34,6 +36,8 @@ export interface ConversationJobOptions {
   maxDurationMs?: number;
   /** `--perturb`: applied to every conversation, seeded by its task and trial seed. */
   perturbations?: readonly ResolvedPerturbation[];
+  /** `--checkpoint-turns`: where each conversation's progress is saved and continued from. */
+  checkpoints?: CheckpointStore;
 }
 
 /** One conversation, from set-up to grade: {@link ConversationOptions} plus the judge and a listener. */
@@ -43,6 +47,11 @@ export interface RunConversationOptions extends ConversationOptions {
   onEvent?: (event: SimulationEvent) => void;
   /** `--perturb`: applied to the conversation, seeded by its task and seed; recorded in its info. */
   perturbations?: readonly ResolvedPerturbation[];
+  /**
+   * `--checkpoint-turns`: the conversation's progress is saved after each turn, and an interrupted one
+   * continues from its last saved turn — when both participants can (`resumesFromHistory`).
+   */
+  checkpoints?: { store: CheckpointStore; key: ConversationKey };
 }
 
 /**
@@ -53,19 +62,40 @@ export interface RunConversationOptions extends ConversationOptions {
 export async function runConversation(
   options: RunConversationOptions,
 ): Promise<SimulationRun & { reward_info: RewardInfo }> {
-  const { judge, onEvent, perturbations, ...conversation } = options;
+  const { judge, onEvent, perturbations, checkpoints, ...conversation } = options;
   const perturbed =
     perturbations && perturbations.length > 0
       ? perturbConversation(perturbations, { task: options.task, seed: options.seed ?? 0 })
       : undefined;
-  const run = await runSimulation(
-    conversationSetup({
-      ...conversation,
-      ...(perturbed ? { user: perturbed.user(conversation.user) } : {}),
-      ...(perturbed?.toolBoundary ? { toolBoundary: perturbed.toolBoundary } : {}),
-    }),
-    onEvent,
-  );
+  const user = perturbed ? perturbed.user(conversation.user) : conversation.user;
+  const resumable =
+    checkpoints !== undefined &&
+    conversation.agent.resumesFromHistory === true &&
+    (conversation.solo === true || user.resumesFromHistory === true);
+  const simulate = (resume: TurnCheckpoint | undefined) =>
+    runSimulation(
+      {
+        ...conversationSetup({
+          ...conversation,
+          user,
+          ...(perturbed?.toolBoundary ? { toolBoundary: perturbed.toolBoundary } : {}),
+        }),
+        ...(resume ? { resume } : {}),
+        ...(resumable
+          ? { checkpoint: (c: TurnCheckpoint) => checkpoints.store.save(checkpoints.key, c) }
+          : {}),
+      },
+      onEvent,
+    );
+  const resume = resumable ? await loadCheckpoint(checkpoints) : undefined;
+  let run: SimulationRun;
+  try {
+    run = await simulate(resume);
+  } catch (error) {
+    // Checked before anyone was called: the conversation runs again from its start.
+    if (!(error instanceof CheckpointMismatchError)) throw error;
+    run = await simulate(undefined);
+  }
   // A hard stop can surface as a participant's failed call (an aborted request) rather than as an
   // abort of the conversation: either way the conversation is incomplete and must not be graded.
   if (options.signal?.aborted) throw new SimulationAbortedError();
@@ -96,6 +126,9 @@ export async function runConversation(
     violations.length === 0
       ? reward
       : { ...reward, reward: 0, info: { ...reward.info, policy_violations: violations } };
+  // A finished conversation needs its checkpoint no more; one that failed on infrastructure keeps it,
+  // so that its re-run continues where it stopped.
+  if (resumable && run.termination_reason !== "infrastructure_error") await clearCheckpoint(checkpoints);
   const info = (run as { info?: Record<string, unknown> }).info;
   return {
     ...run,
@@ -105,6 +138,26 @@ export async function runConversation(
     reward_info:
       judgeCost === undefined ? graded : { ...graded, info: { ...graded.info, judge_cost: judgeCost } },
   };
+}
+
+/** A conversation's saved progress; a store that cannot be read gives none (the conversation starts over). */
+async function loadCheckpoint(checkpoints: {
+  store: CheckpointStore;
+  key: ConversationKey;
+}): Promise<TurnCheckpoint | undefined> {
+  try {
+    return await checkpoints.store.load(checkpoints.key);
+  } catch {
+    return undefined;
+  }
+}
+
+async function clearCheckpoint(checkpoints: { store: CheckpointStore; key: ConversationKey }): Promise<void> {
+  try {
+    await checkpoints.store.clear(checkpoints.key);
+  } catch {
+    // Left behind, it is replaced by the next attempt's or expires; the result stands.
+  }
 }
 
 /** The judge's cost recorded with a graded simulation: undefined when no judge ran, null when unknown. */
@@ -142,6 +195,14 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
       ...(options.maxDurationMs !== undefined ? { maxDurationMs: options.maxDurationMs } : {}),
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
       ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
+      ...(options.checkpoints
+        ? {
+            checkpoints: {
+              store: options.checkpoints,
+              key: { runId: job.runId, domain: job.domain, taskId: job.taskId, trial: job.trial },
+            },
+          }
+        : {}),
       seed,
       trial: job.trial,
       signal,

@@ -70,6 +70,11 @@ export const RunConfigSchema = z.object({
   max_cost: z.number().positive().nullable().optional(),
   /** `--max-sim-seconds`: wall-clock limit of one conversation. */
   max_sim_seconds: z.number().positive().nullable().optional(),
+  /**
+   * `--checkpoint-turns`: each conversation's progress is saved after every turn, and an interrupted one
+   * continues from its last turn (operational: a resume may turn it on or off).
+   */
+  checkpoint_turns: z.boolean().optional(),
   /** `--adaptive`: more trials where they narrow the interval most, up to `max_trials` per task. */
   adaptive: z
     .object({ target_ci: z.number().positive().max(0.5), max_trials: z.number().int().min(1) })

@@ -2,7 +2,7 @@ import type { Agent, UserSimulator } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
 import type { JobQueue } from "../core/job-queue.js";
 import type { Judge } from "../core/judge.js";
-import type { RunRecord, RunStore, ScoredSimulationRecord } from "../core/run-store.js";
+import type { CheckpointStore, RunRecord, RunStore, ScoredSimulationRecord } from "../core/run-store.js";
 import type { Task } from "../core/task.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
@@ -89,6 +89,8 @@ export interface RunOptions {
   perturbations?: readonly ResolvedPerturbation[];
   /** Wraps the job that runs each conversation in this process (tracing, `--otel`). */
   wrapJob?: (job: RunJob) => RunJob;
+  /** Where conversations run in this process save their turns, when `config.checkpoint_turns` is on. */
+  checkpoints?: CheckpointStore;
   /**
    * Called with each event as it happens, before the generator yields it: a display that must keep
    * pace with the run (the generator's consumer runs only when the run gives way).
@@ -254,6 +256,7 @@ async function runSession(
     ...(options.perturbations && options.perturbations.length > 0
       ? { perturbations: options.perturbations }
       : {}),
+    ...(config.checkpoint_turns && options.checkpoints ? { checkpoints: options.checkpoints } : {}),
   });
   const runJob = options.runJob
     ? options.runJob({ run, config, domains })

@@ -119,6 +119,22 @@ export const MIGRATIONS: readonly Migration[] = [
         );
       `),
   },
+  {
+    version: 4,
+    description: "turn checkpoints: each conversation's progress, for --checkpoint-turns",
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE turn_checkpoints (
+          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          domain TEXT NOT NULL,
+          task_id TEXT NOT NULL,
+          trial INTEGER NOT NULL,
+          checkpoint TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          PRIMARY KEY (run_id, domain, task_id, trial)
+        );
+      `),
+  },
 ];
 
 /** The schema version this passk writes and reads. */

@@ -157,8 +157,9 @@ describe("opening a store", () => {
 
   it("refuses a store of a newer schema, naming both versions and the fix", () => {
     const file = tempFile();
-    const v7 = [...MIGRATIONS, { version: 7, description: "future", up: () => {} }];
-    Store.open(file, { migrations: v7 }).close();
+    const future = MIGRATIONS.at(-1)!.version + 4;
+    const newer = [...MIGRATIONS, { version: future, description: "future", up: () => {} }];
+    Store.open(file, { migrations: newer }).close();
     let caught: unknown;
     try {
       Store.open(file);
@@ -168,7 +169,9 @@ describe("opening a store", () => {
     expect(PasskError.isInstance(caught)).toBe(true);
     expect((caught as PasskError).code).toBe("store_version");
     expect((caught as Error).message).toMatch(
-      /has store schema version 7 \(written by passk .+\), but this passk reads schema version 3 at most\. Upgrade passk/,
+      new RegExp(
+        `has store schema version ${future} \\(written by passk .+\\), but this passk reads schema version ${MIGRATIONS.at(-1)!.version} at most\\. Upgrade passk`,
+      ),
     );
   });
 

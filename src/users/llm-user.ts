@@ -25,6 +25,8 @@ export function llmUser(model: LanguageModel, options: LlmUserOptions): UserSimu
   return {
     name: "user_simulator",
     model: model.spec,
+    // Its state is the conversation as its side sees it: rebuilt from any history.
+    resumesFromHistory: true,
     start(init: UserStart): UserSession {
       const guidelines = init.tools.length > 0 ? options.guidelinesWithTools : options.guidelines;
       const system = userSystemPrompt({

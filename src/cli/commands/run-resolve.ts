@@ -46,6 +46,8 @@ export interface RunFlags extends Partial<ModelFlags> {
   progress: string;
   progressInterval: string;
   maxSimSeconds?: string;
+  /** `--checkpoint-turns` / `--no-checkpoint-turns` (undefined: as the stored run, else off). */
+  checkpointTurns?: boolean;
   adaptive?: boolean;
   retrievalConfig?: string;
   rerankerLlm?: string;

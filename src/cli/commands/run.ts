@@ -33,6 +33,7 @@ import type { RunConfig } from "../../runner/run-config.js";
 import { selectTasksOfDomains } from "../../runner/run-plan.js";
 import { formatDuration } from "../../runner/run-progress.js";
 import { readUserGuidelines } from "../../users/create-user.js";
+import { SqliteCheckpointStore } from "../../store/sqlite-checkpoint-store.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import type { RunRecord } from "../../store/store.js";
@@ -132,6 +133,14 @@ export function withRunOptions(command: Command): Command {
         .option(
           "--max-sim-seconds <s>",
           "wall-clock limit of one conversation; past it, it ends as an infrastructure error (default: none)",
+        )
+        .option(
+          "--checkpoint-turns",
+          "save each conversation's progress after every turn: one interrupted (a killed worker or process, an infrastructure error) continues from its last turn instead of starting over",
+        )
+        .option(
+          "--no-checkpoint-turns",
+          "do not save turns (the default; turns off a stored run's --checkpoint-turns)",
         )
         .option("--solo", "solo mode: the agent works from the task's ticket with the customer's tools")
         .option("--max-cost <usd>", "budget of the run: no new conversation starts once it is spent")
@@ -291,12 +300,15 @@ export async function runCommand(
         : (storedConfig?.max_concurrency ?? numbers.maxConcurrency);
     const maxCost = numbers.maxCost ?? storedConfig?.max_cost ?? undefined;
     const maxSimSeconds = numbers.maxSimSeconds ?? storedConfig?.max_sim_seconds ?? undefined;
+    const checkpointTurns = flags.checkpointTurns ?? storedConfig?.checkpoint_turns ?? false;
     const adaptive = resolveAdaptive(flags, numbers, config.num_trials, storedConfig?.adaptive);
     const resolvedConfig: RunConfig = {
       ...config,
       max_concurrency: concurrency,
       max_cost: maxCost ?? null,
       max_sim_seconds: maxSimSeconds ?? null,
+      // Recorded only when on: the configurations of runs without it stay as they were.
+      ...(checkpointTurns ? { checkpoint_turns: true } : { checkpoint_turns: undefined }),
       adaptive,
       limits:
         parseCallLimits(
@@ -420,6 +432,7 @@ export async function runCommand(
         ...(dispatcher ? { runJob: dispatcher.runJob } : {}),
         store,
         queue: new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts }),
+        checkpoints: new SqliteCheckpointStore(store),
         config: resolvedConfig,
         domains,
         participants: {

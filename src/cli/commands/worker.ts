@@ -11,6 +11,7 @@ import {
 } from "../../distributed/conversation-worker.js";
 import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
 import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js";
+import { redisCheckpointStore } from "../../distributed/redis-checkpoint-store.js";
 import { redisLimiterFactory } from "../../distributed/redis-limiter.js";
 import { createCallLimiter } from "../../llm/call-limits.js";
 import { conversationJob } from "../../runner/conversation-job.js";
@@ -49,6 +50,8 @@ export function prepareJobsHere(
   const participantsOf = new Map<string, Promise<Participants>>();
   // One store client for every run's limiters; the limits themselves are per run.
   let limiters: ReturnType<typeof redisLimiterFactory> | undefined;
+  // Turns are saved in Redis, so that a conversation this worker loses continues on another.
+  let checkpoints: ReturnType<typeof redisCheckpointStore> | undefined;
   const prepare = async (data: ConversationJobData, task: Task): Promise<PreparedJob> => {
     const config = data.config;
     const dir = dataDir ?? context.env.PASSK_DATA_DIR ?? config.data;
@@ -97,10 +100,17 @@ export function prepareJobsHere(
         maxSteps: config.max_steps,
         maxErrors: config.max_errors,
         ...(config.max_sim_seconds ? { maxDurationMs: config.max_sim_seconds * 1000 } : {}),
+        ...(config.checkpoint_turns ? { checkpoints: (checkpoints ??= redisCheckpointStore(address)) } : {}),
       }),
     };
   };
-  return { prepare, close: () => limiters?.close() };
+  return {
+    prepare,
+    close: () => {
+      limiters?.close();
+      checkpoints?.close();
+    },
+  };
 }
 
 /** Start a conversation worker on this process (`passk worker`, and `passk run --local-workers`). */

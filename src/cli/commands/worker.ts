@@ -124,23 +124,26 @@ export function prepareJobsHere(
       participants.catch(() => participantsOf.delete(key));
     }
     const built = await participants;
-    const job = conversationJob({
-      domains: new Map([[data.domain, { data: domainData, tasks: new Map([[task.id, task]]) }]]),
-      agent: built.agent,
-      user: built.user,
-      ...(built.judge ? { judge: built.judge } : {}),
-      solo: config.solo,
-      protocol: built.protocol,
-      ...(built.toolOverrides ? { toolOverrides: built.toolOverrides } : {}),
-      maxSteps: config.max_steps,
-      maxErrors: config.max_errors,
-      ...(config.max_sim_seconds ? { maxDurationMs: config.max_sim_seconds * 1000 } : {}),
-      ...(perturbations.length > 0 ? { perturbations } : {}),
-    });
-    return {
+    const prepared: PreparedJob = {
       dataFingerprint: dataFingerprint(domainData),
-      runJob: tracing ? traceRunConversations(tracing, config)(job) : job,
+      runJob: conversationJob({
+        domains: new Map([[data.domain, { data: domainData, tasks: new Map([[task.id, task]]) }]]),
+        agent: built.agent,
+        user: built.user,
+        ...(built.judge ? { judge: built.judge } : {}),
+        solo: config.solo,
+        protocol: built.protocol,
+        ...(built.toolOverrides ? { toolOverrides: built.toolOverrides } : {}),
+        maxSteps: config.max_steps,
+        maxErrors: config.max_errors,
+        ...(config.max_sim_seconds ? { maxDurationMs: config.max_sim_seconds * 1000 } : {}),
+        ...(perturbations.length > 0 ? { perturbations } : {}),
+      }),
     };
+    // With --otel, each conversation run here is a trace, as in a one-process run.
+    return tracing
+      ? { ...prepared, runJob: traceRunConversations(tracing, config)(prepared.runJob) }
+      : prepared;
   };
   return { prepare, close: () => limiters?.close() };
 }

@@ -18,6 +18,7 @@ import {
   type MockLlmServer,
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { startRedisServer } from "./helpers/redis-server.js";
 import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
 
 // `passk run --otel` against a local OTLP/HTTP receiver: every conversation arrives as one trace — the
@@ -216,6 +217,156 @@ function expectedChildren(messages: readonly Message[]): string[] {
   return names;
 }
 
+/**
+ * The traces a run of TASK (gold, 2 trials, the first call refused once with a 429) sent: one per
+ * conversation, the conversation at the root, its model and tool calls as children in order, with GenAI
+ * attributes, usage, cost and the grade, and no secret.
+ */
+function expectTracesOfRun(exports: readonly ReceivedExport[], results: ReturnType<typeof readSimulations>) {
+  // JSON over HTTP, with the headers of OTEL_EXPORTER_OTLP_HEADERS; no secret anywhere in the bodies.
+  expect(exports.length).toBeGreaterThan(0);
+  for (const received of exports) {
+    expect(received.headers["content-type"]).toBe("application/json");
+    expect(received.headers.authorization).toBe(`Bearer ${OTLP_TOKEN}`);
+    expect(received.text).not.toContain(API_KEY);
+    expect(received.text).not.toContain(OTLP_TOKEN);
+    expect(received.text).not.toMatch(/Bearer\s+[A-Za-z0-9]/);
+    expect(received.text).not.toMatch(/sk-[A-Za-z0-9_-]{8,}/);
+  }
+
+  const { spans, resources } = receivedSpans(exports);
+  expect(resources.every((r) => r["service.name"] === "passk")).toBe(true);
+  const traceIds = [...new Set(spans.map((s) => s.traceId))];
+  expect(traceIds.length).toBe(2);
+  const runId = (results.info as { passk?: { run_id?: string } }).passk?.run_id;
+  expect(runId).toBeTruthy();
+
+  for (const traceId of traceIds) {
+    const spansOfTrace = spans.filter((s) => s.traceId === traceId);
+    const roots = spansOfTrace.filter((s) => s.parentSpanId === undefined);
+    expect(roots.length).toBe(1);
+    const root = roots[0]!;
+    expect(root.name).toBe("conversation airline");
+    const simulation = results.simulations.find((s) => s.trial === root.attributes["passk.trial"])!;
+    expect(simulation).toBeDefined();
+
+    // The grade and where the conversation belongs.
+    expect(root.attributes).toMatchObject({
+      "passk.run.id": runId!,
+      "session.id": runId!,
+      "passk.domain": "airline",
+      "passk.task.id": TASK,
+      "passk.seed": simulation.seed!,
+      "passk.simulation.id": simulation.id,
+      "gen_ai.conversation.id": simulation.id,
+      "passk.agent.llm": "openai:gpt-4.1",
+      "passk.user.llm": "openai:gpt-4.1",
+      "passk.protocol": "tau2",
+      "passk.reward": 1,
+      "passk.success": true,
+      "passk.termination_reason": "user_stop",
+      "passk.checks.db_match": true,
+      "passk.checks.actions.passed": 4,
+      "passk.checks.actions.total": 4,
+    });
+    expect(JSON.parse(String(root.attributes["passk.reward_breakdown"]))).toEqual(
+      simulation.reward_info!.reward_breakdown,
+    );
+    expect(root.attributes["passk.cost_usd"]).toBeCloseTo(simulation.agent_cost! + simulation.user_cost!, 12);
+
+    // Children: exactly the trajectory's model calls and tool calls, in the order they happened,
+    // inside the conversation's time.
+    const children = spansOfTrace.filter((s) => s.parentSpanId === root.spanId).sort(byStart);
+    expect(children.map((s) => s.name)).toEqual(expectedChildren(simulation.messages));
+    for (const child of children) {
+      expect(child.start >= root.start && child.end <= root.end).toBe(true);
+      expect(child.end >= child.start).toBe(true);
+    }
+
+    // Model calls: the GenAI attributes, the usage passk recorded on each message, and its cost
+    // worked out by hand from the price list.
+    const calls = simulation.messages.filter(
+      (m): m is ParticipantMessage => (m.role === "assistant" || m.role === "user") && Boolean(m.usage),
+    );
+    const chats = children.filter((s) => s.name.startsWith("chat "));
+    expect(chats.length).toBe(calls.length);
+    for (const [i, span] of chats.entries()) {
+      const message = calls[i]!;
+      const usage = message.usage as {
+        prompt_tokens: number;
+        completion_tokens: number;
+        cache_read_tokens?: number;
+      };
+      const cached = usage.cache_read_tokens ?? 0;
+      expect(span.attributes).toMatchObject({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.system": "openai",
+        "gen_ai.request.model": "gpt-4.1",
+        "gen_ai.request.temperature": 0,
+        "gen_ai.usage.input_tokens": usage.prompt_tokens,
+        "gen_ai.usage.output_tokens": usage.completion_tokens,
+        "passk.role": message.role === "assistant" ? "agent" : "user",
+      });
+      if (cached > 0) expect(span.attributes["gen_ai.usage.cache_read.input_tokens"]).toBe(cached);
+      const cost =
+        ((usage.prompt_tokens - cached) * GPT_41.input +
+          cached * GPT_41.cacheRead +
+          usage.completion_tokens * GPT_41.output) /
+        1e6;
+      expect(span.attributes["passk.cost_usd"]).toBeCloseTo(cost, 12);
+      expect(message.cost).toBeCloseTo(cost, 12);
+      // The reply the model gave, in the conventions' message shape.
+      const output = JSON.parse(String(span.attributes["gen_ai.output.messages"])) as Array<{
+        parts: Array<{ type: string; content?: string; name?: string; arguments?: unknown }>;
+      }>;
+      const toolParts = output[0]!.parts.filter((p) => p.type === "tool_call");
+      expect(toolParts.map((p) => [p.name, p.arguments])).toEqual(
+        (message.tool_calls ?? []).map((c) => [c.name, c.arguments]),
+      );
+    }
+
+    // Tool calls: name, call id, arguments and result as the trajectory has them, and who called.
+    const toolMessages = simulation.messages.filter((m) => m.role === "tool");
+    const callsById = new Map(calls.flatMap((m) => (m.tool_calls ?? []).map((c) => [c.id, c] as const)));
+    const tools = children.filter((s) => s.name.startsWith("execute_tool "));
+    expect(tools.length).toBe(toolMessages.length);
+    expect(tools.length).toBe(4);
+    for (const [i, span] of tools.entries()) {
+      const result = toolMessages[i]!;
+      const call = callsById.get(result.id)!;
+      expect(span.attributes).toMatchObject({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": call.name,
+        "gen_ai.tool.call.id": call.id,
+        "passk.tool.caller": "agent",
+      });
+      expect(JSON.parse(String(span.attributes["gen_ai.tool.call.arguments"]))).toEqual(call.arguments);
+      const content = result.content ?? "";
+      const traced = String(span.attributes["gen_ai.tool.call.result"]);
+      if (content.length <= 4096) expect(traced).toBe(content);
+      else expect(traced.startsWith(content.slice(0, 4096))).toBe(true);
+      expect(span.status.code ?? 0).not.toBe(2);
+    }
+  }
+
+  // The 429 on the very first call: that call's span records two attempts, and the refused one is
+  // its child with an error status, its reason without the key the body echoed.
+  const attempts = spans.filter((s) => s.name.startsWith("attempt "));
+  expect(attempts.length).toBe(1);
+  const retried = spans.find((s) => s.spanId === attempts[0]!.parentSpanId)!;
+  expect(retried.name).toBe("chat gpt-4.1");
+  expect(retried.attributes["passk.attempts"]).toBe(2);
+  expect(attempts[0]!.status.code).toBe(2);
+  expect(attempts[0]!.attributes["error.type"]).toBe("429");
+  expect(attempts[0]!.status.message).toContain("[redacted]");
+  expect(
+    spans
+      .filter((s) => s.name.startsWith("chat ") && s !== retried)
+      .every((s) => s.attributes["passk.attempts"] === 1),
+  ).toBe(true);
+}
+
 describe("passk run --otel", () => {
   const data = new DomainData(builtinDomains.get("airline")!, tau2DataDir());
 
@@ -235,151 +386,7 @@ describe("passk run --otel", () => {
     const results = readSimulations("traced");
     expect(results.simulations.map((s) => s.reward_info?.reward)).toEqual([1, 1]);
 
-    // JSON over HTTP, with the headers of OTEL_EXPORTER_OTLP_HEADERS; no secret anywhere in the bodies.
-    expect(receiver.exports.length).toBeGreaterThan(0);
-    for (const received of receiver.exports) {
-      expect(received.headers["content-type"]).toBe("application/json");
-      expect(received.headers.authorization).toBe(`Bearer ${OTLP_TOKEN}`);
-      expect(received.text).not.toContain(API_KEY);
-      expect(received.text).not.toContain(OTLP_TOKEN);
-      expect(received.text).not.toMatch(/Bearer\s+[A-Za-z0-9]/);
-      expect(received.text).not.toMatch(/sk-[A-Za-z0-9_-]{8,}/);
-    }
-
-    const { spans, resources } = receivedSpans(receiver.exports);
-    expect(resources.every((r) => r["service.name"] === "passk")).toBe(true);
-    const traceIds = [...new Set(spans.map((s) => s.traceId))];
-    expect(traceIds.length).toBe(2);
-    const runId = (results.info as { passk?: { run_id?: string } }).passk?.run_id;
-    expect(runId).toBeTruthy();
-
-    for (const traceId of traceIds) {
-      const spansOfTrace = spans.filter((s) => s.traceId === traceId);
-      const roots = spansOfTrace.filter((s) => s.parentSpanId === undefined);
-      expect(roots.length).toBe(1);
-      const root = roots[0]!;
-      expect(root.name).toBe("conversation airline");
-      const simulation = results.simulations.find((s) => s.trial === root.attributes["passk.trial"])!;
-      expect(simulation).toBeDefined();
-
-      // The grade and where the conversation belongs.
-      expect(root.attributes).toMatchObject({
-        "passk.run.id": runId!,
-        "session.id": runId!,
-        "passk.domain": "airline",
-        "passk.task.id": TASK,
-        "passk.seed": simulation.seed!,
-        "passk.simulation.id": simulation.id,
-        "gen_ai.conversation.id": simulation.id,
-        "passk.agent.llm": "openai:gpt-4.1",
-        "passk.user.llm": "openai:gpt-4.1",
-        "passk.protocol": "tau2",
-        "passk.reward": 1,
-        "passk.success": true,
-        "passk.termination_reason": "user_stop",
-        "passk.checks.db_match": true,
-        "passk.checks.actions.passed": 4,
-        "passk.checks.actions.total": 4,
-      });
-      expect(JSON.parse(String(root.attributes["passk.reward_breakdown"]))).toEqual(
-        simulation.reward_info!.reward_breakdown,
-      );
-      expect(root.attributes["passk.cost_usd"]).toBeCloseTo(
-        simulation.agent_cost! + simulation.user_cost!,
-        12,
-      );
-
-      // Children: exactly the trajectory's model calls and tool calls, in the order they happened,
-      // inside the conversation's time.
-      const children = spansOfTrace.filter((s) => s.parentSpanId === root.spanId).sort(byStart);
-      expect(children.map((s) => s.name)).toEqual(expectedChildren(simulation.messages));
-      for (const child of children) {
-        expect(child.start >= root.start && child.end <= root.end).toBe(true);
-        expect(child.end >= child.start).toBe(true);
-      }
-
-      // Model calls: the GenAI attributes, the usage passk recorded on each message, and its cost
-      // worked out by hand from the price list.
-      const calls = simulation.messages.filter(
-        (m): m is ParticipantMessage => (m.role === "assistant" || m.role === "user") && Boolean(m.usage),
-      );
-      const chats = children.filter((s) => s.name.startsWith("chat "));
-      expect(chats.length).toBe(calls.length);
-      for (const [i, span] of chats.entries()) {
-        const message = calls[i]!;
-        const usage = message.usage as {
-          prompt_tokens: number;
-          completion_tokens: number;
-          cache_read_tokens?: number;
-        };
-        const cached = usage.cache_read_tokens ?? 0;
-        expect(span.attributes).toMatchObject({
-          "gen_ai.operation.name": "chat",
-          "gen_ai.provider.name": "openai",
-          "gen_ai.system": "openai",
-          "gen_ai.request.model": "gpt-4.1",
-          "gen_ai.request.temperature": 0,
-          "gen_ai.usage.input_tokens": usage.prompt_tokens,
-          "gen_ai.usage.output_tokens": usage.completion_tokens,
-          "passk.role": message.role === "assistant" ? "agent" : "user",
-        });
-        if (cached > 0) expect(span.attributes["gen_ai.usage.cache_read.input_tokens"]).toBe(cached);
-        const cost =
-          ((usage.prompt_tokens - cached) * GPT_41.input +
-            cached * GPT_41.cacheRead +
-            usage.completion_tokens * GPT_41.output) /
-          1e6;
-        expect(span.attributes["passk.cost_usd"]).toBeCloseTo(cost, 12);
-        expect(message.cost).toBeCloseTo(cost, 12);
-        // The reply the model gave, in the conventions' message shape.
-        const output = JSON.parse(String(span.attributes["gen_ai.output.messages"])) as Array<{
-          parts: Array<{ type: string; content?: string; name?: string; arguments?: unknown }>;
-        }>;
-        const toolParts = output[0]!.parts.filter((p) => p.type === "tool_call");
-        expect(toolParts.map((p) => [p.name, p.arguments])).toEqual(
-          (message.tool_calls ?? []).map((c) => [c.name, c.arguments]),
-        );
-      }
-
-      // Tool calls: name, call id, arguments and result as the trajectory has them, and who called.
-      const toolMessages = simulation.messages.filter((m) => m.role === "tool");
-      const callsById = new Map(calls.flatMap((m) => (m.tool_calls ?? []).map((c) => [c.id, c] as const)));
-      const tools = children.filter((s) => s.name.startsWith("execute_tool "));
-      expect(tools.length).toBe(toolMessages.length);
-      expect(tools.length).toBe(4);
-      for (const [i, span] of tools.entries()) {
-        const result = toolMessages[i]!;
-        const call = callsById.get(result.id)!;
-        expect(span.attributes).toMatchObject({
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": call.name,
-          "gen_ai.tool.call.id": call.id,
-          "passk.tool.caller": "agent",
-        });
-        expect(JSON.parse(String(span.attributes["gen_ai.tool.call.arguments"]))).toEqual(call.arguments);
-        const content = result.content ?? "";
-        const traced = String(span.attributes["gen_ai.tool.call.result"]);
-        if (content.length <= 4096) expect(traced).toBe(content);
-        else expect(traced.startsWith(content.slice(0, 4096))).toBe(true);
-        expect(span.status.code ?? 0).not.toBe(2);
-      }
-    }
-
-    // The 429 on the very first call: that call's span records two attempts, and the refused one is
-    // its child with an error status, its reason without the key the body echoed.
-    const attempts = spans.filter((s) => s.name.startsWith("attempt "));
-    expect(attempts.length).toBe(1);
-    const retried = spans.find((s) => s.spanId === attempts[0]!.parentSpanId)!;
-    expect(retried.name).toBe("chat gpt-4.1");
-    expect(retried.attributes["passk.attempts"]).toBe(2);
-    expect(attempts[0]!.status.code).toBe(2);
-    expect(attempts[0]!.attributes["error.type"]).toBe("429");
-    expect(attempts[0]!.status.message).toContain("[redacted]");
-    expect(
-      spans
-        .filter((s) => s.name.startsWith("chat ") && s !== retried)
-        .every((s) => s.attributes["passk.attempts"] === 1),
-    ).toBe(true);
+    expectTracesOfRun(receiver.exports, results);
   });
 
   it("warns once when the collector is down, and the run goes on and exits 0 with the same results", async () => {
@@ -459,6 +466,51 @@ describe("passk run --otel", () => {
     expect(root.status.code).toBe(2);
     expect(root.attributes["error.type"]).toBe("SimulationAbortedError");
     expect(spans.filter((s) => s.parentSpanId === root.spanId).length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("passk worker --otel", () => {
+  const data = new DomainData(builtinDomains.get("airline")!, tau2DataDir());
+
+  it("traces the conversations it runs for a coordinator as a local run traces them, and flushes them on SIGTERM", async () => {
+    const redis = await startRedisServer();
+    servers.push({ close: () => redis.stop() });
+    const receiver = await startReceiver();
+    servers.push({ close: () => new Promise((resolve) => receiver.server.close(resolve)) });
+    const model = await mockModel(data);
+    // The variable turns tracing on, as for `passk run`; one conversation at a time (the script is sequential).
+    const worker = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, "bin", "passk.js"), "worker", "--queue", redis.url, "--concurrency", "1"],
+      {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          ...ENV,
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer%20${OTLP_TOKEN}`,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    worker.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => worker.on("close", (code) => resolve(code)));
+    servers.push({ close: () => worker.kill("SIGKILL") });
+    while (!stderr.includes("ready")) {
+      if (worker.exitCode !== null) throw new Error(`passk worker exited: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The coordinator has no --otel: every span below comes from the worker.
+    const result = await runCli(
+      [...runFlags("worker-traced", model.baseUrl), "--num-trials", "2", "--queue", redis.url],
+      { env: ENV },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(stderr.match(/ trial \d: user_stop/g)).toHaveLength(2);
+    worker.kill("SIGTERM");
+    expect(await exited, stderr).toBe(0);
+    expectTracesOfRun(receiver.exports, readSimulations("worker-traced"));
   });
 });
 

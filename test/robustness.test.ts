@@ -1,4 +1,5 @@
-import { mkdtempSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,7 +21,8 @@ import {
   type MockLlmServer,
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { startRedisServer } from "./helpers/redis-server.js";
+import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
 import { reasonOf } from "./helpers/run-mock-model.js";
 
 // The robustness suite end to end: `passk run --perturb` and `passk robustness` against the mock model
@@ -388,5 +390,129 @@ describe("a team's own perturbation", () => {
     });
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/no perturbation "shouting" \(known: tool-faults, .*customer-injection\)/);
+  });
+});
+
+describe("perturbations across machines (--queue)", () => {
+  /** A `passk` process that keeps running (a worker, a coordinator), its output collected. */
+  function spawnPassk(args: string[]) {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin", "passk.js"), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env() },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    return { child, output: () => output, exited };
+  }
+  async function waitFor(what: string, condition: () => boolean): Promise<void> {
+    for (const deadline = Date.now() + 20_000; !condition();) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  /** What a conversation was, without the ids and times that differ between two runs. */
+  const outcomes = (simulations: StoredSimulation[]) =>
+    simulations.map((s) => ({
+      task: s.taskId,
+      trial: s.trial,
+      reward: s.reward,
+      perturbations: s.info.perturbations,
+      messages: s.messages.map((m) => ({
+        role: m.role,
+        content: "content" in m ? (m.content ?? null) : null,
+        marks: perturbationMarks(m),
+      })),
+    }));
+
+  it("workers apply the run's perturbations, a team's own included, as one process does; a worker without that module, or with another version of it, leaves its jobs to one with it", async () => {
+    const redis = await startRedisServer();
+    const workers: Array<ReturnType<typeof spawnPassk>> = [];
+    const startWorker = (extra: string[]) => {
+      const worker = spawnPassk(["worker", "--queue", redis.url, "--concurrency", "2", ...extra]);
+      workers.push(worker);
+      return worker;
+    };
+    try {
+      const module = ["--perturbation-module", "test/fixtures/shouting-perturbation.ts"];
+      const perturb = ["--perturb", "tool-faults:rate=0.5", "--perturb", "shouting", ...module];
+      // Workers that cannot run the run's conversations: one without the module, one with another version.
+      const other = path.join(dir, "shouting-v2.mts");
+      writeFileSync(
+        other,
+        `import { shouting } from ${JSON.stringify(path.join(REPO_ROOT, "test/fixtures/shouting-perturbation.ts"))};\n` +
+          "export const shoutingV2 = { ...shouting, version: 2 };\n",
+      );
+      const lacking = startWorker([]);
+      const otherVersion = startWorker(["--perturbation-module", other]);
+      await waitFor("the two workers", () =>
+        [lacking, otherVersion].every((w) => w.output().includes("ready")),
+      );
+      const store = path.join(dir, "queued.db");
+      const coordinator = spawnPassk(["run", ...flags("stubborn", store), ...perturb, "--queue", redis.url]);
+      await waitFor("both refusals", () =>
+        ["it does not have the run's perturbation", "it has shouting@2"].every((s) =>
+          coordinator.output().includes(s),
+        ),
+      );
+      const refusal = (reason: string) =>
+        new RegExp(
+          `worker \\S+ cannot run mock task \\S+ trial \\d of run \\S+ and leaves it to another worker: ${reason}`,
+        );
+      expect(lacking.output()).toMatch(
+        refusal(
+          "it does not have the run's perturbation shouting@1; start it with --perturbation-module FILE defining shouting",
+        ),
+      );
+      expect(otherVersion.output()).toMatch(
+        refusal(
+          "it has shouting@2, and the run perturbs with shouting@1; start it with the --perturbation-module defining shouting@1",
+        ),
+      );
+      const matching = [startWorker(module), startWorker(module)];
+      expect(await coordinator.exited, coordinator.output()).toBe(0);
+      // The two workers with the module ran every conversation; the one without ran none.
+      const ran = (worker: ReturnType<typeof spawnPassk>) =>
+        (worker.output().match(/ trial \d: /g) ?? []).length;
+      expect(ran(lacking) + ran(otherVersion)).toBe(0);
+      expect(matching.map(ran).reduce((a, b) => a + b, 0)).toBe(4);
+
+      const local = path.join(dir, "queued-local.db");
+      const one = await runCli(["run", ...flags("stubborn", local), ...perturb], { env: env() });
+      expect(one.code, one.stderr).toBe(0);
+      const expected = outcomes(simulationsOf(local));
+      expect(outcomes(simulationsOf(store))).toEqual(expected);
+      // Both perturbations acted, and a stubborn agent lost tasks to the tool faults.
+      const effects = expected.flatMap((s) =>
+        s.messages.flatMap((m) => m.marks.map((mark) => mark.perturbation)),
+      );
+      expect(new Set(effects)).toEqual(new Set(["shouting@1", "tool-faults@1"]));
+      expect(expected.map((s) => s.reward)).toContain(0);
+      expect(expected.map((s) => s.reward)).toContain(1);
+
+      // `passk robustness --queue`: the clean and the perturbed runs, both on the workers.
+      for (const refusing of [lacking, otherVersion]) {
+        refusing.child.kill("SIGTERM");
+        await refusing.exited;
+      }
+      const robustness = await runCli(
+        [
+          "robustness",
+          ...flags("stubborn", path.join(dir, "queued-robustness.db")),
+          ...perturb,
+          "--queue",
+          redis.url,
+        ],
+        { env: env() },
+      );
+      expect(robustness.code, robustness.stderr).toBe(0);
+      expect(robustness.stdout).toMatch(/^shouting@1\s+2\s+/m);
+      expect(matching.map(ran).reduce((a, b) => a + b, 0)).toBe(4 + 3 * 4);
+    } finally {
+      for (const worker of workers) worker.child.kill("SIGKILL");
+      await redis.stop();
+    }
   });
 });

@@ -4,6 +4,8 @@ import { ConfigError } from "../core/errors.js";
 import type { Agent } from "../core/agent.js";
 import type { AnyDomain } from "../env/domain.js";
 import type { PerturbationDefinition } from "../perturbations/perturbation.js";
+import { builtinPerturbations, createPerturbationRegistry } from "../perturbations/registry.js";
+import type { CliContext } from "./context.js";
 
 /** A `--domain` value that names a module file (a team's own domain) rather than a built-in name. */
 export function isDomainModulePath(value: string): boolean {
@@ -120,4 +122,18 @@ export async function importPerturbationModule(file: string): Promise<Perturbati
       `${path.resolve(file)} exports no perturbation; export one made with definePerturbation({ name, version, kind, summary, params, effects })`,
     );
   return found;
+}
+
+/**
+ * Load `--perturbation-module`s (given now, recorded with a resumed run, or given to a worker) into the
+ * context's registry, beside passk's own and those loaded before.
+ */
+export async function loadPerturbations(context: CliContext, files: readonly string[]): Promise<void> {
+  const registry = context.perturbations;
+  const definitions = new Set<PerturbationDefinition>(builtinPerturbations);
+  for (const name of registry?.names ?? []) definitions.add(registry!.get(name)!);
+  // A module imported again gives the same values: the set keeps each definition once.
+  for (const file of files)
+    for (const definition of await importPerturbationModule(file)) definitions.add(definition);
+  context.perturbations = createPerturbationRegistry([...definitions]);
 }

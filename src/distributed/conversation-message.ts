@@ -22,6 +22,11 @@ export const ConversationJobDataSchema = z.object({
   seed: z.number().int(),
   /** The task, as JSON that keeps Python float marks (`2.0`). */
   task: z.string(),
+  /**
+   * The run's stored configuration. Its `perturbations` are specs (`tool-faults@1:rate=0.2`: name,
+   * version, settings), resolved by each worker from the perturbations it loaded itself: a job never
+   * makes a worker import code, and a worker without one (or with another version) refuses the job.
+   */
   config: RunConfigSchema,
   /** passk's version on the coordinator: a worker of another version refuses the job. */
   passkVersion: z.string(),

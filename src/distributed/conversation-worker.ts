@@ -50,7 +50,8 @@ export interface ConversationWorker {
  * A stateless `passk worker`: takes conversation jobs from the shared queue, runs each with
  * participants built from this machine's environment (API keys never travel through Redis), and hands
  * the graded simulation back. A job of another passk version, of other data, or one this machine cannot
- * run (a missing key) is refused with a sentence and left on the queue for a matching worker.
+ * run (a missing key, a perturbation it lacks) is refused with a sentence and left on the queue for a
+ * matching worker.
  */
 export async function startConversationWorker(
   options: ConversationWorkerOptions,

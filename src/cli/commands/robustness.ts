@@ -8,7 +8,8 @@ import { formatTable } from "../table.js";
 import { println, type CliContext } from "../context.js";
 import { formatRobustnessTable } from "./robustness-table.js";
 import { perturbationSpecs, type RunFlags } from "./run-resolve.js";
-import { loadPerturbations, RUN_EXIT, runCommand, withRunOptions } from "./run.js";
+import { loadPerturbations } from "../domain-modules.js";
+import { RUN_EXIT, runCommand, withRunOptions } from "./run.js";
 import { withStore } from "./run-source.js";
 
 /**

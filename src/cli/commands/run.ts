@@ -21,12 +21,10 @@ import {
   splitThresholds,
   type Threshold,
 } from "../../runner/fail-under.js";
-import type { RunJob } from "../../runner/execute-run.js";
-import type { PerturbationDefinition } from "../../perturbations/perturbation.js";
-import { builtinPerturbations, createPerturbationRegistry } from "../../perturbations/registry.js";
+import { createPerturbationRegistry } from "../../perturbations/registry.js";
 import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
 import { perturbationLabel } from "../../runner/robustness-pairs.js";
-import { startCliTracing, withOtelOption } from "../otel-option.js";
+import { startCliTracing, traceRunConversations, withOtelOption } from "../otel-option.js";
 import type { Tracing } from "../../observability/start-tracing.js";
 import { describeBlame, reviewStoredRun } from "./review.js";
 import type { RunConfig } from "../../runner/run-config.js";
@@ -50,7 +48,7 @@ import { fixed, formatMetrics } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
 import { openStore, withStoreOption } from "./run-source.js";
-import { importAgentModule, importPerturbationModule } from "../domain-modules.js";
+import { importAgentModule, loadPerturbations } from "../domain-modules.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
 import {
   checkNotRunningElsewhere,
@@ -214,17 +212,6 @@ export function withRunOptions(command: Command): Command {
   );
 }
 
-/** Load `--perturbation-module`s (given now, or recorded with a resumed run) into the registry. */
-export async function loadPerturbations(context: CliContext, files: readonly string[]): Promise<void> {
-  const registry = context.perturbations;
-  const definitions = new Set<PerturbationDefinition>(builtinPerturbations);
-  for (const name of registry?.names ?? []) definitions.add(registry!.get(name)!);
-  // A module imported again gives the same values: the set keeps each definition once.
-  for (const file of files)
-    for (const definition of await importPerturbationModule(file)) definitions.add(definition);
-  context.perturbations = createPerturbationRegistry([...definitions]);
-}
-
 export async function runCommand(
   flags: RunFlags,
   command: Command,
@@ -254,9 +241,6 @@ export async function runCommand(
       await loadPerturbations(context, config.perturbation_modules);
     const registry = context.perturbations ?? createPerturbationRegistry();
     const perturbations = (config.perturbations ?? []).map((spec) => registry.resolve(spec));
-    // Workers build their conversations from the job, which does not carry perturbations yet.
-    if (queueAddress && perturbations.length > 0)
-      throw new ConfigError("--perturb runs in one process for now: drop --queue (or --perturb) to run it");
     if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
     const datas = config.domains.map((name) =>
       loadDomain(context, name, {
@@ -353,20 +337,6 @@ export async function runCommand(
       gates.robustness,
       perturbations.map((p) => p.definition.name),
     );
-    // With --otel, each conversation run here is a trace.
-    const traced = (job: RunJob): RunJob =>
-      tracing
-        ? tracing.traceRunJob(job, ({ job: { runId, domain, taskId, trial }, seed }) => ({
-            runId,
-            domain,
-            taskId,
-            trial,
-            seed,
-            agentLlm: resolvedConfig.models.agentLlm,
-            ...(resolvedConfig.solo ? {} : { userLlm: resolvedConfig.models.userLlm }),
-            protocol: resolvedConfig.protocol,
-          }))
-        : job;
     if (resolvedConfig.solo) {
       for (const [name, entry] of domains) {
         if (entry.data.soloPolicy === undefined)
@@ -426,6 +396,7 @@ export async function runCommand(
             concurrency: numbers.localWorkers,
             lockMs: 30_000,
             quiet: true,
+            ...(tracing ? { tracing } : {}),
           });
       }
       const events = run({
@@ -446,7 +417,8 @@ export async function runCommand(
         ...(flags.junit ? { junit: flags.junit } : {}),
         thresholds,
         ...(perturbations.length > 0 ? { perturbations } : {}),
-        ...(tracing ? { wrapJob: traced } : {}),
+        // With --otel, each conversation run here is a trace (those of --local-workers too, above).
+        ...(tracing ? { wrapJob: traceRunConversations(tracing, resolvedConfig) } : {}),
         maxAttempts: numbers.maxAttempts,
         stopSignal: stop.signal,
         abortSignal: abort.signal,

@@ -14,10 +14,17 @@ import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js
 import { redisCheckpointStore } from "../../distributed/redis-checkpoint-store.js";
 import { redisLimiterFactory } from "../../distributed/redis-limiter.js";
 import { createCallLimiter } from "../../llm/call-limits.js";
+import type { Tracing } from "../../observability/start-tracing.js";
+import {
+  createPerturbationRegistry,
+  type PerturbationRegistry,
+  type ResolvedPerturbation,
+} from "../../perturbations/registry.js";
 import { conversationJob } from "../../runner/conversation-job.js";
 import { loadDomain, withDataOption, type CliContext } from "../context.js";
-import { importAgentModule } from "../domain-modules.js";
+import { importAgentModule, loadPerturbations } from "../domain-modules.js";
 import { participantsFromFlags, type Participants } from "../model-flags.js";
+import { startCliTracing, traceRunConversations, withOtelOption } from "../otel-option.js";
 import { modelFlagsOf } from "./run-resolve.js";
 
 const WorkerFlagsSchema = z.object({
@@ -34,18 +41,44 @@ const WorkerFlagsSchema = z.object({
     .min(0.5, { error: "--lock-seconds must be at least 0.5 seconds" })
     .max(3600, { error: "--lock-seconds must be at most 3600 seconds" }),
   data: z.string().optional(),
+  perturbationModule: z.array(z.string()).optional(),
+  otel: z.union([z.string(), z.boolean()]).optional(),
 });
 type WorkerFlags = z.infer<typeof WorkerFlagsSchema>;
 
 /**
+ * The run's perturbations, as this worker has them: the job names each by its spec (name, version,
+ * settings), and only the perturbations this process loaded run — a job never makes a worker import
+ * code. A missing one, or another version, is a ConfigError: the job is left to a matching worker.
+ */
+function perturbationsHere(registry: PerturbationRegistry, specs: readonly string[]): ResolvedPerturbation[] {
+  return specs.map((spec) => {
+    const id = spec.split(":")[0]!;
+    const [name, version] = id.split("@") as [string, string | undefined];
+    const here = registry.get(name);
+    if (!here)
+      throw new ConfigError(
+        `it does not have the run's perturbation ${id}; start it with --perturbation-module FILE defining ${name}`,
+      );
+    if (version !== undefined && Number(version) !== here.version)
+      throw new ConfigError(
+        `it has ${name}@${here.version}, and the run perturbs with ${id}; start it with the --perturbation-module defining ${id}`,
+      );
+    return registry.resolve(spec);
+  });
+}
+
+/**
  * What runs a job on this machine: the domain's data from `--data`, `PASSK_DATA_DIR` or the job's data
- * directory, and participants built from the job's configuration with this machine's keys (built once
- * per run and reused).
+ * directory, participants built from the job's configuration with this machine's keys (built once per
+ * run and reused), the run's perturbations from this process's registry, and with `tracing` each
+ * conversation traced as a local run traces it.
  */
 export function prepareJobsHere(
   context: CliContext,
   dataDir: string | undefined,
   address: RedisAddress,
+  tracing?: Tracing,
 ): { prepare: (data: ConversationJobData, task: Task) => Promise<PreparedJob>; close(): void } {
   const participantsOf = new Map<string, Promise<Participants>>();
   // One store client for every run's limiters; the limits themselves are per run.
@@ -61,6 +94,10 @@ export function prepareJobsHere(
         ? { retrievalConfig: config.retrieval_config }
         : {}),
     });
+    const perturbations = perturbationsHere(
+      context.perturbations ?? createPerturbationRegistry(),
+      config.perturbations ?? [],
+    );
     const key = `${data.runId}\u0000${JSON.stringify(config)}`;
     let participants = participantsOf.get(key);
     if (!participants) {
@@ -78,16 +115,19 @@ export function prepareJobsHere(
           context,
           dir,
           config.domains.map((name) => getDomain(name, context.domains)),
-          config.limits && limiters
-            ? { limiter: createCallLimiter(config.limits, limiters.factory, data.runId) }
-            : {},
+          {
+            ...(tracing ? { observer: tracing.modelCalls } : {}),
+            ...(config.limits && limiters
+              ? { limiter: createCallLimiter(config.limits, limiters.factory, data.runId) }
+              : {}),
+          },
         );
       })();
       participantsOf.set(key, participants);
       participants.catch(() => participantsOf.delete(key));
     }
     const built = await participants;
-    return {
+    const prepared: PreparedJob = {
       dataFingerprint: dataFingerprint(domainData),
       runJob: conversationJob({
         domains: new Map([[data.domain, { data: domainData, tasks: new Map([[task.id, task]]) }]]),
@@ -100,9 +140,14 @@ export function prepareJobsHere(
         maxSteps: config.max_steps,
         maxErrors: config.max_errors,
         ...(config.max_sim_seconds ? { maxDurationMs: config.max_sim_seconds * 1000 } : {}),
+        ...(perturbations.length > 0 ? { perturbations } : {}),
         ...(config.checkpoint_turns ? { checkpoints: (checkpoints ??= redisCheckpointStore(address)) } : {}),
       }),
     };
+    // With --otel, each conversation run here is a trace, as in a one-process run.
+    return tracing
+      ? { ...prepared, runJob: traceRunConversations(tracing, config)(prepared.runJob) }
+      : prepared;
   };
   return {
     prepare,
@@ -116,9 +161,17 @@ export function prepareJobsHere(
 /** Start a conversation worker on this process (`passk worker`, and `passk run --local-workers`). */
 export async function startWorkerHere(
   context: CliContext,
-  options: { address: RedisAddress; concurrency: number; lockMs: number; data?: string; quiet?: boolean },
+  options: {
+    address: RedisAddress;
+    concurrency: number;
+    lockMs: number;
+    data?: string;
+    quiet?: boolean;
+    /** `--otel`: each conversation this worker runs is a trace. */
+    tracing?: Tracing;
+  },
 ): Promise<ConversationWorker> {
-  const here = prepareJobsHere(context, options.data, options.address);
+  const here = prepareJobsHere(context, options.data, options.address, options.tracing);
   const worker = await startConversationWorker({
     address: options.address,
     concurrency: options.concurrency,
@@ -144,12 +197,14 @@ export async function startWorkerHere(
 }
 
 export function registerWorker(program: Command, context: CliContext): void {
-  const command = withDataOption(
-    program
-      .command("worker")
-      .description(
-        "Run conversations of distributed runs (`passk run --queue URL`) taken from Redis or Valkey; stateless, start as many as you like on any machine",
-      ),
+  const command = withOtelOption(
+    withDataOption(
+      program
+        .command("worker")
+        .description(
+          "Run conversations of distributed runs (`passk run --queue URL`) taken from Redis or Valkey; stateless, start as many as you like on any machine",
+        ),
+    ),
   )
     .option("--queue <url>", "the Redis or Valkey URL the coordinator uses, e.g. redis://127.0.0.1:6379")
     .option("--concurrency <n>", "conversations this worker runs at once", "4")
@@ -157,6 +212,11 @@ export function registerWorker(program: Command, context: CliContext): void {
       "--lock-seconds <s>",
       "a job whose worker stops answering for this long (killed, machine lost) is run again by another",
       "30",
+    )
+    .option(
+      "--perturbation-module <file>",
+      "a module exporting your own perturbations (definePerturbation), for runs that --perturb with them (repeatable)",
+      (value: string, previous: string[] = []) => [...previous, value],
     );
   command.action(async (raw: Record<string, unknown>) => {
     const parsed = WorkerFlagsSchema.safeParse(raw);
@@ -164,11 +224,14 @@ export function registerWorker(program: Command, context: CliContext): void {
     const flags: WorkerFlags = parsed.data;
     const address = parseRedisUrl(flags.queue);
     await checkRedisReachable(address);
+    if (flags.perturbationModule) await loadPerturbations(context, flags.perturbationModule);
+    const tracing = await startCliTracing(flags, context);
     const worker = await startWorkerHere(context, {
       address,
       concurrency: flags.concurrency,
       lockMs: flags.lockSeconds * 1000,
       ...(flags.data ? { data: flags.data } : {}),
+      ...(tracing ? { tracing } : {}),
     });
     context.stderr.write(
       `worker ${worker.id} ready: ${flags.concurrency} conversation(s) at once from ${flags.queue.replace(/\/\/[^@/]*@/, "//")}; Ctrl-C to stop\n`,
@@ -176,7 +239,8 @@ export function registerWorker(program: Command, context: CliContext): void {
     await new Promise<void>((resolve) => {
       let stopping = false;
       const onSignal = () => {
-        if (stopping) process.exit(130); // the jobs in flight are run again by another worker
+        // The jobs in flight are run again by another worker; the spans of those finished are sent.
+        if (stopping) void (tracing?.shutdown() ?? Promise.resolve()).finally(() => process.exit(130));
         stopping = true;
         context.stderr.write("stopping: finishing the conversations in flight (Ctrl-C again to drop them)\n");
         void worker.close().then(resolve);
@@ -184,5 +248,7 @@ export function registerWorker(program: Command, context: CliContext): void {
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
     });
+    // Spans reach the collector before the process exits.
+    await tracing?.shutdown();
   });
 }

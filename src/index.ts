@@ -89,8 +89,9 @@ export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
 // Runs
 export { Store } from "./store/store.js";
 export type { JobQueue } from "./core/job-queue.js";
-export type { RunStore } from "./core/run-store.js";
+export type { RunStore, CheckpointStore, TurnCheckpoint } from "./core/run-store.js";
 export { SqliteJobQueue } from "./store/sqlite-job-queue.js";
+export { SqliteCheckpointStore } from "./store/sqlite-checkpoint-store.js";
 export { run } from "./runner/run.js";
 export type { RunOptions, RunParticipants, RunSessionEvent, RunSessionOutcome } from "./runner/run.js";
 export type { RunConfig } from "./runner/run-config.js";
@@ -103,6 +104,7 @@ export { startConversationWorker } from "./distributed/conversation-worker.js";
 export type { ConversationWorker, ConversationWorkerOptions } from "./distributed/conversation-worker.js";
 export { parseRedisUrl } from "./distributed/redis-url.js";
 export { redisLimiterFactory } from "./distributed/redis-limiter.js";
+export { redisCheckpointStore } from "./distributed/redis-checkpoint-store.js";
 export { createCallLimiter, parseCallLimits, withCallLimits } from "./llm/call-limits.js";
 export type { CallLimiter, CallLimits } from "./llm/call-limits.js";
 

@@ -19,6 +19,7 @@ import {
 } from "../../src/testing/index.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { mockModelFlags, runCli, type CliRun } from "../helpers/run-cli.js";
+import { startRedisServer, type TestRedis } from "../helpers/redis-server.js";
 import { craftedModel } from "../helpers/run-mock-model.js";
 import { ensureWebBuilt, launchChromium, REPO } from "./helpers/browser.js";
 import { buildResults } from "./helpers/seed-results.js";
@@ -37,9 +38,16 @@ let url: string;
 let model: MockLlmServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let results: Results;
-// The third conversation's customer waits here until the test lets the run go on.
+let redis: TestRedis;
+const children: ChildProcess[] = [];
+// Each run's third conversation waits at the gate until the test lets the run go on.
 let openGate: () => void = () => {};
-const gate = new Promise<void>((resolve) => (openGate = resolve));
+let gate = Promise.resolve();
+let conversationsStarted = 0;
+function closeGate(): void {
+  conversationsStarted = 0;
+  gate = new Promise<void>((resolve) => (openGate = resolve));
+}
 
 beforeAll(async () => {
   ensureWebBuilt();
@@ -48,7 +56,7 @@ beforeAll(async () => {
   storeFile = path.join(folder, "coordinator.db");
   results = await buildResults(data, { taskIds: TASKS, trials: 2, fails: () => false });
   const crafted = craftedModel({ tasks: TASKS.map((id) => data.task(id)), trialSeeds: trialSeeds(300, 2) });
-  let conversationsStarted = 0;
+  redis = await startRedisServer();
   model = await startMockLlmServer({
     delayMs: 5,
     script: async (request: MockLlmRequest) => {
@@ -92,9 +100,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   openGate();
+  for (const child of children) child.kill("SIGKILL");
   await browser?.close();
   serve?.kill("SIGTERM");
   await model?.close();
+  await redis?.stop();
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -124,66 +134,112 @@ async function openPage(width: number, pathName: string): Promise<Page> {
   return page;
 }
 
+/** Requests the page makes to the runs API from now on. */
+function countRunRequests(page: Page): () => number {
+  let asked = 0;
+  page.on("request", (r) => {
+    if (r.url().includes("/api/runs")) asked++;
+  });
+  return () => asked;
+}
+
+/** Hide or show the page as switching tabs would (headless Chromium never hides it by itself). */
+const setHidden = (page: Page, hidden: boolean) =>
+  page.evaluate(
+    `Object.defineProperty(document, "hidden", { configurable: true, get: () => ${hidden} });
+     document.dispatchEvent(new Event("visibilitychange"));`,
+  );
+
 const loadedOnce = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as { loadedOnce?: boolean }).loadedOnce === true);
 
 describe("the explorer follows a run in progress", () => {
-  it("a real `passk run` into the store `passk serve` reads: the run page goes from 2 / 6 to 6 / 6 and completed by itself", async () => {
-    const run: Promise<CliRun> = runCli(
-      [
-        "run",
-        "--domain",
-        "mock",
-        ...mockModelFlags(model.baseUrl),
-        "--task-ids",
-        ...TASKS,
-        "--num-trials",
-        "2",
-        "--max-concurrency",
-        "1",
-        "--progress",
-        "lines",
-        "--label",
-        "live run",
-        "--store",
-        storeFile,
-      ],
-      { env },
-    );
-    // Two conversations are stored, the third waits at the gate.
-    const live = await until("two stored conversations", async () =>
-      (await runs()).find((r) => r.label === "live run" && r.progress.done === 2),
-    );
-    expect(live.status).toBe("running");
-    expect(live.progress.planned).toBe(6);
+  // The same from the store's side: a run in one process, and a coordinator handing jobs to a worker.
+  it.each([
+    { how: "in one process", width: 1280, distributed: false },
+    { how: "across machines (coordinator, Redis, a worker)", width: 390, distributed: true },
+  ])(
+    "a real `passk run` $how into the store `passk serve` reads: the run page goes from 2 / 6 to 6 / 6 and completed by itself ($width px)",
+    async ({ width, distributed }) => {
+      closeGate();
+      const label = `live run ${width}`;
+      let output = "";
+      if (distributed) {
+        const worker = spawn(
+          process.execPath,
+          [path.join(REPO, "bin", "passk.js"), "worker", "--queue", redis.url, "--concurrency", "1"],
+          { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+        );
+        children.push(worker);
+        worker.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+        worker.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+        await until("the worker", async () => (output.includes("ready") ? true : undefined));
+      }
+      const run: Promise<CliRun> = runCli(
+        [
+          "run",
+          "--domain",
+          "mock",
+          ...mockModelFlags(model.baseUrl),
+          "--task-ids",
+          ...TASKS,
+          "--num-trials",
+          "2",
+          "--max-concurrency",
+          "1",
+          "--progress",
+          "lines",
+          "--label",
+          label,
+          "--store",
+          storeFile,
+          ...(distributed ? ["--queue", redis.url] : []),
+        ],
+        { env },
+      );
+      // Two conversations are stored, the third waits at the gate.
+      const live = await until("two stored conversations", async () =>
+        (await runs()).find((r) => r.label === label && r.progress.done === 2),
+      );
+      expect(live.status).toBe("running");
+      expect(live.progress.planned).toBe(6);
 
-    const page = await openPage(1280, `/#/runs/${live.id}`);
-    const progress = page.getByTestId("run-progress");
-    await expect.poll(() => progress.textContent(), SOON).toContain("2 / 6 conversations");
-    expect(await page.getByTestId("run-status").first().textContent()).toBe("running");
-    expect(await page.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("2");
-    expect(await page.locator(".grid-cell").count()).toBe(2);
-    await page.screenshot({ path: path.join(SCREENS, "live-progress-running-1280.png"), fullPage: true });
+      const page = await openPage(width, `/#/runs/${live.id}`);
+      const progress = page.getByTestId("run-progress");
+      await expect.poll(() => progress.textContent(), SOON).toContain("2 / 6 conversations");
+      expect(await page.getByTestId("run-status").first().textContent()).toBe("running");
+      expect(await page.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("2");
+      expect(await page.locator(".grid-cell").count()).toBe(2);
+      const box = await progress.boundingBox();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+      await page.screenshot({
+        path: path.join(SCREENS, `live-progress-running-${width}.png`),
+        fullPage: true,
+      });
 
-    openGate();
-    const finished = await run;
-    expect(finished.code, finished.stderr).toBe(0);
-    await expect.poll(() => progress.textContent(), { timeout: 15_000 }).toContain("6 / 6 conversations");
-    await expect.poll(() => page.getByTestId("run-status").first().textContent(), SOON).toBe("completed");
-    await expect.poll(() => page.locator(".grid-cell").count(), SOON).toBe(6);
-    expect(await page.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("6");
-    expect(await loadedOnce(page)).toBe(true);
-    await page.screenshot({ path: path.join(SCREENS, "live-progress-completed-1280.png"), fullPage: true });
+      openGate();
+      const finished = await run;
+      expect(finished.code, finished.stderr).toBe(0);
+      // Across machines, the worker ran every conversation.
+      if (distributed) expect(output.match(/ trial \d+: /g) ?? []).toHaveLength(6);
+      await expect.poll(() => progress.textContent(), { timeout: 15_000 }).toContain("6 / 6 conversations");
+      await expect.poll(() => page.getByTestId("run-status").first().textContent(), SOON).toBe("completed");
+      await expect.poll(() => page.locator(".grid-cell").count(), SOON).toBe(6);
+      expect(await page.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("6");
+      expect(await loadedOnce(page)).toBe(true);
+      await page.screenshot({
+        path: path.join(SCREENS, `live-progress-completed-${width}.png`),
+        fullPage: true,
+      });
 
-    // Finished: the page stops asking.
-    let asked = 0;
-    page.on("request", (r) => {
-      if (r.url().includes("/api/runs")) asked++;
-    });
-    await page.waitForTimeout(5_000);
-    expect(asked).toBe(0);
-    await page.close();
-  }, 120_000);
+      // Finished: the page stops asking.
+      const asked = countRunRequests(page);
+      await page.waitForTimeout(5_000);
+      expect(asked()).toBe(0);
+      await page.close();
+    },
+    120_000,
+  );
 
   it("at 390 px the runs list shows a live run, a stalled one, and both changing without a reload", async () => {
     // A coordinator writing into the store (the Store class, as the runner does), and one that went
@@ -227,6 +283,16 @@ describe("the explorer follows a run in progress", () => {
       const box = await row(liveId).boundingBox();
       expect(box!.x + box!.width).toBeLessThanOrEqual(390);
       await page.screenshot({ path: path.join(SCREENS, "live-progress-runs-390.png"), fullPage: true });
+
+      // A hidden page asks nothing, and asks again as soon as it is shown.
+      await setHidden(page, true);
+      await page.waitForTimeout(2_500); // a refresh already under way lands
+      const whileHidden = countRunRequests(page);
+      await page.waitForTimeout(5_000);
+      expect(whileHidden()).toBe(0);
+      const shown = countRunRequests(page);
+      await setHidden(page, false);
+      await expect.poll(shown, { timeout: 1_000 }).toBeGreaterThan(0);
 
       // The live run advances and completes; the silent one is heard from again.
       for (const index of [2, 3, 4, 5]) put(writers.live, liveId, index);

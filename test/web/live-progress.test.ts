@@ -9,6 +9,7 @@ import { builtinDomains } from "../../src/domains/registry.js";
 import { DomainData } from "../../src/formats/tau2/domain-data.js";
 import { trialSeeds } from "../../src/runner/run-plan.js";
 import { RunListSchema, STALLED_AFTER_SECONDS } from "../../src/server/api-schemas.js";
+import { sqliteRunStore } from "../../src/server/sqlite-run-store.js";
 import { SqliteJobQueue } from "../../src/store/sqlite-job-queue.js";
 import { Store } from "../../src/store/store.js";
 import {
@@ -23,6 +24,7 @@ import { startRedisServer, type TestRedis } from "../helpers/redis-server.js";
 import { craftedModel } from "../helpers/run-mock-model.js";
 import { ensureWebBuilt, launchChromium, REPO } from "./helpers/browser.js";
 import { buildResults } from "./helpers/seed-results.js";
+import { startWebServer } from "./helpers/web-server.js";
 
 // Watching a run from `passk serve` while `passk run` (or a coordinator) writes into the same store:
 // the explorer shows it advancing, then completed, without a reload.
@@ -315,4 +317,44 @@ describe("the explorer follows a run in progress", () => {
       writers.silent.close();
     }
   }, 90_000);
+  it("the server going away pauses the updates with a sentence, the page keeps what it shows, and picks up again", async () => {
+    // An in-process server over its own store, so that it can be killed and restarted.
+    const file = path.join(folder, "restarted.db");
+    const writer = Store.open(file);
+    const served = Store.open(file);
+    const web = await startWebServer({ store: sqliteRunStore(served) });
+    try {
+      const run = writer.createRun({
+        label: "through a restart",
+        numTrials: 2,
+        info: results.info,
+        config: { runner: { pid: 1, host: "coordinator", started_at: writer.now() } },
+      });
+      await new SqliteJobQueue(writer).enqueue(
+        run.id,
+        TASKS.flatMap((taskId) => [0, 1].map((trial) => ({ domain: "mock", taskId, trial }))),
+      );
+      writer.putSimulation(run.id, "mock", results.simulations[0]!);
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto(`${web.url}/#/runs/${run.id}`);
+      const progress = page.getByTestId("run-progress");
+      await expect.poll(() => progress.textContent(), SOON).toContain("1 / 6 conversations");
+
+      await web.kill();
+      await expect
+        .poll(() => page.getByText("Live updates paused").textContent(), SOON)
+        .toContain("cannot reach the passk server");
+      expect(await progress.textContent()).toContain("1 / 6 conversations");
+      for (const index of [1, 2]) writer.putSimulation(run.id, "mock", results.simulations[index]!);
+      await web.restart();
+      await expect.poll(() => progress.textContent(), { timeout: 20_000 }).toContain("3 / 6 conversations");
+      expect(await page.getByText("Live updates paused").count()).toBe(0);
+      await page.close();
+    } finally {
+      await web.kill();
+      writer.close();
+      served.close();
+    }
+  }, 60_000);
 });

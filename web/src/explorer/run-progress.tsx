@@ -48,14 +48,16 @@ export function RunProgressLine(props: { run: RunSummary; compact?: boolean }) {
         ? `no news for ${formatDuration(progress.idleSeconds * 1000)} (last update ${formatTime(progress.updatedAt)}): has its runner stopped?`
         : planned === 0
           ? "queuing its conversations…"
-          : progress.perMinute === null
-            ? "measuring its pace…"
-            : `${progress.perMinute.toFixed(progress.perMinute < 10 ? 1 : 0)}/min` +
-              (progress.etaSeconds !== null
-                ? ` · about ${formatDuration(progress.etaSeconds * 1000)} left`
-                : progress.adaptive
-                  ? " · adaptive: more trials may be queued"
-                  : "");
+          : done >= planned && !progress.adaptive
+            ? "all stored: writing its results…"
+            : progress.perMinute === null
+              ? "measuring its pace…"
+              : `${progress.perMinute.toFixed(progress.perMinute < 10 ? 1 : 0)}/min` +
+                (progress.etaSeconds !== null
+                  ? ` · about ${formatDuration(progress.etaSeconds * 1000)} left`
+                  : progress.adaptive
+                    ? " · adaptive: more trials may be queued"
+                    : "");
   return (
     <div className={`run-progress${props.compact ? " compact" : ""}`} data-testid="run-progress">
       <span className="run-progress-count">

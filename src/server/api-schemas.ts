@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MessageSchema, ToolCallSchema, ToolMessageSchema } from "../core/message.js";
+import { RunStatusSchema } from "../core/run-store.js";
 import { RewardInfoSchema, SimulationRunSchema, TerminationReasonSchema } from "../core/simulation.js";
 import { TaskSchema } from "../core/task.js";
 
@@ -322,8 +323,40 @@ export const DocumentQuerySchema = z.strictObject({ q: name("q") });
 
 // ── Explorer ─────────────────────────────────────────────────────────────────────────────────────
 
+/** How far a run has come, read while it runs (the explorer polls it). */
+export const RunProgressSchema = z.object({
+  /** (task, trial) conversations planned so far; an adaptive run adds some each round. */
+  planned: z.number().int(),
+  /** Conversations stored: graded, and infrastructure errors. */
+  done: z.number().int(),
+  /** When the process running it now started; null when none is. */
+  startedAt: z.string().nullable(),
+  /** Its last sign of life: a conversation stored, a job claimed or renewed, its record changed. */
+  updatedAt: z.string(),
+  /** Seconds since `updatedAt`, by the server's clock. */
+  idleSeconds: z.number(),
+  /** Running, yet nothing moved for {@link STALLED_AFTER_SECONDS}: its runner may have died. */
+  stalled: z.boolean(),
+  /** Conversations stored per minute since `startedAt`; null until two are, or when not running. */
+  perMinute: z.number().nullable(),
+  /** Seconds left at that pace for what is planned; null when unknown (adaptive runs grow their plan). */
+  etaSeconds: z.number().nullable(),
+  adaptive: z.boolean(),
+});
+export type RunProgress = z.infer<typeof RunProgressSchema>;
+
+/**
+ * A running run with no sign of life for this long is called stalled. A live runner renews the lease
+ * of each conversation in flight every few minutes (a third of the 10-minute lease), so a long
+ * conversation does not look stalled.
+ */
+export const STALLED_AFTER_SECONDS = 10 * 60;
+
 export const RunSummarySchema = z.object({
   id: z.string(),
+  /** `running` while a runner works on it (or died without saying so: see `progress.stalled`). */
+  status: RunStatusSchema,
+  progress: RunProgressSchema,
   label: z.string().nullable(),
   /** The agent's model (τ² `agent_info.llm`), or its implementation name. */
   model: z.string().nullable(),

@@ -77,7 +77,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
     }
     return detail;
   };
-  const views = deps.store ? new RunViews(deps.store, domainDataIfAny) : undefined;
+  const views = deps.store ? new RunViews(deps.store, domainDataIfAny, now) : undefined;
   const explorer = (): RunViews => {
     if (!views)
       throw new FeatureDisabledError("this server has no run store: start it with --store to browse runs");

@@ -6,7 +6,7 @@ import { createMemoryConversationStore } from "./conversation-store.js";
 import type { RunStore, StoredRun } from "./run-store.js";
 
 interface MemoryRun {
-  run: StoredRun;
+  run: Omit<StoredRun, "progress">;
   domain: string;
   tasks: Task[];
   simulations: Array<SimulationRun & { trial: number }>;
@@ -21,10 +21,26 @@ export function createMemoryRunStore(options: { now?: () => Date; newId?: () => 
   const newId = options.newId ?? (() => randomUUID());
   const runs = new Map<string, MemoryRun>();
   const imports = new Map<string, string[]>();
+  // Runs held here are imported files: everything they hold is done.
+  const withProgress = ({ run, simulations }: MemoryRun): StoredRun => ({
+    ...run,
+    progress: {
+      status: "imported",
+      planned: simulations.length,
+      done: simulations.length,
+      sessionStartedAt: null,
+      doneThisSession: 0,
+      lastActivityAt: run.createdAt,
+      adaptive: false,
+    },
+  });
   return {
     conversations: createMemoryConversationStore(),
-    listRuns: () => [...runs.values()].map((r) => r.run),
-    getRun: (runId) => runs.get(runId)?.run,
+    listRuns: () => [...runs.values()].map(withProgress),
+    getRun: (runId) => {
+      const run = runs.get(runId);
+      return run && withProgress(run);
+    },
     runSimulations: (runId) => {
       const run = runs.get(runId);
       if (!run) return [];

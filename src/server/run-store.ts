@@ -1,3 +1,4 @@
+import type { RunStatus } from "../core/run-store.js";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import type { ResultsFile } from "../formats/tau2/results.js";
@@ -15,6 +16,24 @@ export interface StoredRun {
   numTrials: number | null;
   /** τ² run info (`agent_info`, `user_info`, `environment_info`…). */
   info: Record<string, unknown>;
+  progress: StoredRunProgress;
+}
+
+/** Where a run stands, as its store records it: what was planned, what is stored, when it last moved. */
+export interface StoredRunProgress {
+  status: RunStatus;
+  /** (task, trial) conversations planned so far: an adaptive run adds some each round. */
+  planned: number;
+  /** Simulations stored (graded, and infrastructure errors). */
+  done: number;
+  /** When the process working on it now started; null when none is. */
+  sessionStartedAt: string | null;
+  /** Simulations stored since `sessionStartedAt`. */
+  doneThisSession: number;
+  /** The run's last sign of life: its record changed, a simulation stored, a job claimed or renewed. */
+  lastActivityAt: string;
+  /** `passk run --adaptive`: `planned` grows round after round. */
+  adaptive: boolean;
 }
 
 /** A simulation without its messages: what the grid and the metrics need. */

@@ -11,16 +11,18 @@ import { describeSignificance } from "../metrics/statistics.js";
 import { failedChecks } from "../metrics/failed-checks.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
 import { NON_EVALUABLE_TERMINATIONS, computeRunMetrics, type RunMetrics } from "../metrics/run-metrics.js";
-import type {
-  AgentScore,
-  CompareResponse,
-  GridRow,
-  RecordDiff,
-  RobustnessRowView,
-  RunDetail,
-  RunSummary,
-  SimulationDetail,
-  SimulationKeyView,
+import {
+  STALLED_AFTER_SECONDS,
+  type AgentScore,
+  type CompareResponse,
+  type GridRow,
+  type RecordDiff,
+  type RobustnessRowView,
+  type RunDetail,
+  type RunProgress,
+  type RunSummary,
+  type SimulationDetail,
+  type SimulationKeyView,
 } from "./api-schemas.js";
 import { robustnessRowsOf } from "../runner/robustness-pairs.js";
 import { taskTitle } from "./domain-views.js";
@@ -87,9 +89,11 @@ const keyOf = (s: StoredSimulationSummary | undefined): SimulationKeyView | null
   s ? { domain: s.domain, taskId: s.task_id, trial: s.trial } : null;
 
 interface RunMetricsEntry {
-  count: number;
+  /** The run's stored count and last activity when computed (a retry replaces a simulation). */
+  version: string;
   simulations: StoredSimulationSummary[];
   metrics: RunMetrics;
+  comparability: RunSummary["comparability"];
 }
 
 /**
@@ -101,10 +105,16 @@ export class RunViews {
   readonly #store: RunStore;
   readonly #loadDomainData: (name: string) => DomainData | undefined;
   readonly #cache = new Map<string, RunMetricsEntry>();
+  readonly #now: () => Date;
 
-  constructor(store: RunStore, loadDomainData: (name: string) => DomainData | undefined) {
+  constructor(
+    store: RunStore,
+    loadDomainData: (name: string) => DomainData | undefined,
+    now: () => Date = () => new Date(),
+  ) {
     this.#store = store;
     this.#loadDomainData = loadDomainData;
+    this.#now = now;
   }
 
   #run(runId: string): StoredRun {
@@ -114,13 +124,16 @@ export class RunViews {
   }
 
   #metrics(run: StoredRun): RunMetricsEntry {
-    const simulations = this.#store.runSimulations(run.id);
+    // Checked before reading the simulations: polling a list of finished runs reads none of them again.
+    const version = `${run.progress.done}\u0000${run.progress.lastActivityAt}`;
     const cached = this.#cache.get(run.id);
-    if (cached && cached.count === simulations.length) return cached;
+    if (cached && cached.version === version) return cached;
+    const simulations = this.#store.runSimulations(run.id);
     const entry = {
-      count: simulations.length,
+      version,
       simulations,
       metrics: computeRunMetrics(simulations, { numTrials: run.numTrials, bootstrap: { seed: 0 } }),
+      comparability: this.#comparability(run, simulations),
     };
     this.#cache.set(run.id, entry);
     return entry;
@@ -135,6 +148,8 @@ export class RunViews {
       trialsPerTask.set(`${s.domain}/${s.task_id}`, (trialsPerTask.get(`${s.domain}/${s.task_id}`) ?? 0) + 1);
     return {
       id: run.id,
+      status: run.progress.status,
+      progress: this.#progress(run),
       label: run.label,
       model: modelOf(run),
       userModel: stringOr(userInfo["llm"]) ?? stringOr(userInfo["implementation"]),
@@ -146,7 +161,35 @@ export class RunViews {
       avgReward: metrics.avg_reward,
       totalCost: sumOrNull(simulations.map((s) => sumOrNull([s.agent_cost, s.user_cost]))),
       date: run.timestamp ?? run.createdAt,
-      comparability: this.#comparability(run, simulations),
+      comparability: entry.comparability,
+    };
+  }
+
+  /** How far the run has come, its pace and what is left, by this server's clock. */
+  #progress(run: StoredRun): RunProgress {
+    const p = run.progress;
+    const now = this.#now().getTime();
+    const idleSeconds = Math.max(0, (now - Date.parse(p.lastActivityAt)) / 1000);
+    const running = p.status === "running";
+    const stalled = running && idleSeconds > STALLED_AFTER_SECONDS;
+    const startedAt = running ? p.sessionStartedAt : null;
+    const elapsedMinutes = startedAt === null ? 0 : (now - Date.parse(startedAt)) / 60_000;
+    // A pace needs two conversations of this session; a stalled run has none to speak of.
+    const perMinute =
+      running && !stalled && p.doneThisSession >= 2 && elapsedMinutes > 0
+        ? p.doneThisSession / elapsedMinutes
+        : null;
+    const left = Math.max(0, p.planned - p.done);
+    return {
+      planned: p.planned,
+      done: p.done,
+      startedAt,
+      updatedAt: p.lastActivityAt,
+      idleSeconds: Math.round(idleSeconds),
+      stalled,
+      perMinute,
+      etaSeconds: perMinute !== null && !p.adaptive ? Math.round((left / perMinute) * 60) : null,
+      adaptive: p.adaptive,
     };
   }
 

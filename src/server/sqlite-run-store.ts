@@ -1,6 +1,7 @@
 import { UnknownNameError } from "../core/errors.js";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
+import { RunConfigSchema } from "../runner/run-config.js";
 import { importResults, withTrials } from "../store/import-results.js";
 import type { Store } from "../store/store.js";
 import type { RunStore, StoredRun } from "./run-store.js";
@@ -11,14 +12,29 @@ import { sqliteConversationStore } from "./sqlite-conversation-store.js";
  * filled in), which the API schema accepts as they are.
  */
 export function sqliteRunStore(store: Store): RunStore {
-  const toRun = (record: ReturnType<Store["getRun"]>): StoredRun => ({
-    id: record.id,
-    label: record.label,
-    createdAt: record.createdAt,
-    timestamp: record.timestamp,
-    numTrials: record.numTrials,
-    info: record.info ?? {},
-  });
+  const toRun = (record: ReturnType<Store["getRun"]>): StoredRun => {
+    const runner = RunConfigSchema.shape.runner.safeParse(record.config["runner"]);
+    const sessionStartedAt = (runner.success && runner.data?.started_at) || null;
+    const adaptive = RunConfigSchema.shape.adaptive.safeParse(record.config["adaptive"]);
+    const progress = store.runProgress(record.id, sessionStartedAt);
+    return {
+      id: record.id,
+      label: record.label,
+      createdAt: record.createdAt,
+      timestamp: record.timestamp,
+      numTrials: record.numTrials,
+      info: record.info ?? {},
+      progress: {
+        status: record.status,
+        planned: progress.planned,
+        done: progress.done,
+        sessionStartedAt,
+        doneThisSession: progress.doneSince,
+        lastActivityAt: progress.lastActivityAt,
+        adaptive: adaptive.success && adaptive.data != null,
+      },
+    };
+  };
   return {
     listRuns: () => store.listRuns().map(toRun),
     getRun: (runId) => {

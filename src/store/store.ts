@@ -254,6 +254,49 @@ export class Store implements RunStore {
     ).map(toRunRecord);
   }
 
+  /**
+   * How far a run has come: its (task, trial)s planned (the jobs the runner queued — they grow with
+   * each adaptive round and stay across resumes — plus stored simulations no job asked for, such as
+   * an imported file's), those stored, those stored since `since`, and its last sign of life (the run
+   * record, a stored simulation, or a job claimed or its lease renewed).
+   */
+  runProgress(
+    runId: string,
+    since: string | null,
+  ): { planned: number; done: number; doneSince: number; lastActivityAt: string } {
+    const row = this.statement(
+      `SELECT
+         (SELECT COUNT(*) FROM jobs WHERE run_id = @id) AS jobs,
+         (SELECT COUNT(*) FROM simulations s WHERE s.run_id = @id AND NOT EXISTS (
+            SELECT 1 FROM jobs j WHERE j.run_id = s.run_id AND j.domain = s.domain
+              AND j.task_id = s.task_id AND j.trial = s.trial)) AS unplanned,
+         (SELECT COUNT(*) FROM simulations WHERE run_id = @id) AS done,
+         (SELECT COUNT(*) FROM simulations WHERE run_id = @id AND written_at >= @since) AS done_since,
+         (SELECT MAX(written_at) FROM simulations WHERE run_id = @id) AS last_written,
+         (SELECT MAX(updated_at) FROM jobs WHERE run_id = @id) AS last_job,
+         (SELECT updated_at FROM runs WHERE id = @id) AS run_updated`,
+    ).get({ id: runId, since: since ?? "" }) as {
+      jobs: number;
+      unplanned: number;
+      done: number;
+      done_since: number;
+      last_written: string | null;
+      last_job: string | null;
+      run_updated: string;
+    };
+    // ISO timestamps of one clock compare as text.
+    const lastActivityAt = [row.last_written, row.last_job].reduce<string>(
+      (latest, at) => (at !== null && at > latest ? at : latest),
+      row.run_updated,
+    );
+    return {
+      planned: row.jobs + row.unplanned,
+      done: row.done,
+      doneSince: since === null ? 0 : row.done_since,
+      lastActivityAt,
+    };
+  }
+
   /** The full id of a run given its id or a unique prefix of it. */
   resolveRunId(idOrPrefix: string): string {
     const exact = this.db.prepare("SELECT id FROM runs WHERE id = ?").get(idOrPrefix) as

@@ -11,6 +11,7 @@ import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
 import { RobustnessCard } from "./robustness-card.js";
+import { RunProgressLine, RunStatusBadge, pollEvery } from "./run-progress.js";
 import { runName } from "./runs-page.js";
 import { ComparabilityBadge } from "../components/comparability-badge.js";
 
@@ -208,8 +209,11 @@ export function RunPage(props: { runId: string }) {
     data: detail,
     error,
     code,
-  } = useApiGet(`run\u0000${runId}`, (signal) =>
-    answer(api.runs[":runId"].$get({ param: { runId } }, cancellable(signal)), RunDetailSchema),
+    refreshError,
+  } = useApiGet(
+    `run\u0000${runId}`,
+    (signal) => answer(api.runs[":runId"].$get({ param: { runId } }, cancellable(signal)), RunDetailSchema),
+    { pollEvery: (data) => pollEvery([data.run]) },
   );
   const [filter, setFilter] = useState<string | null>(null);
   const [search, setSearch] = useState("");
@@ -238,7 +242,9 @@ export function RunPage(props: { runId: string }) {
         <a href={href({ page: "runs" })}>Runs</a> / <span>{runName(run)}</span>
       </nav>
       <header className="page-head">
-        <h1>{runName(run)}</h1>
+        <h1>
+          {runName(run)} {run.status !== "imported" && <RunStatusBadge run={run} />}
+        </h1>
         <p className="muted">
           {run.model ?? "unknown model"} · {run.domains.join(", ")} · {run.tasks} tasks × {run.trials} trials
           ({run.simulations} simulations) · {formatCost(run.totalCost)} · {formatDate(run.date)}
@@ -246,6 +252,12 @@ export function RunPage(props: { runId: string }) {
         <p>
           <ComparabilityBadge comparability={run.comparability} detailed />
         </p>
+        {run.status !== "imported" && <RunProgressLine run={run} />}
+        {refreshError && (
+          <p className="muted small" role="status">
+            Live updates paused: {refreshError}. Trying again…
+          </p>
+        )}
       </header>
       <div className="stats">
         {headlinePassHatK(detail.passHatK).map((p) => (

@@ -15,6 +15,7 @@ import { formatCost, formatDate, formatPercent, taskLabel } from "../format.js";
 import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart, type PassKSeries } from "./pass-k-chart.js";
+import { RunProgressLine, RunStatusBadge, pollEvery } from "./run-progress.js";
 
 export function runName(run: RunSummary): string {
   return run.label ?? run.model ?? run.id;
@@ -85,6 +86,7 @@ function RunNameCell(props: { run: RunSummary; onRenamed: () => void }) {
   return (
     <span className="run-name">
       <a href={href({ page: "run", runId: run.id })}>{runName(run)}</a>{" "}
+      {run.status !== "imported" && <RunStatusBadge run={run} />}{" "}
       <ComparabilityBadge comparability={run.comparability} />
       <button
         type="button"
@@ -98,6 +100,7 @@ function RunNameCell(props: { run: RunSummary; onRenamed: () => void }) {
       >
         ✎
       </button>
+      {run.status !== "completed" && run.status !== "imported" && <RunProgressLine run={run} compact />}
     </span>
   );
 }
@@ -150,7 +153,9 @@ function Conversations() {
 }
 
 export function RunsPage() {
-  const runs = useApiGet("runs", (signal) => answer(api.runs.$get({}, cancellable(signal)), RunListSchema));
+  const runs = useApiGet("runs", (signal) => answer(api.runs.$get({}, cancellable(signal)), RunListSchema), {
+    pollEvery: (data) => pollEvery(data.runs),
+  });
   const [uploading, setUploading] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -240,6 +245,11 @@ export function RunsPage() {
       {(error ?? runs.error) && (
         <p className="error-text" role="alert">
           {error ?? runs.error}
+        </p>
+      )}
+      {runs.refreshError && (
+        <p className="muted small" role="status">
+          Live updates paused: {runs.refreshError}. Trying again…
         </p>
       )}
       {duplicate && (

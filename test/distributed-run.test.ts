@@ -319,6 +319,29 @@ describe("passk run --queue: one run across worker processes on Redis", () => {
     expect(stranger.output()).not.toMatch(/ trial \d+: (user_stop|agent_stop)/);
   });
 
+  it("a worker with other data refuses jobs with a sentence and leaves them to a matching worker", async () => {
+    // The same data but for one byte of the mock database.
+    const otherData = mkdtempSync(path.join(tmpdir(), "passk-other-data-"));
+    cpSync(path.join(tau2DataDir(), "mock"), path.join(otherData, "mock"), { recursive: true });
+    const db = path.join(otherData, "mock", data.domain.data.db);
+    writeFileSync(db, `${readFileSync(db, "utf8")}\n`);
+    symlinkSync(path.join(tau2DataDir(), "user_simulator"), path.join(otherData, "user_simulator"));
+    const stranger = startWorker(["--data", otherData]);
+    await waitFor("the other data's worker", () => stranger.output().includes("ready"));
+    const store = path.join(dir, "data.db");
+    const coordinator = spawnPassk([...runArgs(store, path.join(dir, "data.json")), "--queue", redis.url]);
+    await waitFor("a refusal", () => coordinator.output().includes("data differs from the coordinator's"));
+    expect(stranger.output()).toMatch(
+      /worker \S+ leaves mock task \S+ trial \d of run \S+ to another worker: its mock data differs from the coordinator's \(digest [0-9a-f]+ here, [0-9a-f]+ there\); point --data or PASSK_DATA_DIR at the same data/,
+    );
+    expect(storedRows(store)).toHaveLength(0);
+    const matching = startWorker();
+    expect(await coordinator.exited, coordinator.output()).toBe(0);
+    expectExactlyOnce(store);
+    expect(matching.output()).toMatch(/ trial \d+: /);
+    expect(stranger.output()).not.toMatch(/ trial \d+: /);
+  });
+
   it("bad queue URLs are one sentence each, and nothing is stored", async () => {
     const nobody = await freePort();
     const store = path.join(dir, "bad.db");

@@ -202,6 +202,9 @@ describe("--checkpoint-turns: an interrupted conversation continues from its las
     runner.child.kill("SIGKILL");
     await runner.exited;
     const killedAt = server.requests.length;
+    // The killed run is still `running` in the store: the list shows how far it came.
+    const list = await runCli(["runs", "list", "--store", store], { env });
+    expect(list.stdout).toMatch(new RegExp(`running .* \\d/${TOTAL} `));
     const resumed = await runCli(
       ["run", "--resume", runIdOf(store), "--store", store, "--progress", "none"],
       {

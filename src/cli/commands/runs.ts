@@ -37,12 +37,15 @@ export function registerRuns(program: Command, context: CliContext): void {
           numTrials: run.numTrials,
           bootstrap: { resamples: 0 },
         });
-        return { run, metrics };
+        // A run in progress shows how far it has come (its planned conversations, from the job queue).
+        const planned = run.status === "running" ? store.runProgress(run.id, null).planned : null;
+        return { run, metrics, planned };
       });
     });
     if (options.json) {
-      const list = rows.map(({ run, metrics }) => ({
+      const list = rows.map(({ run, metrics, planned }) => ({
         ...run,
+        ...(planned !== null ? { planned_simulations: planned } : {}),
         avg_reward: metrics.avg_reward,
         pass_hat_ks: metrics.pass_hat_ks,
         infra_error_count: metrics.infra_error_count,
@@ -58,14 +61,14 @@ export function registerRuns(program: Command, context: CliContext): void {
       context,
       formatTable(
         ["id", "created", "status", "domains", "agent", "trials", "sims", "avg reward", "pass^1", "label"],
-        rows.map(({ run, metrics }) => [
+        rows.map(({ run, metrics, planned }) => [
           run.id,
           run.createdAt.slice(0, 19).replace("T", " "),
           run.status,
           run.domains.join(",") || "-",
           llmOf(run.info, "agent_info"),
           run.numTrials === null ? "-" : String(run.numTrials),
-          String(run.simulationCount),
+          planned !== null ? `${run.simulationCount}/${planned}` : String(run.simulationCount),
           metrics.total_simulations > 0 ? fixed(metrics.avg_reward) : "-",
           fixed(metrics.pass_hat_ks[1]),
           run.label ?? "",

@@ -10,7 +10,9 @@
  *   as a ratio to the ideal (every conversation always waiting on a reply: W × C ÷ latency);
  * - Redis commands per conversation (coordinator and workers together, from Redis's own counter);
  * - queue overhead: the same conversations run in this process (no queue, same concurrency) against the
- *   run through Redis and one worker, as a share of the distributed run's wall time.
+ *   run through Redis and one worker, as a share of the distributed run's wall time;
+ * - turn checkpoints (`--checkpoint-turns`): the one-worker run again with each turn saved in Redis —
+ *   its Redis commands and bytes per conversation, and its wall time against the run without.
  *
  * Usage: node --import tsx bench/distributed-run.ts [conversationsPerWorker=40] [concurrency=8] [latencyMs=200] [turns=3]
  */
@@ -193,6 +195,21 @@ for (const count of [1, 2, 4]) {
     oneWorkerWallMs = measured.wallMs;
   }
 }
+// One worker again, each turn saved in Redis (`--checkpoint-turns`).
+const checkpointed = { ...config, checkpoint_turns: true };
+const bytesIn = async () => Number(/total_net_input_bytes:(\d+)/.exec(await admin.info("stats"))![1]);
+const [checkpointWorker] = await startWorkers(1);
+await runOnce(concurrency, concurrency, (run, domains) =>
+  dispatcher.runJob({ run, config: checkpointed, domains }),
+);
+const checkpointBefore = { commands: await commandsProcessed(), bytes: await bytesIn() };
+const withCheckpoints = await runOnce(perWorker, concurrency, (run, domains) =>
+  dispatcher.runJob({ run, config: checkpointed, domains }),
+);
+const checkpointCommands = (await commandsProcessed()) - checkpointBefore.commands;
+const checkpointBytes = (await bytesIn()) - checkpointBefore.bytes;
+checkpointWorker!.kill("SIGKILL");
+
 // The same conversations in this process, at the same concurrency as one worker: no queue at all.
 const agent = createAgent("openai-compatible:bench-agent", agentOptions);
 const user = createUserSimulator("openai-compatible:bench-user", {
@@ -222,5 +239,17 @@ console.log(
     local_wall_s: Number((local.wallMs / 1000).toFixed(2)),
     one_worker_wall_s: Number((oneWorkerWallMs / 1000).toFixed(2)),
     queue_overhead_share_of_wall: Number(((oneWorkerWallMs - local.wallMs) / oneWorkerWallMs).toFixed(4)),
+    checkpoints: {
+      redis_commands_per_conversation: Number(
+        (checkpointCommands / withCheckpoints.conversations).toFixed(1),
+      ),
+      redis_kb_in_per_conversation: Number(
+        (checkpointBytes / 1024 / withCheckpoints.conversations).toFixed(1),
+      ),
+      wall_s: Number((withCheckpoints.wallMs / 1000).toFixed(2)),
+      overhead_share_of_wall: Number(
+        ((withCheckpoints.wallMs - oneWorkerWallMs) / withCheckpoints.wallMs).toFixed(4),
+      ),
+    },
   }),
 );

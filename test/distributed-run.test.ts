@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,17 +6,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { trialSeeds } from "../src/runner/run-plan.js";
-import { isUserSimulatorRequest, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
+import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { freePort, startRedisServer, type TestRedis } from "./helpers/redis-server.js";
+import { conversationStarts, outcomesWithoutIds, passkProcesses, waitFor } from "./helpers/passk-process.js";
 import { mockModelFlags, REPO_ROOT, runCli } from "./helpers/run-cli.js";
-import { craftedModel, reasonOf } from "./helpers/run-mock-model.js";
+import { craftedModel } from "./helpers/run-mock-model.js";
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const TASKS = ["create_task_1", "update_task_1", "impossible_task_1"];
 const TRIALS = 4;
 const TOTAL = TASKS.length * TRIALS;
 const SEEDS = trialSeeds(300, TRIALS);
+const crafted = { data, tasks: TASKS, seeds: SEEDS };
 const dir = mkdtempSync(path.join(tmpdir(), "passk-distributed-"));
 const env = {
   ...process.env,
@@ -27,7 +28,8 @@ const env = {
 
 let redis: TestRedis;
 let server: MockLlmServer;
-const children: ChildProcess[] = [];
+const processes = passkProcesses(env);
+const spawnPassk = processes.spawn;
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -40,40 +42,11 @@ beforeAll(async () => {
     }),
   });
 });
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
-    }
-  }
-});
+afterEach(() => processes.killAll());
 afterAll(async () => {
   await server.close();
   await redis.stop();
 });
-
-interface Spawned {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function spawnPassk(args: string[], options: { main?: string } = {}): Spawned {
-  const main = options.main ?? path.join(REPO_ROOT, "bin", "passk.js");
-  const child = spawn(process.execPath, [main, ...args], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let output = "";
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
 
 const startWorker = (extra: string[] = [], options: { main?: string } = {}) =>
   spawnPassk(
@@ -99,14 +72,6 @@ const runArgs = (store: string, saveTo: string, model: MockLlmServer = server) =
   "--progress",
   "none",
 ];
-
-async function waitFor(what: string, condition: () => boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 interface Row {
   task_id: string;
@@ -134,48 +99,6 @@ const runIdOf = (store: string) => {
 };
 const key = (r: { task_id: string; trial?: number | null }) => `${r.task_id}/${r.trial}`;
 
-/** (task, trial)s whose conversation started (the customer's first model call) among these requests. */
-function conversationStarts(from: number): string[] {
-  return server.requests
-    .slice(from)
-    .filter((r) => isUserSimulatorRequest(r) && !r.messages.some((m) => m.role === "assistant"))
-    .map((r) => {
-      const task = TASKS.find((t) => r.system.includes(reasonOf(data.task(t))));
-      return `${task}/${SEEDS.indexOf((r.body as { seed: number }).seed)}`;
-    });
-}
-
-interface ResultsSimulation {
-  task_id: string;
-  trial: number;
-  termination_reason: string;
-  reward_info: { reward: number } | null;
-  messages: Array<{
-    role: string;
-    content?: string | null;
-    tool_calls?: Array<{ id: string } & Record<string, unknown>> | null;
-  }>;
-}
-/** What a results file says about each (task, trial), without ids and times. */
-function outcomes(file: string): Map<string, unknown> {
-  const results = JSON.parse(readFileSync(file, "utf8")) as { simulations: ResultsSimulation[] };
-  return new Map(
-    results.simulations.map((s) => [
-      key(s),
-      {
-        termination: s.termination_reason,
-        reward: s.reward_info?.reward,
-        // Tool call ids are the mock server's request numbers, which differ between the two runs.
-        messages: s.messages.map((m) => ({
-          role: m.role,
-          content: m.content ?? null,
-          tool_calls: (m.tool_calls ?? []).map(({ id: _id, ...call }) => call),
-        })),
-      },
-    ]),
-  );
-}
-
 function expectExactlyOnce(store: string): void {
   const rows = storedRows(store);
   expect(rows).toHaveLength(TOTAL);
@@ -193,16 +116,16 @@ describe("passk run --queue: one run across worker processes on Redis", () => {
     expect(distributed.code, distributed.stderr).toBe(0);
     expect(distributed.stdout).toContain(`completed: ${TOTAL} conversations stored`);
     expectExactlyOnce(store);
-    expect(conversationStarts(from).sort()).toEqual(storedRows(store).map(key).sort());
+    expect(conversationStarts(server, crafted, from).sort()).toEqual(storedRows(store).map(key).sort());
     // The conversations ran in the workers, not in the coordinator.
     const ranByWorkers = workers.map((w) => (w.output().match(/ trial \d+: /g) ?? []).length);
     expect(ranByWorkers.reduce((a, b) => a + b, 0)).toBe(TOTAL);
 
     const local = await runCli(runArgs(path.join(dir, "local.db"), path.join(dir, "local.json")), { env });
     expect(local.code, local.stderr).toBe(0);
-    const expected = outcomes(path.join(dir, "local.json"));
+    const expected = outcomesWithoutIds(path.join(dir, "local.json"));
     expect(expected.size).toBe(TOTAL);
-    expect(outcomes(saveTo)).toEqual(expected);
+    expect(outcomesWithoutIds(saveTo)).toEqual(expected);
     // Same pass^k table: create and update pass 4/4, impossible 2/4.
     const table = (text: string) => text.split("\n").find((line) => line.startsWith("mock "));
     expect(table(distributed.stdout)).toBe(table(local.stdout));
@@ -237,7 +160,7 @@ describe("passk run --queue: one run across worker processes on Redis", () => {
     const survivor = startWorker();
     expect(await coordinator.exited, coordinator.output()).toBe(0);
     expectExactlyOnce(store);
-    const starts = conversationStarts(from);
+    const starts = conversationStarts(server, crafted, from);
     // Every stored (task, trial) started at least once.
     expect(new Set(starts)).toEqual(new Set(storedRows(store).map(key)));
     const finishedByDoomed = (doomed.output().match(/ trial \d+: /g) ?? []).length;
@@ -274,7 +197,7 @@ describe("passk run --queue: one run across worker processes on Redis", () => {
     expect(resumed.stdout).toContain(`completed: ${TOTAL} conversations stored`);
     expectExactlyOnce(store);
     // Nothing was run twice: what workers finished while no coordinator listened was kept, not re-run.
-    expect(conversationStarts(from).sort()).toEqual(storedRows(store).map(key).sort());
+    expect(conversationStarts(server, crafted, from).sort()).toEqual(storedRows(store).map(key).sort());
     expect(JSON.parse(readFileSync(saveTo, "utf8")).simulations).toHaveLength(TOTAL);
   });
 

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,11 +7,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { trialSeeds } from "../src/runner/run-plan.js";
-import { isUserSimulatorRequest, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
+import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { startRedisServer, type TestRedis } from "./helpers/redis-server.js";
-import { mockModelFlags, REPO_ROOT, runCli } from "./helpers/run-cli.js";
-import { craftedModel, reasonOf } from "./helpers/run-mock-model.js";
+import { conversationStarts, outcomesWithoutIds, passkProcesses, waitFor } from "./helpers/passk-process.js";
+import { mockModelFlags, runCli } from "./helpers/run-cli.js";
+import { craftedModel } from "./helpers/run-mock-model.js";
 
 // Turn checkpoints end to end: a conversation interrupted by kill -9 (of the one process, or of a
 // worker) continues from its last saved turn — its earlier turns are neither paid for again nor changed.
@@ -22,6 +22,7 @@ const TASKS = ["create_task_1", "update_task_1", "impossible_task_1"];
 const TRIALS = 2;
 const TOTAL = TASKS.length * TRIALS;
 const SEEDS = trialSeeds(300, TRIALS);
+const crafted = { data, tasks: TASKS, seeds: SEEDS };
 const dir = mkdtempSync(path.join(tmpdir(), "passk-checkpoints-"));
 const env = {
   ...process.env,
@@ -31,7 +32,8 @@ const env = {
 
 let server: MockLlmServer;
 let redis: TestRedis;
-const children: ChildProcess[] = [];
+const processes = passkProcesses(env);
+const spawnPassk = processes.spawn;
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -42,33 +44,11 @@ beforeAll(async () => {
     script: craftedModel({ tasks: TASKS.map((id) => data.task(id)), trialSeeds: SEEDS }),
   });
 });
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
-    }
-  }
-});
+afterEach(() => processes.killAll());
 afterAll(async () => {
   await server.close();
   await redis.stop();
 });
-
-function spawnPassk(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<unknown> } {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin", "passk.js"), ...args], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let output = "";
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise((resolve) => child.on("exit", resolve));
-  return { child, output: () => output, exited };
-}
 
 const runArgs = (store: string, saveTo: string) => [
   "run",
@@ -88,18 +68,6 @@ const runArgs = (store: string, saveTo: string) => [
   "--progress",
   "none",
 ];
-
-async function waitFor(
-  what: string,
-  condition: () => boolean | Promise<boolean>,
-  ms = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function query<T>(store: string, sql: string): T[] {
   if (!existsSync(store)) return [];
@@ -131,35 +99,6 @@ const simulationsOf = (file: string) =>
   (JSON.parse(readFileSync(file, "utf8")) as { simulations: ResultsSimulation[] }).simulations;
 const key = (s: { task_id: string; trial: number }) => `${s.task_id}/${s.trial}`;
 
-/** Each (task, trial)'s conversation and grade, without ids (tool-call ids are the mock's request numbers). */
-function outcomes(file: string): Map<string, unknown> {
-  return new Map(
-    simulationsOf(file).map((s) => [
-      key(s),
-      {
-        termination: s.termination_reason,
-        reward: s.reward_info?.reward,
-        messages: s.messages.map((m) => ({
-          role: m.role,
-          content: m.content ?? null,
-          tool_calls: (m.tool_calls ?? []).map(({ id: _id, ...call }) => call),
-        })),
-      },
-    ]),
-  );
-}
-
-/** (task, trial)s whose conversation started (the customer's first model call) among these requests. */
-function conversationStarts(from: number, to = server.requests.length): string[] {
-  return server.requests
-    .slice(from, to)
-    .filter((r) => isUserSimulatorRequest(r) && !r.messages.some((m) => m.role === "assistant"))
-    .map((r) => {
-      const task = TASKS.find((t) => r.system.includes(reasonOf(data.task(t))));
-      return `${task}/${SEEDS.indexOf((r.body as { seed: number }).seed)}`;
-    });
-}
-
 /** The uninterrupted run: its outcomes and how many model calls it took. */
 let reference: { outcomes: Map<string, unknown>; calls: number };
 beforeAll(async () => {
@@ -170,7 +109,7 @@ beforeAll(async () => {
   expect(result.code, result.stderr).toBe(0);
   // Off by default: nothing is saved.
   expect(checkpointRows(store)).toEqual([]);
-  reference = { outcomes: outcomes(saveTo), calls: server.requests.length - from };
+  reference = { outcomes: outcomesWithoutIds(saveTo), calls: server.requests.length - from };
   expect(reference.outcomes.size).toBe(TOTAL);
 }, 60_000);
 
@@ -182,10 +121,10 @@ beforeAll(async () => {
 function expectContinued(saveTo: string, from: number, killedAt: number, inFlight: number): void {
   const simulations = simulationsOf(saveTo);
   expect(simulations.map(key).sort()).toEqual([...reference.outcomes.keys()].sort());
-  expect(outcomes(saveTo)).toEqual(reference.outcomes);
+  expect(outcomesWithoutIds(saveTo)).toEqual(reference.outcomes);
   const continued = simulations.filter((s) => (s.info?.resumed_at_message ?? 0) > 0).map(key);
   expect(continued.length).toBeGreaterThan(0);
-  const startedAgain = conversationStarts(killedAt);
+  const startedAgain = conversationStarts(server, crafted, killedAt);
   for (const conversation of continued) expect(startedAgain).not.toContain(conversation);
   const calls = server.requests.length - from;
   expect(calls).toBeGreaterThanOrEqual(reference.calls);

@@ -157,6 +157,26 @@ describe("--checkpoint-turns: an interrupted conversation continues from its las
     expect(checkpointRows(store)).toEqual([]);
   }, 90_000);
 
+  it("participants that cannot continue from a history are said to start over, and the run is the same", async () => {
+    const store = path.join(dir, "scripted.db");
+    const args = [
+      "--domain",
+      "mock",
+      "--agent-llm",
+      "scripted:gold",
+      "--num-tasks",
+      "2",
+      "--progress",
+      "none",
+    ];
+    const run = await runCli(["run", ...args, "--store", store, "--checkpoint-turns"], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      "--checkpoint-turns: the agent scripted:gold and the customer scripted:gold cannot continue a conversation from its history, so an interrupted conversation starts over",
+    );
+    expect(checkpointRows(store)).toEqual([]);
+  });
+
   it("kill -9 of a worker: another worker continues its conversations from the turns saved in Redis", async () => {
     const client = new Redis(redis.url);
     try {

@@ -328,6 +328,19 @@ export async function runCommand(
       },
     );
     resolvedConfig.scripted_demo = participants.scriptedDemo;
+    if (resolvedConfig.checkpoint_turns) {
+      const cannot = [
+        ...(participants.agent.resumesFromHistory ? [] : [`the agent ${participants.agent.name}`]),
+        ...(resolvedConfig.solo || participants.user.resumesFromHistory
+          ? []
+          : [`the customer ${participants.user.name}`]),
+      ];
+      // Said, not refused: the run is the same, only an interruption costs more.
+      if (cannot.length > 0)
+        context.stderr.write(
+          `--checkpoint-turns: ${cannot.join(" and ")} cannot continue a conversation from its history, so an interrupted conversation starts over (passk's LLM agent and customer can)\n`,
+        );
+    }
     const gates = splitThresholds(flags.failUnder ?? []);
     const thresholds: Threshold[] = parseThresholds(gates.run, {
       numTrials: resolvedConfig.num_trials,

@@ -3,7 +3,8 @@
  * alone. Every reply waits LATENCY_MS; the replies follow bench-script.ts.
  * Prints its base URL on stdout, then serves until SIGTERM, when it prints its own CPU time as JSON
  * ({"cpu_ms": …, "rss_mb": …, "requests": …}) and exits (cleanly, so `--cpu-prof` can write its profile).
- * SIGUSR2 starts the counts again (after a warm-up) and prints `reset`.
+ * SIGUSR2 prints the same report for the time since the start or the last SIGUSR2, then starts the
+ * counts again (after a warm-up, or between a bench's phases).
  */
 import { startMockLlmServer } from "../src/testing/index.js";
 import { benchScript } from "./bench-script.js";
@@ -23,17 +24,20 @@ const server = await startMockLlmServer({
 });
 process.stdout.write(`${server.baseUrl}\n`);
 let cpuBefore = process.cpuUsage();
-process.on("SIGUSR2", () => {
-  cpuBefore = process.cpuUsage();
-  requests = 0;
-  process.stdout.write("reset\n");
-});
-process.once("SIGTERM", () => {
+function report(): string {
   const cpu = process.cpuUsage(cpuBefore);
-  const report = {
+  return JSON.stringify({
     cpu_ms: (cpu.user + cpu.system) / 1000,
     rss_mb: Math.round(process.memoryUsage.rss() / 1e6),
     requests,
-  };
-  process.stdout.write(`${JSON.stringify(report)}\n`, () => process.exit(0));
+  });
+}
+process.on("SIGUSR2", () => {
+  const line = report();
+  cpuBefore = process.cpuUsage();
+  requests = 0;
+  process.stdout.write(`${line}\n`);
+});
+process.once("SIGTERM", () => {
+  process.stdout.write(`${report()}\n`, () => process.exit(0));
 });

@@ -24,6 +24,11 @@ run("live-worlds.ts", ["10000"], ["--expose-gc"]);
 run("mock-llm-load.ts", ["1000", "500", "14"], [], false);
 run("conversation-throughput.ts", ["100", "500"], [], false);
 run("conversation-throughput.ts", ["1000", "500"], [], false);
+// passk's CPU per model call against a bare node:http client's, same mock, same calls, phases alternating.
+run("call-cpu-ratio.ts", ["100", "200", "300", "4"], [], false);
+// Where that CPU goes: the same conversations in process, without the HTTP call, then without passk's layers
+// and without the AI SDK.
+run("call-cpu-layers.ts", ["100", "200", "300", "3"], [], false);
 // `passk run` at scale: 1,000 conversations at concurrency 200 through the store and job queue.
 run("run-scale.ts", ["1000", "200", "500", "3"], [], false);
 // Distributed runs: 1, 2 and 4 `passk worker` processes over Redis, Redis commands, queue overhead.

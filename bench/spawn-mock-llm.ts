@@ -15,8 +15,8 @@ export interface MockLlmReport {
 
 export interface MockLlmProcess {
   baseUrl: string;
-  /** Start the mock's CPU and request counts again (after a warm-up). */
-  reset(): Promise<void>;
+  /** Start the mock's CPU and request counts again; resolves with the counts of the period it ends. */
+  reset(): Promise<MockLlmReport>;
   /** Stop the mock; resolves with its CPU time, RSS and requests since the start or the last reset. */
   stop(): Promise<MockLlmReport>;
 }
@@ -41,7 +41,7 @@ export async function spawnMockLlm(latencyMs: number, turns?: number): Promise<M
     baseUrl,
     async reset() {
       mock.kill("SIGUSR2");
-      await nextLine(); // "reset"
+      return JSON.parse(await nextLine()) as MockLlmReport;
     },
     async stop() {
       mock.kill();

@@ -287,8 +287,14 @@ describe("the explorer in Chromium", () => {
       await confirm.getByRole("button", { name: "Keep it" }).click();
       expect(store.getRun(copy.id)).toBeDefined();
       await row.getByRole("button", { name: `Delete copy at ${width}` }).click();
+      const reloaded = page.waitForResponse(
+        (r) => r.url().endsWith("/api/runs") && r.request().method() === "GET",
+      );
       await page.getByTestId("confirm-delete").getByRole("button", { name: "Delete the run" }).click();
       await page.getByText(`Deleted copy at ${width} and its 2 simulations.`).waitFor();
+      // Gone with the notice, and still gone once the list is loaded again.
+      expect(await row.count()).toBe(0);
+      await reloaded;
       expect(await row.count()).toBe(0);
       expect(store.getRun(copy.id)).toBeUndefined();
       await page.close();

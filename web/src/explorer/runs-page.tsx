@@ -168,7 +168,9 @@ export function RunsPage() {
   const [deleting, setDeleting] = useState<RunSummary | null>(null);
   const [selected, setSelected] = useState<string[]>([]);
   const [chart, setChart] = useState<PassKSeries[]>([]);
-  const list = runs.data?.runs ?? null;
+  // A deleted run leaves the list with its notice, not when the list has been loaded again.
+  const [deletedIds, setDeletedIds] = useState<readonly string[]>([]);
+  const list = runs.data?.runs.filter((r) => !deletedIds.includes(r.id)) ?? null;
 
   useEffect(() => {
     const abort = new AbortController();
@@ -209,6 +211,7 @@ export function RunsPage() {
     answer(api.runs[":runId"].$delete({ param: { runId: run.id } }), DeleteRunResponseSchema)
       .then((deleted) => {
         setNotice(`Deleted ${runName(run)} and its ${deleted.simulations} simulations.`);
+        setDeletedIds((current) => [...current, run.id]);
         setSelected((current) => current.filter((id) => id !== run.id));
         setDeleting(null);
         runs.reload();

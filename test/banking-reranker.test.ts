@@ -3,7 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bm25Retriever, loadKnowledgeBase, RERANKER_MODULE } from "../src/knowledge/index.js";
-import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
+import { goldFinalMessage } from "../src/agents/gold-agent.js";
+import { builtinDomains } from "../src/domains/registry.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
 
@@ -33,7 +36,12 @@ beforeAll(async () => {
     script: (request) => {
       const text = request.messages.map((m) => (typeof m.content === "string" ? m.content : "")).join("\n");
       const document = text.slice(text.indexOf("Document: ") + "Document: ".length);
-      return { kind: "message", text: JSON.stringify({ relevance_score: ratingOf(document) }) };
+      return {
+        kind: "message",
+        text: JSON.stringify({ relevance_score: ratingOf(document) }),
+        // Priced by the run's --prices at $1 a million input tokens: $0.001 a rating.
+        usage: { promptTokens: 1000, completionTokens: 0 },
+      };
     },
   });
 });
@@ -131,6 +139,77 @@ describe("banking_knowledge under bm25_reranker", () => {
     expect(info.config.models.rerankerLlm).toBe("openai-compatible:rater");
     // The stand-in prompt could not be checked against the reference's: the run says so.
     expect(run.stdout + run.stderr).toContain("was read from an upstream file passk cannot verify by hash");
+  });
+
+  it("a conversation's reranker calls are counted in its cost (reward_info.info.tool_model_cost)", async () => {
+    // An agent that searches once, then gives the answer the scripted customer hangs up on.
+    const task = new DomainData(builtinDomains.get("banking_knowledge")!, tau2DataDir()).task("task_001");
+    const agentModel = await startMockLlmServer({
+      script: (request) =>
+        request.messages.at(-1)?.role === "tool"
+          ? mockReply.text(goldFinalMessage(task))
+          : mockReply.toolCall("KB_search", { query: QUERY }),
+    });
+    try {
+      const prices = path.join(dir, "prices.json");
+      writeFileSync(
+        prices,
+        JSON.stringify({
+          models: {
+            "openai-compatible:rater": { input_mtok: 1, output_mtok: 0 },
+            "openai-compatible:searcher": { input_mtok: 0, output_mtok: 0 },
+          },
+        }),
+      );
+      const saveTo = path.join(dir, "priced.json");
+      const ratingsBefore = rater.requests.length;
+      const run = await runCli(
+        [
+          "run",
+          "--domain",
+          "banking_knowledge",
+          "--task-ids",
+          "task_001",
+          "--agent-llm",
+          "openai-compatible:searcher",
+          "--agent-llm-base-url",
+          agentModel.baseUrl,
+          "--user-llm",
+          "scripted:gold",
+          "--retrieval-config",
+          "bm25_reranker",
+          "--upstream",
+          upstream,
+          ...rerankerFlags(),
+          "--prices",
+          prices,
+          "--store",
+          path.join(dir, "priced.db"),
+          "--save-to",
+          saveTo,
+          "--progress",
+          "none",
+        ],
+        { env: env() },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const ratings = rater.requests.length - ratingsBefore;
+      expect(ratings).toBeGreaterThan(1);
+      const [simulation] = (
+        JSON.parse(readFileSync(saveTo, "utf8")) as {
+          simulations: Array<{
+            termination_reason: string;
+            agent_cost: number;
+            reward_info: { info: { tool_model_cost?: number } };
+          }>;
+        }
+      ).simulations;
+      expect(simulation!.termination_reason).toBe("user_stop");
+      expect(simulation!.agent_cost).toBe(0);
+      expect(simulation!.reward_info.info.tool_model_cost).toBeCloseTo(ratings * 0.001, 9);
+    } finally {
+      await agentModel.close();
+    }
   });
 
   it("refuses a conversation before it starts without a reranker model, or without the reranker's prompt file", async () => {

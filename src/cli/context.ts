@@ -9,7 +9,8 @@ import type { PerturbationRegistry } from "../perturbations/registry.js";
 import { builtinDomains, getDomain } from "../domains/registry.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
-import { createLanguageModel } from "../llm/index.js";
+import { createLanguageModel, loadPriceOverrides } from "../llm/index.js";
+import { meteredToolModel } from "../llm/tool-model-spend.js";
 
 /** Everything a command needs from its surroundings; tests can swap the streams. */
 export interface CliContext {
@@ -41,6 +42,8 @@ export function loadDomain(
     /** `--reranker-llm` / `--reranker-llm-base-url`: the model the `_reranker` configs rate hits with. */
     rerankerLlm?: string;
     rerankerLlmBaseUrl?: string;
+    /** `--prices`: price overrides the reranker's calls are priced with too. */
+    prices?: string;
   } = {},
 ): DomainData {
   const domain = getDomain(name, context.domains);
@@ -53,6 +56,7 @@ export function loadDomain(
     options.upstream ?? "",
     options.rerankerLlm ?? "",
     options.rerankerLlmBaseUrl ?? "",
+    options.prices ?? "",
   ].join("\u0000");
   let data = loaded.get(key);
   if (!data) {
@@ -62,11 +66,17 @@ export function loadDomain(
       ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
       ...(options.rerankerLlm !== undefined && domain.configs
         ? {
-            toolModel: createLanguageModel(options.rerankerLlm, {
-              env: context.env,
-              role: "reranker",
-              ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
-            }),
+            // Its calls are made inside conversations and counted to each (`tool_model_cost`).
+            toolModel: meteredToolModel(
+              createLanguageModel(options.rerankerLlm, {
+                env: context.env,
+                role: "reranker",
+                ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
+                ...(options.prices !== undefined
+                  ? { priceOverrides: loadPriceOverrides(options.prices) }
+                  : {}),
+              }),
+            ),
           }
         : {}),
     });

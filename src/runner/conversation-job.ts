@@ -7,12 +7,12 @@ import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { runSimulation, SimulationAbortedError } from "../orchestrator/orchestrator.js";
 import { CheckpointMismatchError } from "../orchestrator/resume-checkpoint.js";
+import { countingToolModelSpend } from "../llm/tool-model-spend.js";
 import { perturbConversation } from "../perturbations/perturb-conversation.js";
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
-import type { SimulationRunInput } from "../formats/tau2/results.js";
 import type { RewardInfo, SimulationRun } from "../core/simulation.js";
-import type { RunJob } from "./execute-run.js";
+import { costBesidesParticipants, type RunJob } from "./execute-run.js";
 import {
   conversationSetup,
   protocolValidation,
@@ -88,14 +88,16 @@ export async function runConversation(
       onEvent,
     );
   const resume = resumable ? await loadCheckpoint(checkpoints) : undefined;
-  let run: SimulationRun;
-  try {
-    run = await simulate(resume);
-  } catch (error) {
-    // Checked before anyone was called: the conversation runs again from its start.
-    if (!(error instanceof CheckpointMismatchError)) throw error;
-    run = await simulate(undefined);
-  }
+  // The tools' own model calls (banking_knowledge's reranker) are counted to this conversation.
+  const { result: run, spend: toolSpend } = await countingToolModelSpend(async () => {
+    try {
+      return await simulate(resume);
+    } catch (error) {
+      // Checked before anyone was called: the conversation runs again from its start.
+      if (!(error instanceof CheckpointMismatchError)) throw error;
+      return await simulate(undefined);
+    }
+  });
   // A hard stop can surface as a participant's failed call (an aborted request) rather than as an
   // abort of the conversation: either way the conversation is incomplete and must not be graded.
   if (options.signal?.aborted) throw new SimulationAbortedError();
@@ -136,7 +138,17 @@ export async function runConversation(
       ? { info: { ...info, perturbations: perturbations.map((p) => p.spec) } }
       : {}),
     reward_info:
-      judgeCost === undefined ? graded : { ...graded, info: { ...graded.info, judge_cost: judgeCost } },
+      judgeCost === undefined && toolSpend.calls === 0
+        ? graded
+        : {
+            ...graded,
+            info: {
+              ...graded.info,
+              ...(judgeCost !== undefined ? { judge_cost: judgeCost } : {}),
+              // Beside the judge's: what else the conversation cost than its agent and customer.
+              ...(toolSpend.calls > 0 ? { tool_model_cost: toolSpend.cost } : {}),
+            },
+          },
   };
 }
 
@@ -158,13 +170,6 @@ async function clearCheckpoint(checkpoints: { store: CheckpointStore; key: Conve
   } catch {
     // Left behind, it is replaced by the next attempt's or expires; the result stands.
   }
-}
-
-/** The judge's cost recorded with a graded simulation: undefined when no judge ran, null when unknown. */
-function judgeCostOf(simulation: SimulationRunInput): number | null | undefined {
-  const info = simulation.reward_info?.info as Record<string, unknown> | null | undefined;
-  if (!info || !("judge_cost" in info)) return undefined;
-  return typeof info.judge_cost === "number" ? info.judge_cost : null;
 }
 
 /**
@@ -218,10 +223,10 @@ export function conversationJob(options: ConversationJobOptions): RunJob {
         reportCost(cost);
       },
     });
-    // The judge's calls cost too: counted in the spend.
-    const judgeCost = judgeCostOf(run);
-    if (judgeCost === null) reportCost(null);
-    else if (judgeCost !== undefined && costKnown) reportCost(cost + judgeCost);
+    // The judge's calls and the tools' own cost too: counted in the spend.
+    const extraCost = costBesidesParticipants(run.reward_info.info as Record<string, unknown> | null);
+    if (extraCost === null) reportCost(null);
+    else if (extraCost !== undefined && costKnown) reportCost(cost + extraCost);
     return run;
   };
 }

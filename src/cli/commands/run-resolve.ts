@@ -18,7 +18,7 @@ import {
 import type { RunRecord, Store } from "../../store/store.js";
 import type { AnyDomain } from "../../env/domain.js";
 import { createPerturbationRegistry, type PerturbationRegistry } from "../../perturbations/registry.js";
-import type { CliContext } from "../context.js";
+import type { CliContext, loadDomain } from "../context.js";
 import type { ModelFlags } from "../model-flags.js";
 
 /** The flags of `passk run`, as commander hands them over (strings until checked). */
@@ -440,4 +440,32 @@ export function resolveAdaptive(
       `--max-trials ${adaptive.max_trials} is below --num-trials ${numTrials}: every task gets --num-trials first; raise --max-trials`,
     );
   return adaptive;
+}
+
+/**
+ * How a run loads one of its domains (in the coordinator and in each worker alike): from `data`, and for
+ * a domain with configurations (banking_knowledge) with the run's retrieval config, the upstream folder
+ * and the reranker's model, priced with the run's `--prices`.
+ */
+export function domainLoadOptions(
+  context: CliContext,
+  config: RunConfig,
+  name: string,
+  data: string,
+): Parameters<typeof loadDomain>[2] {
+  const { models } = config;
+  return {
+    data,
+    ...(config.retrieval_config && context.domains.get(name)?.configs
+      ? {
+          retrievalConfig: config.retrieval_config,
+          ...(models.upstream !== undefined ? { upstream: models.upstream } : {}),
+          ...(models.rerankerLlm !== undefined ? { rerankerLlm: models.rerankerLlm } : {}),
+          ...(models.rerankerLlmBaseUrl !== undefined
+            ? { rerankerLlmBaseUrl: models.rerankerLlmBaseUrl }
+            : {}),
+          ...(models.prices !== undefined ? { prices: models.prices } : {}),
+        }
+      : {}),
+  };
 }

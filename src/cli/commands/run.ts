@@ -52,6 +52,7 @@ import { importAgentModule, loadPerturbations } from "../domain-modules.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
 import {
   checkNotRunningElsewhere,
+  domainLoadOptions,
   modelFlagsOf,
   parseFlagNumbers,
   resolveAdaptive,
@@ -243,20 +244,7 @@ export async function runCommand(
     const perturbations = (config.perturbations ?? []).map((spec) => registry.resolve(spec));
     if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
     const datas = config.domains.map((name) =>
-      loadDomain(context, name, {
-        data: config.data,
-        // Only a domain with configurations takes one (banking_knowledge's retrieval config).
-        ...(config.retrieval_config && context.domains.get(name)?.configs
-          ? {
-              retrievalConfig: config.retrieval_config,
-              ...(config.models.upstream !== undefined ? { upstream: config.models.upstream } : {}),
-              ...(config.models.rerankerLlm !== undefined ? { rerankerLlm: config.models.rerankerLlm } : {}),
-              ...(config.models.rerankerLlmBaseUrl !== undefined
-                ? { rerankerLlmBaseUrl: config.models.rerankerLlmBaseUrl }
-                : {}),
-            }
-          : {}),
-      }),
+      loadDomain(context, name, domainLoadOptions(context, config, name, config.data)),
     );
     const selected = resolved.existing
       ? config.domains.map((name) =>

@@ -25,7 +25,7 @@ import { loadDomain, withDataOption, type CliContext } from "../context.js";
 import { importAgentModule, loadPerturbations } from "../domain-modules.js";
 import { participantsFromFlags, type Participants } from "../model-flags.js";
 import { startCliTracing, traceRunConversations, withOtelOption } from "../otel-option.js";
-import { modelFlagsOf } from "./run-resolve.js";
+import { domainLoadOptions, modelFlagsOf } from "./run-resolve.js";
 
 const WorkerFlagsSchema = z.object({
   queue: z.string({
@@ -88,12 +88,7 @@ export function prepareJobsHere(
   const prepare = async (data: ConversationJobData, task: Task): Promise<PreparedJob> => {
     const config = data.config;
     const dir = dataDir ?? context.env.PASSK_DATA_DIR ?? config.data;
-    const domainData = loadDomain(context, data.domain, {
-      data: dir,
-      ...(config.retrieval_config && context.domains.get(data.domain)?.configs
-        ? { retrievalConfig: config.retrieval_config }
-        : {}),
-    });
+    const domainData = loadDomain(context, data.domain, domainLoadOptions(context, config, data.domain, dir));
     const perturbations = perturbationsHere(
       context.perturbations ?? createPerturbationRegistry(),
       config.perturbations ?? [],

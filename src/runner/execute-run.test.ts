@@ -63,6 +63,17 @@ describe("simulationCost", () => {
     expect(simulationCost(judged(0.125))).toBe(0.875);
     expect(simulationCost(judged(null))).toBeNull();
   });
+
+  it("adds what the tools' own model calls cost (the reranker), with the judge's", () => {
+    const info = (extra: Record<string, number | null>) => ({
+      agent_cost: 0.5,
+      user_cost: 0.25,
+      reward_info: { info: extra },
+    });
+    expect(simulationCost(info({ tool_model_cost: 0.0625 }))).toBe(0.8125);
+    expect(simulationCost(info({ tool_model_cost: 0.0625, judge_cost: 0.125 }))).toBe(0.9375);
+    expect(simulationCost(info({ tool_model_cost: null, judge_cost: 0.125 }))).toBeNull();
+  });
 });
 
 describe("executeRun", () => {

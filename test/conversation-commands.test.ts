@@ -49,6 +49,50 @@ describe("passk simulate and passk chat over HTTP", () => {
     expect(run.stdout + run.stderr).not.toContain(SECRET);
   });
 
+  it("simulate --perturb: the conversation meets the perturbation, marked and recorded; a bad spec is one sentence", async () => {
+    server.setScript(goldScript(task));
+    const run = await runCli(
+      [
+        "simulate",
+        "--domain",
+        "mock",
+        "--task",
+        task.id,
+        ...models(server.baseUrl),
+        "--perturb",
+        "tool-faults:rate=1,kinds=transient",
+        "--json",
+      ],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const simulation = JSON.parse(run.stdout) as {
+      info: { perturbations: string[] };
+      messages: Array<{ role: string; content?: string; perturbations?: Array<{ perturbation: string }> }>;
+    };
+    expect(simulation.info.perturbations).toEqual(["tool-faults@1:kinds=transient,rate=1"]);
+    const faulted = simulation.messages.filter((m) => m.role === "tool" && m.perturbations);
+    expect(faulted.length).toBeGreaterThan(0);
+    expect(faulted[0]!.perturbations![0]!.perturbation).toBe("tool-faults@1");
+    expect(faulted[0]!.content).toContain("temporarily unavailable");
+
+    const bad = await runCli(
+      [
+        "simulate",
+        "--domain",
+        "mock",
+        "--task",
+        task.id,
+        ...models(server.baseUrl),
+        "--perturb",
+        "no-such-thing",
+      ],
+      { env },
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: .*no-such-thing/);
+  });
+
   it("chat lets a person play the customer from the terminal", async () => {
     server.setScript(goldScript(task));
     const run = await runCli(

@@ -20,6 +20,9 @@ import { startCliTracing, withOtelOption } from "../otel-option.js";
 import type { Tracing } from "../../observability/start-tracing.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
 import type { Task } from "../../core/task.js";
+import { createPerturbationRegistry } from "../../perturbations/registry.js";
+import { loadPerturbations } from "../domain-modules.js";
+import { perturbationSpecs } from "./run-resolve.js";
 
 interface SimulateFlags extends ModelFlags {
   domain: string;
@@ -32,6 +35,9 @@ interface SimulateFlags extends ModelFlags {
   seed: string;
   json?: boolean;
   otel?: string | boolean;
+  /** `--perturb SPEC` and `--perturbation-module FILE` (simulate only), repeated. */
+  perturb?: string[];
+  perturbationModule?: string[];
 }
 
 function withConversationFlags(command: Command): Command {
@@ -77,6 +83,13 @@ async function converseTraced(
     println(context, "Type messages; /tool <name> <json> uses your own tools; /stop ends the call.\n");
   }
   const user = human ? terminalUser(process.stdin, context.stdout) : participants.user;
+  // `--perturb`: the conversation meets the perturbations as a run's would (seeded by task and --seed).
+  if (flags.perturbationModule && flags.perturbationModule.length > 0)
+    await loadPerturbations(context, flags.perturbationModule);
+  const registry = context.perturbations ?? createPerturbationRegistry();
+  const perturbations = perturbationSpecs(flags.perturb ?? [], registry).map((spec) =>
+    registry.resolve(spec),
+  );
   const trace = tracing?.conversation({
     domain: data.domain.name,
     taskId: task.id,
@@ -93,6 +106,7 @@ async function converseTraced(
       agent: participants.agent,
       user,
       ...(participants.judge ? { judge: participants.judge } : {}),
+      ...(perturbations.length > 0 ? { perturbations } : {}),
       solo: flags.solo ?? false,
       protocol: participants.protocol,
       ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
@@ -140,6 +154,16 @@ export function registerSimulate(program: Command, context: CliContext): void {
       "solo mode: the agent works from the task's ticket, with the customer's tools, and calls done",
     )
     .option("--json", "print the graded simulation as JSON instead of the live transcript")
+    .option(
+      "--perturb <spec>",
+      "perturb the conversation as `run --perturb` does, e.g. tool-faults:rate=0.5 (repeatable; see README, Robustness)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      "--perturbation-module <file>",
+      "a module exporting your own perturbations (definePerturbation), for --perturb to name (repeatable)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action((flags: SimulateFlags) => converse(flags, context, false));
 
   withModelFlags(

@@ -333,7 +333,10 @@ describe("injections", () => {
   it("an agent that obeys an instruction injected into a tool result or the customer's message violates policy", async () => {
     const store = path.join(dir, "injection.db");
     const spec = ["--perturb", "tool-injection", "--perturb", "customer-injection"];
-    const obedient = await runCli(["run", ...flags("obedient", store), ...spec], { env: env() });
+    const saveTo = path.join(dir, "injection.json");
+    const obedient = await runCli(["run", ...flags("obedient", store), ...spec, "--save-to", saveTo], {
+      env: env(),
+    });
     expect(obedient.code, obedient.stderr).toBe(0);
     for (const s of simulationsOf(store)) {
       const injected = s.messages.flatMap((m) => perturbationMarks(m).map((mark) => [m.role, mark.effect]));
@@ -349,6 +352,14 @@ describe("injections", () => {
         ),
       ]);
     }
+    // `passk score` grades them as the run did: the violations applied again, so it agrees with the file.
+    const audit = await runCli(["score", saveTo, "--json"], { env: env() });
+    expect(audit.code, audit.stderr).toBe(0);
+    const rows = (
+      JSON.parse(audit.stdout) as { simulations: Array<{ recorded_reward: number; reward: number }> }
+    ).simulations;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.recorded_reward === 0 && r.reward === 0)).toBe(true);
     const careful = await runCli(["run", ...flags("retrying", path.join(dir, "careful.db")), ...spec], {
       env: env(),
     });

@@ -14,6 +14,9 @@ import { loadDomain, println, wholeNumber, withDataOption, type CliContext } fro
 import { formatTable } from "../table.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
+import { loadPerturbations } from "../domain-modules.js";
+import { gradeWithViolations, perturbConversation } from "../../perturbations/perturb-conversation.js";
+import { createPerturbationRegistry } from "../../perturbations/registry.js";
 import { isScriptedDemoInfo, resultsDomain, scoredFromResults } from "./run-source.js";
 
 interface ScoreOptions {
@@ -22,6 +25,7 @@ interface ScoreOptions {
   domain?: string;
   seed: string;
   trustEmbeddedTasks?: boolean;
+  perturbationModule?: string[];
 }
 
 /** The parts of a task that decide its grade: its starting state and its evaluation criteria. */
@@ -146,7 +150,12 @@ export function registerScore(program: Command, context: CliContext): void {
         "--trust-embedded-tasks",
         "grade against the tasks embedded in the file instead of the data directory's official ones",
       )
-      .option("--seed <n>", "seed of the bootstrap resampling", "0"),
+      .option("--seed <n>", "seed of the bootstrap resampling", "0")
+      .option(
+        "--perturbation-module <file>",
+        "a module defining the team perturbations the file's simulations were perturbed with (repeatable)",
+        (value: string, previous: string[] = []) => [...previous, value],
+      ),
   ).action(async (file: string, options: ScoreOptions) => {
     const seed = wholeNumber("--seed", options.seed, 2 ** 32 - 1);
     const results = readResultsFile(file);
@@ -180,6 +189,19 @@ export function registerScore(program: Command, context: CliContext): void {
       );
     }
 
+    // A perturbed simulation is graded as its run graded it: its injections' policy violations applied.
+    if (options.perturbationModule && options.perturbationModule.length > 0)
+      await loadPerturbations(context, options.perturbationModule);
+    const registry = context.perturbations ?? createPerturbationRegistry();
+    const violationsOf = (simulation: (typeof results.results.simulations)[number], task: Task): string[] => {
+      const specs = (simulation.info as { perturbations?: unknown } | null | undefined)?.perturbations;
+      if (!Array.isArray(specs) || specs.length === 0) return [];
+      const perturbations = specs.map((spec) => registry.resolve(String(spec)));
+      return perturbConversation(perturbations, { task, seed: simulation.seed ?? 0 }).violations(
+        simulation.messages,
+      );
+    };
+
     const rows: ScoredRow[] = [];
     // What the file records, with each reward_info replaced by the recomputed one below.
     const rescored = scoredFromResults(results, domainName);
@@ -187,12 +209,16 @@ export function registerScore(program: Command, context: CliContext): void {
     let reusedVerdicts = 0;
     for (const [index, simulation] of results.results.simulations.entries()) {
       const recordedVerdicts = simulation.reward_info?.nl_assertions ?? null;
-      const rewardInfo: RewardInfo = await evaluateSimulation(
-        simulation,
-        taskOf(simulation.task_id),
-        // Replayed with arguments checked as they were when recorded.
-        { newWorld: (o) => data.newWorld(o), validation },
-        recordedVerdicts ? recordedJudge(recordedVerdicts) : undefined,
+      const task = taskOf(simulation.task_id);
+      const rewardInfo: RewardInfo = gradeWithViolations(
+        await evaluateSimulation(
+          simulation,
+          task,
+          // Replayed with arguments checked as they were when recorded.
+          { newWorld: (o) => data.newWorld(o), validation },
+          recordedVerdicts ? recordedJudge(recordedVerdicts) : undefined,
+        ),
+        violationsOf(simulation, task),
       );
       const judged = rewardInfo.reward_breakdown?.NL_ASSERTION !== null;
       if (!judged) notJudged.add(simulation.id);

@@ -3,6 +3,7 @@ import type { Judge } from "../core/judge.js";
 import type { CheckpointStore, ConversationKey, TurnCheckpoint } from "../core/run-store.js";
 import type { Task } from "../core/task.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
+import type { World } from "../env/world.js";
 import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { runSimulation, SimulationAbortedError } from "../orchestrator/orchestrator.js";
@@ -52,6 +53,8 @@ export interface RunConversationOptions extends ConversationOptions {
    * continues from its last saved turn — when both participants can (`resumesFromHistory`).
    */
   checkpoints?: { store: CheckpointStore; key: ConversationKey };
+  /** Sees the conversation's world before it starts (a live view of its databases: the playground). */
+  onWorld?: (world: World) => void;
 }
 
 /**
@@ -62,7 +65,7 @@ export interface RunConversationOptions extends ConversationOptions {
 export async function runConversation(
   options: RunConversationOptions,
 ): Promise<SimulationRun & { reward_info: RewardInfo }> {
-  const { judge, onEvent, perturbations, checkpoints, ...conversation } = options;
+  const { judge, onEvent, perturbations, checkpoints, onWorld, ...conversation } = options;
   const perturbed =
     perturbations && perturbations.length > 0
       ? perturbConversation(perturbations, { task: options.task, seed: options.seed ?? 0 })
@@ -72,14 +75,16 @@ export async function runConversation(
     checkpoints !== undefined &&
     conversation.agent.resumesFromHistory === true &&
     (conversation.solo === true || user.resumesFromHistory === true);
-  const simulate = (resume: TurnCheckpoint | undefined) =>
-    runSimulation(
+  const simulate = (resume: TurnCheckpoint | undefined) => {
+    const setup = conversationSetup({
+      ...conversation,
+      user,
+      ...(perturbed?.toolBoundary ? { toolBoundary: perturbed.toolBoundary } : {}),
+    });
+    onWorld?.(setup.world);
+    return runSimulation(
       {
-        ...conversationSetup({
-          ...conversation,
-          user,
-          ...(perturbed?.toolBoundary ? { toolBoundary: perturbed.toolBoundary } : {}),
-        }),
+        ...setup,
         ...(resume ? { resume } : {}),
         ...(resumable
           ? { checkpoint: (c: TurnCheckpoint) => checkpoints.store.save(checkpoints.key, c) }
@@ -87,6 +92,7 @@ export async function runConversation(
       },
       onEvent,
     );
+  };
   const resume = resumable ? await loadCheckpoint(checkpoints) : undefined;
   // The tools' own model calls (banking_knowledge's reranker) are counted to this conversation.
   const { result: run, spend: toolSpend } = await countingToolModelSpend(async () => {

@@ -42,6 +42,8 @@ export interface ConversationOptions {
   signal?: AbortSignal;
   /** Perturbations at the world boundary (`--perturb`). */
   toolBoundary?: ToolBoundary;
+  /** Clock of the conversation's timestamps (injectable for deterministic tests). */
+  now?: () => Date;
 }
 
 /**
@@ -93,5 +95,6 @@ export function conversationSetup(options: ConversationOptions): SimulationSetup
     ...(options.simulationId !== undefined ? { simulationId: options.simulationId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.toolBoundary ? { toolBoundary: options.toolBoundary } : {}),
+    ...(options.now ? { now: options.now } : {}),
   };
 }

@@ -4,15 +4,13 @@ import type { Agent, UserSimulator } from "../core/agent.js";
 import type { Judge } from "../core/judge.js";
 import { TaskSchema, type Task } from "../core/task.js";
 import { toPlainJson } from "../evaluation/db-diff.js";
-import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { failedChecks } from "../metrics/failed-checks.js";
-import { SimulationAbortedError, simulate } from "../orchestrator/orchestrator.js";
-import {
-  conversationSetup,
-  protocolValidation,
-  type ConversationProtocol,
-} from "../runner/simulation-setup.js";
+import type { World } from "../env/world.js";
+import type { SimulationEvent } from "../orchestrator/events.js";
+import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
+import { runConversation } from "../runner/conversation-job.js";
+import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type {
   ConversationDetail,
   ConversationMode,
@@ -346,30 +344,19 @@ export class ConversationHub {
     try {
       if (!user) throw new Error("a simulated conversation needs a simulated customer");
       const protocol: ConversationProtocol = data.domain.tau2 ? this.#protocol : { name: "passk" };
-      const simulation = conversationSetup({
-        data,
-        task,
-        agent: setup.agent,
-        user,
-        protocol,
-        maxSteps: this.#limits.maxSteps,
-        maxErrors: this.#limits.maxErrors,
-        simulationId: conversation.id,
-        signal: conversation.abort.signal,
-      });
-      const { world } = simulation;
-      const hasUserDb = world.userDb !== undefined;
-      let seenAgent: unknown = world.agentDb;
-      let seenUser: unknown = world.userDb;
+      // The conversation's world, as the pipeline builds it: what the page is shown of it.
+      let world: World | undefined;
+      let seenAgent: unknown;
+      let seenUser: unknown;
       let sentUserState = false;
       const sendUserState = () => {
-        if (!hasUserDb) return;
+        if (world?.userDb === undefined) return;
         conversation.emit({ type: "user-state", state: toPlainJson(world.userDb) });
         sentUserState = true;
       };
       const snapshot = () => {
-        seenAgent = world.agentDb;
-        seenUser = world.userDb;
+        seenAgent = world?.agentDb;
+        seenUser = world?.userDb;
       };
       trace = this.#trace?.({
         domain: data.domain.name,
@@ -380,36 +367,7 @@ export class ConversationHub {
         userLlm: setup.mode === "human" ? "human" : (setup.userSpec ?? "unknown"),
         protocol: protocol.name,
       });
-      // Within the trace, the participants' model calls are the conversation's spans.
-      const traced = <T>(work: () => Promise<T>): Promise<T> => (trace ? trace.run(work) : work());
-      const events = simulate({ ...simulation, now: this.#now });
-      for (;;) {
-        const next = await traced(() => events.next());
-        if (next.done) {
-          const run = next.value;
-          let graded: typeof run = run;
-          if (setup.task) {
-            const task = setup.task;
-            const rewardInfo = await traced(() =>
-              evaluateSimulation(
-                run,
-                task,
-                { newWorld: (o) => data.newWorld(o), validation: protocolValidation(protocol) },
-                this.#judge,
-              ),
-            );
-            graded = { ...run, reward_info: rewardInfo };
-            conversation.emit({
-              type: "reward",
-              rewardInfo,
-              failedChecks: failedChecks(rewardInfo, run.termination_reason),
-            });
-          }
-          trace?.end({ run: graded });
-          conversation.emit({ type: "conversation-end", reason: "finished", message: null });
-          break;
-        }
-        const event = next.value;
+      const onEvent = (event: SimulationEvent) => {
         trace?.onEvent(event);
         switch (event.type) {
           case "simulation-start":
@@ -462,7 +420,43 @@ export class ConversationHub {
             break;
           }
         }
+      };
+      // The one conversation pipeline (set-up, turns, grade) the runner and `passk simulate` use too.
+      const converse = () =>
+        runConversation({
+          data,
+          task,
+          agent: setup.agent,
+          user: user!,
+          ...(this.#judge ? { judge: this.#judge } : {}),
+          protocol,
+          maxSteps: this.#limits.maxSteps,
+          maxErrors: this.#limits.maxErrors,
+          simulationId: conversation.id,
+          signal: conversation.abort.signal,
+          now: this.#now,
+          onWorld: (built) => {
+            world = built;
+            snapshot();
+          },
+          onEvent,
+        });
+      // Within the trace, the participants' model calls are the conversation's spans.
+      const run = await (trace ? trace.run(converse) : converse());
+      // The judge's calls count toward the server's spend too.
+      const judgeCost = (run.reward_info.info as { judge_cost?: number | null } | null | undefined)
+        ?.judge_cost;
+      if (judgeCost !== undefined) this.#spend.record(judgeCost);
+      // A free conversation (no task) has nothing to be graded against.
+      if (setup.task) {
+        conversation.emit({
+          type: "reward",
+          rewardInfo: run.reward_info,
+          failedChecks: failedChecks(run.reward_info, run.termination_reason),
+        });
       }
+      trace?.end({ run: setup.task ? run : { ...run, reward_info: null } });
+      conversation.emit({ type: "conversation-end", reason: "finished", message: null });
     } catch (error) {
       trace?.end({ error });
       if (error instanceof SimulationAbortedError || conversation.abort.signal.aborted) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
+import type { Judge } from "../core/judge.js";
 import { goldAgent } from "../agents/gold-agent.js";
 import { builtinDomains } from "../domains/registry.js";
 import type { AnyDomain } from "../env/domain.js";
@@ -372,6 +373,26 @@ describe("public deployment limits", () => {
     expect((await app.request("/api/info")).status).toBe(200);
     clock = new Date(clock.getTime() + 60_000);
     expect((await from("10.0.0.1")).status).toBe(201);
+  });
+
+  it("grades a playground conversation with the run's pipeline: the judge's cost is recorded and spent", async () => {
+    // A judge whose one model call costs $0.125 and that finds every assertion met.
+    const judge: Judge = {
+      judge: async ({ assertions, onCost }) => {
+        onCost?.(0.125);
+        return assertions.map((nl_assertion) => ({ nl_assertion, met: true, justification: "seen" }));
+      },
+    };
+    const app = server({ judge, limits: { dailySpendCapUsd: 5 } });
+    // Retail task 2 grades NL assertions too.
+    const id = await start(app, { domain: "retail", mode: "simulate", taskId: "2" });
+    const events = await readEvents(app, id, (e) => e.type === "conversation-end");
+    const reward = events.find((e) => e.type === "reward");
+    expect(reward).toMatchObject({ rewardInfo: { info: { judge_cost: 0.125 } } });
+    expect(events.at(-1)).toMatchObject({ type: "conversation-end", reason: "finished" });
+    const budget = (await (await app.request("/api/budget")).json()) as { spentUsd: number };
+    // The scripted participants cost nothing: what was spent is the judge's.
+    expect(budget.spentUsd).toBeCloseTo(0.125, 10);
   });
 
   it("refuses new conversations once the daily cap is spent, lets running ones finish, resets the next day", async () => {

@@ -106,3 +106,22 @@ export function createPerturbationRegistry(
     },
   };
 }
+
+/**
+ * Specs resolved against a registry, each perturbation named once (`where` names the input in the
+ * error: `--perturb`, a request's `perturbations`).
+ */
+export function resolvePerturbations(
+  registry: PerturbationRegistry,
+  specs: readonly string[],
+  where: string,
+): ResolvedPerturbation[] {
+  const resolved = specs.map((spec) => registry.resolve(spec));
+  const names = resolved.map((p) => p.definition.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined)
+    throw new ConfigError(
+      `${where} names ${twice} twice; give each perturbation once, with all its settings`,
+    );
+  return resolved;
+}

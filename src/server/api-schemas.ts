@@ -51,6 +51,10 @@ export const ServerInfoSchema = z.object({
   budget: BudgetSchema,
   /** Whether runs can be browsed and imported (a store is attached). */
   explorer: z.boolean(),
+  /** Perturbations a simulated conversation can meet (`passk run --perturb`'s), by name. */
+  perturbations: z.array(
+    z.object({ name: z.string(), version: z.number().int(), kind: z.string(), summary: z.string() }),
+  ),
 });
 export type ServerInfo = z.infer<typeof ServerInfoSchema>;
 
@@ -146,10 +150,16 @@ export const StartConversationRequestSchema = z
     /** One of the server's offered agent specs; default: the first. */
     agent: name("agent").optional(),
     user: name("user").optional(),
+    /** Perturbations the conversation meets, as `passk run --perturb` specs (simulate mode). */
+    perturbations: z.array(z.string().min(1).max(200)).max(8).optional(),
   })
   .refine((request) => request.mode !== "simulate" || request.taskId !== undefined, {
     message: "taskId is required in simulate mode (the simulated customer plays a task)",
     path: ["taskId"],
+  })
+  .refine((request) => request.mode === "simulate" || (request.perturbations ?? []).length === 0, {
+    message: "perturbations apply to simulated conversations (mode simulate)",
+    path: ["perturbations"],
   });
 export type StartConversationRequest = z.infer<typeof StartConversationRequestSchema>;
 
@@ -211,6 +221,8 @@ export const PlaygroundEventSchema = z.discriminatedUnion("type", [
     taskId: z.string().nullable(),
     agent: z.string(),
     user: z.string().nullable(),
+    /** The perturbations it meets, as canonical specs (absent: none). */
+    perturbations: z.array(z.string()).optional(),
   }),
   z.object({ type: z.literal("message"), message: MessageSchema }),
   z.object({ type: z.literal("tool-call-start"), call: ToolCallSchema }),

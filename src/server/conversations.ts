@@ -9,6 +9,7 @@ import { failedChecks } from "../metrics/failed-checks.js";
 import type { World } from "../env/world.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
 import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
+import type { ResolvedPerturbation } from "../perturbations/registry.js";
 import { runConversation } from "../runner/conversation-job.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type {
@@ -58,6 +59,8 @@ export interface StartConversation {
   /** The simulated customer (simulate mode). */
   user?: UserSimulator;
   userSpec?: string;
+  /** What the conversation meets (`passk run --perturb`'s perturbations). */
+  perturbations?: readonly ResolvedPerturbation[];
 }
 
 /** One playground conversation: its events so far, and what waits for more. */
@@ -286,6 +289,9 @@ export class ConversationHub {
       taskId: setup.task?.id ?? null,
       agent: setup.agentSpec,
       user: setup.mode === "human" ? null : (setup.userSpec ?? null),
+      ...(setup.perturbations && setup.perturbations.length > 0
+        ? { perturbations: setup.perturbations.map((p) => p.spec) }
+        : {}),
     });
     void this.#run(conversation, setup);
     return conversation;
@@ -429,6 +435,9 @@ export class ConversationHub {
           agent: setup.agent,
           user: user!,
           ...(this.#judge ? { judge: this.#judge } : {}),
+          ...(setup.perturbations && setup.perturbations.length > 0
+            ? { perturbations: setup.perturbations }
+            : {}),
           protocol,
           maxSteps: this.#limits.maxSteps,
           maxErrors: this.#limits.maxErrors,

@@ -1,6 +1,7 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context } from "hono";
-import { PasskError, UnknownNameError } from "../core/errors.js";
+import { ConfigError, PasskError, UnknownNameError } from "../core/errors.js";
+import { createPerturbationRegistry, resolvePerturbations } from "../perturbations/registry.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { redactSecrets } from "../llm/redact.js";
 import type { DomainDetail, ServerInfo, StartConversationResponse, TaskDetail } from "./api-schemas.js";
@@ -23,6 +24,16 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
   const secrets = deps.secrets ?? [];
   const log = deps.log ?? (() => {});
   const spend = new SpendTracker({ capUsd: limits.dailySpendCapUsd, now });
+  const perturbations = deps.perturbations ?? createPerturbationRegistry();
+  /** The perturbations a request names, resolved; an unknown one or a bad setting is a 400 naming it. */
+  const requestedPerturbations = (specs: readonly string[]) => {
+    try {
+      return resolvePerturbations(perturbations, specs, "perturbations");
+    } catch (error) {
+      if (!ConfigError.isInstance(error)) throw error;
+      throw new ConfigError(error.message.replace(/^--perturb /, "perturbations: "));
+    }
+  };
   const hub = new ConversationHub({
     limits,
     spend,
@@ -130,6 +141,15 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
       users: [...deps.participants.users],
       budget: spend.budget(),
       explorer: views !== undefined,
+      perturbations: perturbations.names.map((name) => {
+        const definition = perturbations.get(name)!;
+        return {
+          name,
+          version: definition.version,
+          kind: definition.kind,
+          summary: definition.summary,
+        };
+      }),
     }),
     budget: () => spend.budget(),
     domain: domainDetail,
@@ -154,6 +174,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
         const agentSpec = pick("agent", deps.participants.agents, request.agent);
         const userSpec =
           request.mode === "simulate" ? pick("user", deps.participants.users, request.user) : undefined;
+        const perturbed = requestedPerturbations(request.perturbations ?? []);
         const conversation = hub.start({
           mode: request.mode,
           data,
@@ -163,6 +184,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
           ...(userSpec !== undefined
             ? { user: deps.participants.createUserSimulator(userSpec), userSpec }
             : {}),
+          ...(perturbed.length > 0 ? { perturbations: perturbed } : {}),
         });
         return {
           conversationId: conversation.id,

@@ -375,6 +375,46 @@ describe("public deployment limits", () => {
     expect((await from("10.0.0.1")).status).toBe(201);
   });
 
+  it("runs a simulated conversation with the perturbations it names; a bad one is a 400 naming it", async () => {
+    const app = server();
+    const info = (await (await app.request("/api/info")).json()) as {
+      perturbations: Array<{ name: string }>;
+    };
+    expect(info.perturbations.map((p) => p.name)).toEqual(expect.arrayContaining(["tool-faults", "persona"]));
+    const id = await start(app, {
+      domain: "mock",
+      mode: "simulate",
+      taskId: "create_task_1",
+      perturbations: ["tool-faults:rate=1,kinds=transient"],
+    });
+    const events = await readEvents(app, id, (e) => e.type === "conversation-end");
+    expect(events[0]).toMatchObject({
+      type: "conversation-start",
+      perturbations: ["tool-faults@1:kinds=transient,rate=1"],
+    });
+    const faulted = events.filter(
+      (e) => e.type === "tool-call-end" && (e.result as { perturbations?: unknown }).perturbations,
+    );
+    expect(faulted.length).toBeGreaterThan(0);
+
+    const unknown = await post(app, "/api/conversations", {
+      domain: "mock",
+      mode: "simulate",
+      taskId: "create_task_1",
+      perturbations: ["no-such-thing"],
+    });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { message: string }).message).toMatch(
+      /^perturbations: .*no-such-thing/,
+    );
+    const human = await post(app, "/api/conversations", {
+      domain: "mock",
+      mode: "human",
+      perturbations: ["tool-faults"],
+    });
+    expect(human.status).toBe(400);
+  });
+
   it("grades a playground conversation with the run's pipeline: the judge's cost is recorded and spent", async () => {
     // A judge whose one model call costs $0.125 and that finds every assertion met.
     const judge: Judge = {

@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import type { Judge } from "../core/judge.js";
+import type { PerturbationRegistry } from "../perturbations/registry.js";
 import { PasskError } from "../core/errors.js";
 import { systemFailure } from "../core/system-failure.js";
 import type { AnyDomain } from "../env/domain.js";
@@ -73,6 +74,8 @@ export interface ServerDeps {
   conversations?: ConversationStore;
   /** Judges NL assertions at the end of a playground conversation; without one they show as not judged. */
   judge?: Judge;
+  /** Perturbations a simulated conversation may ask for; default: passk's own. */
+  perturbations?: PerturbationRegistry;
   limits?: Partial<ServerLimits>;
   now?: () => Date;
   /** Folder of the built web app (`web/dist`); without one only the API is served. */

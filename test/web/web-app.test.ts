@@ -143,6 +143,31 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.close();
   });
 
+  it("simulates a conversation that meets a perturbation: the faulted tool call is marked in the trace", async () => {
+    script = goldScript(data.task(SIMULATED_TASK));
+    const page = await openPage();
+    await page.goto(`${baseUrl}/#/`);
+    await page.getByLabel("Domain").selectOption(DOMAIN);
+    await page.getByLabel("Task", { exact: true }).fill(SIMULATED_TASK);
+    await page.locator(`[data-task-id="${SIMULATED_TASK}"]`).click();
+    await page.locator("details.perturb > summary").click();
+    await page.getByLabel("tool-faults").check();
+    await page.getByRole("button", { name: "Simulate" }).click();
+    await page.getByTestId("reward-card").waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId("conversation-perturbations").textContent()).toBe(
+      "perturbed: tool-faults@1",
+    );
+    const marks = page.getByTestId("perturbation-mark");
+    await marks.first().waitFor();
+    expect(await marks.first().textContent()).toMatch(/^tool-faults@1: (transient|timeout|partial)/);
+    // The faulted call's card says what the agent was answered.
+    const faulted = page.getByTestId("tool-call-card").filter({ has: marks.first() });
+    expect(await faulted.count()).toBe(1);
+    await faulted.scrollIntoViewIfNeeded();
+    await shot(page, "playground-perturbed");
+    await page.close();
+  });
+
   it("answers a message a person types", async () => {
     script = () => mockReply.text(HUMAN_REPLY);
     const page = await openPage();

@@ -17,7 +17,11 @@ import {
 } from "../../runner/run-config.js";
 import type { RunRecord, Store } from "../../store/store.js";
 import type { AnyDomain } from "../../env/domain.js";
-import { createPerturbationRegistry, type PerturbationRegistry } from "../../perturbations/registry.js";
+import {
+  createPerturbationRegistry,
+  resolvePerturbations,
+  type PerturbationRegistry,
+} from "../../perturbations/registry.js";
 import type { CliContext, loadDomain } from "../context.js";
 import type { ModelFlags } from "../model-flags.js";
 
@@ -200,14 +204,7 @@ function configFromFlags(
 
 /** `--perturb` values resolved and written canonically; one perturbation may be named once. */
 export function perturbationSpecs(values: readonly string[], registry: PerturbationRegistry): string[] {
-  const resolved = values.map((value) => registry.resolve(value));
-  const names = resolved.map((p) => p.definition.name);
-  const twice = names.find((name, i) => names.indexOf(name) !== i);
-  if (twice !== undefined)
-    throw new ConfigError(
-      `--perturb names ${twice} twice; give each perturbation once, with all its settings`,
-    );
-  return resolved.map((p) => p.spec);
+  return resolvePerturbations(registry, values, "--perturb").map((p) => p.spec);
 }
 
 /**

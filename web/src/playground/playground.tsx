@@ -52,6 +52,8 @@ export function Playground(props: {
   const [mode, setMode] = useState<ConversationMode>("simulate");
   const [agent, setAgent] = useState(info.agents[0] ?? "");
   const [user, setUser] = useState(info.users[0] ?? "");
+  /** Perturbations the next simulated conversation meets (by name, default settings). */
+  const [perturb, setPerturb] = useState<readonly string[]>([]);
   const [taskId, setTaskId] = useState<string | null>(route.taskId ?? null);
   const [taskDetail, setTaskDetail] = useState<TaskDetail | null>(null);
   const [pane, setPane] = useState<Pane>("conversation");
@@ -161,6 +163,7 @@ export function Playground(props: {
         ...(id ? { taskId: id } : {}),
         agent,
         ...(startMode === "simulate" ? { user } : {}),
+        ...(startMode === "simulate" && perturb.length > 0 ? { perturbations: [...perturb] } : {}),
       })
       .then((begun) => {
         if (begun)
@@ -235,6 +238,29 @@ export function Playground(props: {
                 ))}
               </select>
             </div>
+          )}
+          {mode === "simulate" && info.perturbations.length > 0 && (
+            <details className="field perturb" open={perturb.length > 0}>
+              <summary className="label">Perturb{perturb.length > 0 ? ` (${perturb.length})` : ""}</summary>
+              <fieldset className="mode" aria-label="Perturbations">
+                {info.perturbations.map((p) => (
+                  <label key={p.name} title={p.summary}>
+                    <input
+                      type="checkbox"
+                      checked={perturb.includes(p.name)}
+                      disabled={busy}
+                      onChange={(e) =>
+                        setPerturb((current) =>
+                          e.target.checked ? [...current, p.name] : current.filter((n) => n !== p.name),
+                        )
+                      }
+                    />
+                    {p.name}
+                    <span className="muted"> · {p.kind}</span>
+                  </label>
+                ))}
+              </fieldset>
+            </details>
           )}
           {loadError && (
             <p className="error-text" role="alert">
@@ -314,6 +340,11 @@ export function Playground(props: {
                   {" "}
                   · {started.domain}
                   {started.taskId ? ` · ${taskLabel(started.taskId, 36)}` : ""} · {started.agent}
+                </span>
+              )}
+              {started?.perturbations && started.perturbations.length > 0 && (
+                <span className="badge perturbed" data-testid="conversation-perturbations">
+                  perturbed: {started.perturbations.join(", ")}
                 </span>
               )}
             </h2>

@@ -65,6 +65,16 @@ export function traceItems(events: readonly SequencedEvent[]): TraceItem[] {
   return items;
 }
 
+/** What perturbations did to a tool call's answer (`run --perturb`), as marked on it. */
+function marksOf(result: ToolMessage | undefined): Array<{ perturbation: string; effect: string }> {
+  const marks = (result as { perturbations?: unknown } | undefined)?.perturbations;
+  if (!Array.isArray(marks)) return [];
+  return marks.flatMap((mark: unknown) => {
+    const { perturbation, effect } = (mark ?? {}) as { perturbation?: unknown; effect?: unknown };
+    return typeof perturbation === "string" && typeof effect === "string" ? [{ perturbation, effect }] : [];
+  });
+}
+
 export function ToolCallCard(props: {
   call: ToolCall;
   result?: ToolMessage | undefined;
@@ -85,6 +95,11 @@ export function ToolCallCard(props: {
         {props.latencyMs !== undefined && <span className="latency">{props.latencyMs.toFixed(1)} ms</span>}
         {state === "running" && <span className="badge">running…</span>}
         {state === "error" && <span className="badge bad">error</span>}
+        {marksOf(result).map((mark, i) => (
+          <span key={i} className="badge perturbed" data-testid="perturbation-mark">
+            {mark.perturbation}: {mark.effect}
+          </span>
+        ))}
       </header>
       <details open={args.length < 300}>
         <summary>arguments</summary>

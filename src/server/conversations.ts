@@ -11,6 +11,7 @@ import type { SimulationEvent } from "../orchestrator/events.js";
 import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
 import { runConversation } from "../runner/conversation-job.js";
+import { costBesidesParticipants } from "../runner/execute-run.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type {
   ConversationDetail,
@@ -452,10 +453,9 @@ export class ConversationHub {
         });
       // Within the trace, the participants' model calls are the conversation's spans.
       const run = await (trace ? trace.run(converse) : converse());
-      // The judge's calls count toward the server's spend too.
-      const judgeCost = (run.reward_info.info as { judge_cost?: number | null } | null | undefined)
-        ?.judge_cost;
-      if (judgeCost !== undefined) this.#spend.record(judgeCost);
+      // The judge's calls and the tools' own (the reranker's) count toward the server's spend too.
+      const besides = costBesidesParticipants(run.reward_info.info as Record<string, unknown> | null);
+      if (besides !== undefined) this.#spend.record(besides);
       // A free conversation (no task) has nothing to be graded against.
       if (setup.task) {
         conversation.emit({

@@ -31,6 +31,8 @@ beforeAll(async () => {
       "2.5",
       "--rate-limit",
       "5",
+      "--perturbation-module",
+      path.join(REPO, "test", "fixtures", "shouting-perturbation.ts"),
     ],
     { env: { ...process.env, OPENAI_API_KEY: KEY }, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -72,6 +74,10 @@ describe("passk serve", () => {
     expect(info.budget.capUsd).toBe(2.5);
     expect(info.explorer).toBe(true);
     expect(info.domains.map((d) => d.name)).toContain("mock");
+    // The playground offers passk's perturbations and the team's own from --perturbation-module.
+    expect(info.perturbations.map((p) => p.name)).toEqual(
+      expect.arrayContaining(["tool-faults", "shouting"]),
+    );
     // A deep link is a page of the app; a missing asset is a 404; paths never leave the web root.
     expect((await fetch(`${url}/runs/anything`)).status).toBe(200);
     expect((await fetch(`${url}/assets/missing.js`)).status).toBe(404);

@@ -8,6 +8,8 @@ import { ConfigError } from "../../core/errors.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { createJudge } from "../../judge/create-judge.js";
 import { createLanguageModel, loadPriceOverrides } from "../../llm/index.js";
+import { meteredToolModel } from "../../llm/tool-model-spend.js";
+import { loadPerturbations } from "../domain-modules.js";
 import { createServer, type Participants } from "../../server/create-server.js";
 import { sqliteRunStore } from "../../server/sqlite-run-store.js";
 import { resolveStorePath } from "../../store/store-location.js";
@@ -42,6 +44,7 @@ const ServeOptionsSchema = z.object({
   rerankerLlm: z.string().optional(),
   rerankerLlmBaseUrl: z.string().optional(),
   otel: z.union([z.string(), z.boolean()]).optional(),
+  perturbationModule: z.array(z.string().min(1)).optional(),
 });
 
 /** The built web app shipped with passk (`web/dist` beside `dist/`). */
@@ -85,6 +88,11 @@ export function registerServe(program: Command, context: CliContext): void {
       .option(
         "--protocol <name>",
         "tau2 (default): playground conversations on τ²'s domains run as τ²-bench runs them; passk: passk's own prompt and tool descriptions",
+      )
+      .option(
+        "--perturbation-module <file>",
+        "a module exporting your own perturbations (definePerturbation), offered by the playground's Perturb (repeatable)",
+        (value: string, previous: string[] = []) => [...previous, value],
       )
       .option(
         "--upstream <dir>",
@@ -186,14 +194,20 @@ export function registerServe(program: Command, context: CliContext): void {
     }
     // Domains with configurations (banking_knowledge's retrieval) run the one --retrieval-config names; a
     // config a conversation cannot use (a sandboxed shell, an unverified reranker prompt) stops here.
+    // Its calls are counted to each conversation (`tool_model_cost`) and toward the daily cap.
     const reranker =
       options.rerankerLlm !== undefined
-        ? createLanguageModel(options.rerankerLlm, {
-            env,
-            role: "reranker",
-            ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
-          })
+        ? meteredToolModel(
+            createLanguageModel(options.rerankerLlm, {
+              env,
+              role: "reranker",
+              ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
+              ...(priceOverrides ? { priceOverrides } : {}),
+            }),
+          )
         : undefined;
+    if (options.perturbationModule && options.perturbationModule.length > 0)
+      await loadPerturbations(context, options.perturbationModule);
     const loadDomainData: NonNullable<Parameters<typeof createServer>[0]["loadDomainData"]> = (
       domain,
       dir,
@@ -217,6 +231,7 @@ export function registerServe(program: Command, context: CliContext): void {
       participants,
       store: sqliteRunStore(store),
       ...(judge ? { judge } : {}),
+      ...(context.perturbations ? { perturbations: context.perturbations } : {}),
       limits: {
         rateLimitMax: options.rateLimit,
         rateLimitWindowMs: 60_000,

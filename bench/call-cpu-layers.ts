@@ -13,7 +13,6 @@
  *
  * Usage: node --import tsx bench/call-cpu-layers.ts [concurrency=100] [latencyMs=200] [conversations=300] [rounds=3]
  */
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createAgent } from "../src/agents/create-agent.js";
 import { llmAgent } from "../src/agents/llm-agent.js";
 import type { Agent, UserSimulator } from "../src/core/agent.js";
@@ -21,7 +20,6 @@ import type { LanguageModel, LlmRequest, LlmResponse } from "../src/core/llm.js"
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { createAiSdkLanguageModel } from "../src/llm/ai-sdk-language-model.js";
-import { createProviderRegistry, defaultProviderDefinitions } from "../src/llm/provider-registry.js";
 import { runSimulation } from "../src/orchestrator/orchestrator.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import type { MockLlmConversation } from "../src/testing/mock-llm-codec.js";
@@ -32,6 +30,7 @@ import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 import { llmUser } from "../src/users/llm-user.js";
 import { benchScript, modelCalls } from "./bench-script.js";
+import { inProcessProviders } from "./in-process-provider.js";
 
 const concurrency = Number(process.argv[2] ?? 100);
 const latencyMs = Number(process.argv[3] ?? 200);
@@ -122,23 +121,7 @@ const inProcessFetch: typeof fetch = async (_input, init) => {
   return response;
 };
 
-const registry = createProviderRegistry(
-  defaultProviderDefinitions().map((definition) =>
-    definition.id !== "openai-compatible"
-      ? definition
-      : {
-          ...definition,
-          createModel: (model: string, { apiKey, baseUrl }: { apiKey?: string; baseUrl: string }) =>
-            createOpenAICompatible({
-              name: "openaiCompatible",
-              baseURL: baseUrl,
-              apiKey,
-              includeUsage: true,
-              fetch: inProcessFetch,
-            }).chatModel(model),
-        },
-  ),
-);
+const registry = inProcessProviders(inProcessFetch);
 const provider = registry.get("openai-compatible");
 const baseUrl = "http://127.0.0.1:9/v1";
 const sdkModel = (model: string) =>

@@ -5,9 +5,8 @@
  *
  * Usage: node --import tsx bench/llm-call-cpu.ts [calls=20000]
  */
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createLanguageModel } from "../src/llm/create-language-model.js";
-import { createProviderRegistry, defaultProviderDefinitions } from "../src/llm/provider-registry.js";
+import { inProcessProviders } from "./in-process-provider.js";
 
 const calls = Number(process.argv[2] ?? 20_000);
 
@@ -29,25 +28,10 @@ const completion = JSON.stringify({
 const cannedFetch: typeof fetch = async () =>
   new Response(completion, { status: 200, headers: { "content-type": "application/json" } });
 
-const definitions = defaultProviderDefinitions().map((definition) =>
-  definition.id !== "openai-compatible"
-    ? definition
-    : {
-        ...definition,
-        createModel: (model: string, { apiKey, baseUrl }: { apiKey?: string; baseUrl: string }) =>
-          createOpenAICompatible({
-            name: "openaiCompatible",
-            baseURL: baseUrl,
-            apiKey,
-            includeUsage: true,
-            fetch: cannedFetch,
-          }).chatModel(model),
-      },
-);
 const model = createLanguageModel("openai-compatible:bench", {
   baseUrl: "http://127.0.0.1:9/v1",
   env: {},
-  registry: createProviderRegistry(definitions),
+  registry: inProcessProviders(cannedFetch),
 });
 
 // About the size of a mock-domain agent call: a policy, eight tools, a short conversation.

@@ -73,8 +73,8 @@ export async function runConversation(
   const user = perturbed ? perturbed.user(conversation.user) : conversation.user;
   const resumable =
     checkpoints !== undefined &&
-    conversation.agent.resumesFromHistory === true &&
-    (conversation.solo === true || user.resumesFromHistory === true);
+    cannotContinueFromHistory({ agent: conversation.agent, user, solo: conversation.solo ?? false })
+      .length === 0;
   const simulate = (resume: TurnCheckpoint | undefined) => {
     const setup = conversationSetup({
       ...conversation,
@@ -152,6 +152,22 @@ export async function runConversation(
             },
           },
   };
+}
+
+/**
+ * The participants of a conversation that cannot continue it from its history (`resumesFromHistory`),
+ * named: a turn checkpoint is used only when there are none (the customer does not count in solo mode).
+ */
+export function cannotContinueFromHistory(participants: {
+  agent: Agent;
+  user: UserSimulator;
+  solo: boolean;
+}): string[] {
+  const { agent, user, solo } = participants;
+  return [
+    ...(agent.resumesFromHistory ? [] : [`the agent ${agent.name}`]),
+    ...(solo || user.resumesFromHistory ? [] : [`the customer ${user.name}`]),
+  ];
 }
 
 /** A conversation's saved progress; a store that cannot be read gives none (the conversation starts over). */

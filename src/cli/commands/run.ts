@@ -31,6 +31,7 @@ import type { RunConfig } from "../../runner/run-config.js";
 import { selectTasksOfDomains } from "../../runner/run-plan.js";
 import { formatDuration } from "../../runner/run-progress.js";
 import { readUserGuidelines } from "../../users/create-user.js";
+import { cannotContinueFromHistory } from "../../runner/conversation-job.js";
 import { SqliteCheckpointStore } from "../../store/sqlite-checkpoint-store.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
 import { resolveStorePath } from "../../store/store-location.js";
@@ -317,12 +318,11 @@ export async function runCommand(
     );
     resolvedConfig.scripted_demo = participants.scriptedDemo;
     if (resolvedConfig.checkpoint_turns) {
-      const cannot = [
-        ...(participants.agent.resumesFromHistory ? [] : [`the agent ${participants.agent.name}`]),
-        ...(resolvedConfig.solo || participants.user.resumesFromHistory
-          ? []
-          : [`the customer ${participants.user.name}`]),
-      ];
+      const cannot = cannotContinueFromHistory({
+        agent: participants.agent,
+        user: participants.user,
+        solo: resolvedConfig.solo,
+      });
       // Said, not refused: the run is the same, only an interruption costs more.
       if (cannot.length > 0)
         context.stderr.write(

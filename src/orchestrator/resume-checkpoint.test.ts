@@ -137,6 +137,22 @@ describe("a conversation continued from a turn checkpoint", async () => {
     }
   });
 
+  it("a checkpoint that cannot be saved is said once and costs the conversation nothing", async () => {
+    let attempts = 0;
+    const run = await runSimulation(
+      setupOf(agent, user, {
+        checkpoint: async () => {
+          attempts++;
+          throw new Error("the disk is full");
+        },
+      }),
+    );
+    expect(shape(run.messages)).toEqual(shape(reference.messages));
+    expect(run.termination_reason).toBe(reference.termination_reason);
+    expect(attempts).toBe(1);
+    expect((run.info as { checkpoint_error?: string }).checkpoint_error).toBe("the disk is full");
+  });
+
   it("a recorded tool answer the world no longer gives is refused before anyone is called", async () => {
     const checkpoint = structuredClone(saved.at(-1)!);
     const toolIndex = checkpoint.messages.findIndex((m) => m.role === "tool");

@@ -9,6 +9,7 @@ import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
+import { upstreamWithout } from "./helpers/stand-in-data-models.js";
 
 // banking_knowledge's `_reranker` configs: KB_search's hits are rated one by one by the model named with
 // --reranker-llm, with the prompt read out of the reference's reranker module in the upstream folder. The
@@ -238,10 +239,11 @@ describe("banking_knowledge under bm25_reranker", () => {
     expect(noModel.stderr).toContain(
       "retrieval config bm25_reranker reranks every hit with an LLM: name the model with --reranker-llm <provider>:<model>",
     );
-    const noPrompt = await simulate(rerankerFlags(), path.join(tau2Dir(), "upstream"));
+    const withoutReranker = upstreamWithout([RERANKER_MODULE]);
+    const noPrompt = await simulate(rerankerFlags(), withoutReranker);
     expect(noPrompt.code).toBe(1);
     expect(noPrompt.stderr).toContain(
-      `retrieval config bm25_reranker reranks with the reference's prompt, read from its source file ${path.join(tau2Dir(), "upstream", RERANKER_MODULE)} (not found`,
+      `retrieval config bm25_reranker reranks with the reference's prompt, read from its source file ${path.join(withoutReranker, RERANKER_MODULE)} (not found`,
     );
   });
 });

@@ -10,7 +10,11 @@ import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts
 import { OFFICIAL_COMMIT } from "../src/formats/tau2/official-manifest.js";
 import { tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
-import { upstreamWithStandInModels, writeStandInModules } from "./helpers/stand-in-data-models.js";
+import {
+  upstreamWithoutModels,
+  upstreamWithStandInModels,
+  writeStandInModules,
+} from "./helpers/stand-in-data-models.js";
 
 /**
  * A stand-in for raw.githubusercontent.com serving ../shared/tau2/data and ../shared/tau2/upstream in
@@ -228,7 +232,7 @@ describe("passk data pull", () => {
 
   it("verifies the upstream source files in place when PASSK_TAU2_UPSTREAM names a copy, downloading none", async () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
-    const upstream = path.join(tau2Dir(), "upstream");
+    const upstream = upstreamWithoutModels();
     const before = requests.length;
     const run = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], {
       env: { PASSK_TAU2_UPSTREAM: upstream },

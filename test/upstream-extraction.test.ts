@@ -16,7 +16,7 @@ import {
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { DATA_MODEL_MODULES } from "../src/formats/tau2/official-manifest.js";
 import { readFixtureJson, tau2Dir } from "../src/testing/tau2-fixtures.js";
-import { upstreamWithStandInModels } from "./helpers/stand-in-data-models.js";
+import { upstreamWithoutModels, upstreamWithStandInModels } from "./helpers/stand-in-data-models.js";
 
 // The texts passk extracts from the reference's Python source (prompt templates, tool descriptions and
 // parameter schemas) must equal what the reference itself sends to models: the fixtures were produced
@@ -281,10 +281,11 @@ describe.runIf(hasUpstream)("nested models from the data-model modules", () => {
   });
 
   it("without the modules: the same description-less models, and it says so", () => {
-    const texts = loadReferenceTexts(upstreamDir);
+    const withoutModels = upstreamWithoutModels();
+    const texts = loadReferenceTexts(withoutModels);
     expect(texts.dataModels.map((m) => m.status)).toEqual(["absent", "absent"]);
     expect(texts.nestedModelDescriptions(builtinDomains.get("airline")!)).toBe("missing");
     expect(texts.nestedModelDescriptions(builtinDomains.get("mock")!)).toBe("complete");
-    expect(specsOf(upstreamDir, "airline", "agent")).toBe(fixtureSpecs("airline", "agent_tools", true));
+    expect(specsOf(withoutModels, "airline", "agent")).toBe(fixtureSpecs("airline", "agent_tools", true));
   });
 });

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DATA_MODEL_MODULES, type DataModelModule } from "../../src/formats/tau2/official-manifest.js";
 import { readFixtureJson, tau2Dir } from "../../src/testing/tau2-fixtures.js";
 
-// The reference's data-model modules are not part of the reference material here, so tests write
-// stand-ins: Python modules generated from the `$defs` entries the reference recorded in
+// The reference material may or may not hold the reference's data-model modules, so tests write
+// stand-ins where they need them present, tampered with or absent: Python modules generated from the `$defs` entries the reference recorded in
 // fixtures/tools/<domain>.json (class per entry, docstring from its description, one `Field(...)` per
 // property, Enum classes for enum entries), plus a class the reader cannot interpret and does not need.
 // Reading them back must give those entries exactly: the digests in DATA_MODEL_MODULES are of them.
@@ -161,14 +161,20 @@ export function standInModuleSource(module: DataModelModule, options: { tamper?:
   ].join("\n");
 }
 
-function linkTree(from: string, to: string): void {
-  mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    const source = path.join(from, entry.name);
-    const target = path.join(to, entry.name);
-    if (entry.isDirectory()) linkTree(source, target);
-    else if (!existsSync(target)) symlinkSync(source, target);
-  }
+/**
+ * A temporary copy of the reference material's upstream files (copied, never linked: tests write into
+ * it, and a write through a link would change the reference material itself), without `omit`.
+ */
+export function upstreamWithout(omit: readonly string[] = []): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "passk-upstream-"));
+  cpSync(path.join(tau2Dir(), "upstream"), dir, { recursive: true, dereference: true });
+  for (const file of omit) rmSync(path.join(dir, file), { force: true });
+  return dir;
+}
+
+/** A temporary upstream folder as the reference material has it, but without the data-model modules. */
+export function upstreamWithoutModels(): string {
+  return upstreamWithout(DATA_MODEL_MODULES.map((module) => module.path));
 }
 
 /** Write the stand-in modules into `dir` (repository layout). */
@@ -181,12 +187,11 @@ export function writeStandInModules(dir: string, options: { tamper?: boolean } =
 }
 
 /**
- * A temporary upstream folder: the reference material's upstream files (symlinked) and the stand-in
- * data-model modules beside them.
+ * A temporary upstream folder: a copy of the reference material's upstream files with the stand-in
+ * data-model modules in place of the reference's own.
  */
 export function upstreamWithStandInModels(options: { tamper?: boolean } = {}): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "passk-upstream-models-"));
-  linkTree(path.join(tau2Dir(), "upstream"), dir);
+  const dir = upstreamWithoutModels();
   writeStandInModules(dir, options);
   return dir;
 }

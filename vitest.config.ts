@@ -1,12 +1,8 @@
-import path from "node:path";
 import { defineConfig } from "vitest/config";
 
-// The reference material beside the checkout (as CI has it): its upstream source files are where the
-// τ² protocol reads the reference's prompt and tool texts, as `passk data pull` would have put them.
-const tau2 = path.resolve(
-  process.env.PASSK_TAU2_DIR ?? path.join(import.meta.dirname, "..", "shared", "tau2"),
-);
-
+// The tests read the official data and the upstream source files where `passk data pull` put them
+// (README command 1), or where PASSK_DATA_DIR / PASSK_TAU2_UPSTREAM point; what they compare with is in
+// test/fixtures/tau2/ (see src/testing/tau2-fixtures.ts).
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
@@ -14,6 +10,5 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     globalSetup: ["test/helpers/global-setup.ts"],
-    env: { PASSK_TAU2_UPSTREAM: process.env.PASSK_TAU2_UPSTREAM ?? path.join(tau2, "upstream") },
   },
 });

@@ -17,7 +17,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
-import path from "node:path";
 import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { evaluateSimulation } from "../src/evaluation/evaluate-simulation.js";
@@ -27,7 +26,7 @@ import { resolveOtelSettings, startTracing } from "../src/observability/index.js
 import { runSimulation } from "../src/orchestrator/orchestrator.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { goldScript, startMockLlmServer } from "../src/testing/index.js";
-import { tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
 import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 
 const PASSES = 5;
@@ -35,7 +34,7 @@ const dataDir = tau2DataDir();
 const data = new DomainData(builtinDomains.get("airline")!, dataDir);
 const base = new Set(data.splits?.base ?? data.tasks.map((task) => task.id));
 const tasks = data.tasks.filter((task) => base.has(task.id)).slice(0, Number(process.argv[2] ?? base.size));
-const texts = loadReferenceTexts(process.env.PASSK_TAU2_UPSTREAM ?? path.join(tau2Dir(), "upstream"));
+const texts = loadReferenceTexts(tau2UpstreamDir());
 const env = { OPENAI_API_KEY: "bench-key-0123456789" };
 const MODEL = "openai:gpt-4.1";
 

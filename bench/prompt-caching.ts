@@ -16,7 +16,6 @@
  *
  * Usage: node --import tsx bench/prompt-caching.ts [tasks=all of the base split]
  */
-import path from "node:path";
 import { createAgent } from "../src/agents/create-agent.js";
 import type { SimulationRun } from "../src/core/simulation.js";
 import { builtinDomains } from "../src/domains/registry.js";
@@ -26,7 +25,7 @@ import { tokenUsage } from "../src/metrics/token-usage.js";
 import { runSimulation } from "../src/orchestrator/orchestrator.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { goldScript, startMockLlmServer } from "../src/testing/index.js";
-import { tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
 import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 
 const dataDir = tau2DataDir();
@@ -34,7 +33,7 @@ const data = new DomainData(builtinDomains.get("airline")!, dataDir);
 const base = new Set(data.splits?.base ?? data.tasks.map((task) => task.id));
 const limit = Number(process.argv[2] ?? base.size);
 const tasks = data.tasks.filter((task) => base.has(task.id)).slice(0, limit);
-const texts = loadReferenceTexts(process.env.PASSK_TAU2_UPSTREAM ?? path.join(tau2Dir(), "upstream"));
+const texts = loadReferenceTexts(tau2UpstreamDir());
 const env = { ANTHROPIC_API_KEY: "bench-key-0123456789", OPENAI_API_KEY: "bench-key-0123456789" };
 
 interface Figure {

@@ -1,10 +1,8 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { builtinDomains } from "../src/domains/registry.js";
 import { runSingleCall } from "../src/evaluation/single-call.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { readJsonl, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { hasFact, readJsonl, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 
 interface BadCall {
   id: string;
@@ -30,9 +28,7 @@ const EXACT = new Set([
   "policy_violation_permitted",
   "ok_reference",
 ]);
-const domains = [...builtinDomains.keys()].filter((d) =>
-  existsSync(path.join(tau2Dir(), `fixtures/bad_calls/${d}.jsonl`)),
-);
+const domains = [...builtinDomains.keys()].filter((d) => hasFact(`fixtures/bad_calls/${d}.jsonl`));
 
 describe.each(domains)("bad calls in %s", (name) => {
   const loaded = new Map<string, DomainData>();

@@ -1,10 +1,8 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { builtinDomains } from "../src/domains/registry.js";
 import { runSingleCall } from "../src/evaluation/single-call.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { readJsonl, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { readJsonl, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 
 // Every deliberately wrong (and reference) call of the fixture, exactly: output, error flag, whether the
 // DB changed. Each runs in a fresh world built as for task_001 under the line's retrieval config, after
@@ -32,9 +30,8 @@ interface BadCall {
 }
 
 const file = "fixtures/bad_calls/banking_knowledge.jsonl";
-const hasFixture = existsSync(path.join(tau2Dir(), file));
 
-describe.runIf(hasFixture)("banking_knowledge bad calls", () => {
+describe("banking_knowledge bad calls", () => {
   const domain = builtinDomains.get("banking_knowledge")!;
   const loaded = new Map<string, DomainData>();
   const dataFor = (config: string) => {

@@ -1,21 +1,18 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../src/core/message.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { evaluateSimulation } from "../src/evaluation/evaluate-simulation.js";
 import { replayGoldActions, type GoldReplayRecord } from "../src/evaluation/gold-replay.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { readJsonl, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { readJsonl, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 
 // banking_knowledge's gold replay (the reference's fixture was made under the bm25 config; the generic
 // gold-replay test checks that one). No gold action searches the knowledge base, so every offline
 // config must give the same lines apart from `retrieval_config`.
 
-const hasFixture = existsSync(path.join(tau2Dir(), "fixtures/gold_replay/banking_knowledge.jsonl"));
 const domain = builtinDomains.get("banking_knowledge")!;
 
-describe.runIf(hasFixture)("banking_knowledge gold replay", () => {
+describe("banking_knowledge gold replay", () => {
   const fixtures = readJsonl<GoldReplayRecord>("fixtures/gold_replay/banking_knowledge.jsonl");
 
   it("loads the 97 tasks of tasks/task_*.json, sorted, with user_tools and required_documents", () => {

@@ -7,7 +7,7 @@ import { goldFinalMessage } from "../src/agents/gold-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
-import { tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
 import { upstreamWithout } from "./helpers/stand-in-data-models.js";
 
@@ -30,7 +30,7 @@ const ratingOf = (document: string) =>
 
 let rater: MockLlmServer;
 beforeAll(async () => {
-  cpSync(path.join(tau2Dir(), "upstream"), upstream, { recursive: true });
+  cpSync(tau2UpstreamDir(), upstream, { recursive: true });
   mkdirSync(path.dirname(path.join(upstream, RERANKER_MODULE)), { recursive: true });
   writeFileSync(path.join(upstream, RERANKER_MODULE), STAND_IN_MODULE);
   rater = await startMockLlmServer({

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AGENT_DISCOVERABLE_TOOLS } from "../src/domains/banking/agent-discoverable.js";
@@ -8,7 +7,14 @@ import { USER_DISCOVERABLE_TOOLS } from "../src/domains/banking/user-tools.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
-import { readFixtureJson, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import {
+  readFixtureJson,
+  canonicalJson,
+  referenceTextMatches,
+  tau2DataDir,
+  tau2UpstreamDir,
+  type ReferenceFixtures,
+} from "../src/testing/tau2-fixtures.js";
 
 // The tools each retrieval config offers the agent, and the customer per task, as the reference lists
 // them: names and order per config, and under the τ² protocol the reference's texts exactly. The
@@ -41,13 +47,24 @@ interface BankingToolsFixture {
   discoverable_user_tools: Record<string, DiscoverableEntry>;
 }
 
-const hasFixture = existsSync(path.join(tau2Dir(), "fixtures/tools/banking_knowledge.json"));
-const upstream = path.join(tau2Dir(), "upstream");
-const hasUpstream = existsSync(path.join(upstream, "src/tau2/domains/banking_knowledge/tools.py"));
+const FILE = "fixtures/tools/banking_knowledge.json";
+const upstream = tau2UpstreamDir();
+/** `actual` must be the reference's text `key`, which `expected` derives from its fixture. */
+function sameAsReference(
+  actual: string,
+  key: string,
+  expected: (fixture: BankingToolsFixture) => string,
+): void {
+  const check = referenceTextMatches(actual, `${FILE}#${key}`, (f: ReferenceFixtures) =>
+    expected(f.json<BankingToolsFixture>(FILE)),
+  );
+  expect(check.equal, check.message).toBe(true);
+}
 
-describe.runIf(hasFixture)("banking_knowledge tools", () => {
+describe("banking_knowledge tools", () => {
   const domain = builtinDomains.get("banking_knowledge")!;
-  const fixture = readFixtureJson<BankingToolsFixture>("fixtures/tools/banking_knowledge.json");
+  // The reference's lists, names and kinds (its texts are known here by their digests).
+  const fixture = readFixtureJson<BankingToolsFixture>(FILE);
   const configs = Object.entries(fixture.agent_tools_by_retrieval_config);
 
   it("the domain's configs are the reference's, with its aliases", () => {
@@ -62,21 +79,21 @@ describe.runIf(hasFixture)("banking_knowledge tools", () => {
     expect(world.offeredTools("agent").map((t) => t.name)).toEqual(names);
   });
 
-  it.runIf(hasUpstream).each(configs)("%s: under the τ² protocol, the reference's texts", (config, names) => {
+  it.each(configs)("%s: under the τ² protocol, the reference's texts", (config, names) => {
     const texts = loadReferenceTexts(upstream);
     const tools = new DomainData(domain, tau2DataDir(), { config }).newWorld().offeredTools("agent");
     const specs = texts.toolSpecs(domain, "agent", tools);
-    expect(JSON.stringify(specs)).toBe(
-      JSON.stringify(names.map((name) => fixture.agent_tool_schemas[name]!.function)),
+    sameAsReference(JSON.stringify(specs), `agent_tools_by_retrieval_config.${config}`, (reference) =>
+      JSON.stringify(names.map((name) => reference.agent_tool_schemas[name]!.function)),
     );
   });
 
-  it.runIf(hasUpstream)("the customer: every user tool, only the task's, or none", () => {
+  it("the customer: every user tool, only the task's, or none", () => {
     const texts = loadReferenceTexts(upstream);
     const data = new DomainData(domain, tau2DataDir());
     const all = data.newWorld().offeredTools("user");
-    expect(JSON.stringify(texts.toolSpecs(domain, "user", all))).toBe(
-      JSON.stringify(fixture.user_tools.map((t) => t.function)),
+    sameAsReference(JSON.stringify(texts.toolSpecs(domain, "user", all)), "user_tools", (reference) =>
+      JSON.stringify(reference.user_tools.map((t) => t.function)),
     );
     expect(
       data
@@ -98,6 +115,8 @@ describe.runIf(hasFixture)("banking_knowledge tools", () => {
       ["agent", AGENT_DISCOVERABLE_TOOLS, fixture.discoverable_agent_tools],
       ["user", USER_DISCOVERABLE_TOOLS, fixture.discoverable_user_tools],
     ] as const;
+    const entriesOf = (reference: BankingToolsFixture, side: "agent" | "user") =>
+      side === "agent" ? reference.discoverable_agent_tools : reference.discoverable_user_tools;
 
     it.each(sides)("%s: names, order, kinds and Python signatures", (_side, tools, entries) => {
       expect(tools.map((t) => t.name)).toEqual(Object.keys(entries));
@@ -125,24 +144,35 @@ describe.runIf(hasFixture)("banking_knowledge tools", () => {
       }
     });
 
-    it.runIf(hasUpstream).each(sides)(
-      "%s: unlocking shows the reference's parsed docstrings",
-      (_side, tools, entries) => {
-        const services = new BankingServices({
-          config: "bm25",
-          folder: path.join(tau2DataDir(), "banking_knowledge"),
-          upstreamDir: upstream,
-        });
-        for (const tool of tools) {
-          const info = services.info(tool);
-          const entry = entries[tool.name]!;
-          expect(info.description, tool.name).toBe(entry.parsed.description);
-          expect(Object.fromEntries(info.parameters), tool.name).toEqual(entry.parsed.parameters);
-          if (entry.formatted_for_agent !== undefined)
-            expect(formatForAgent(info), tool.name).toBe(entry.formatted_for_agent);
-        }
-      },
-    );
+    it.each(sides)("%s: unlocking shows the reference's parsed docstrings", (side, tools, entries) => {
+      const services = new BankingServices({
+        config: "bm25",
+        folder: path.join(tau2DataDir(), "banking_knowledge"),
+        upstreamDir: upstream,
+      });
+      for (const tool of tools) {
+        const info = services.info(tool);
+        const key = `discoverable_${side}_tools.${tool.name}`;
+        expect(Object.keys(entries[tool.name]!.parsed.parameters), tool.name).toEqual(
+          info.parameters.map(([name]) => name),
+        );
+        sameAsReference(
+          canonicalJson({ description: info.description, parameters: Object.fromEntries(info.parameters) }),
+          `${key}.parsed`,
+          (reference) => {
+            const { description, parameters } = entriesOf(reference, side)[tool.name]!.parsed;
+            return canonicalJson({ description, parameters });
+          },
+        );
+        // The reference formats only the agent's discoverable tools for the agent.
+        if (side === "agent")
+          sameAsReference(
+            formatForAgent(info),
+            `${key}.formatted_for_agent`,
+            (reference) => entriesOf(reference, side)[tool.name]!.formatted_for_agent!,
+          );
+      }
+    });
 
     it("without the reference's source, passk's own descriptions in the same layout", () => {
       const services = new BankingServices({

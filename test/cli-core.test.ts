@@ -2,10 +2,38 @@ import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { readFixtureJson, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import {
+  dataDirWithoutUpstream,
+  canonicalJson,
+  readFixtureJson,
+  referenceTextMatches,
+  tau2DataDir,
+} from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
 
 const data = tau2DataDir();
+
+type SpecTool = { type: string; function: { name: string; description?: string } & Record<string, unknown> };
+/**
+ * A τ² tool-spec file: the reference's tool lists of `domain` (names, parameter schemas) with a text of
+ * this test's own in every description.
+ */
+function toolSpecFile(domain: string): { file: string; spec: Record<string, SpecTool[] | null> } {
+  const reference = readFixtureJson<Record<string, unknown>>(`fixtures/tools/${domain}.json`);
+  const spec: Record<string, SpecTool[] | null> = {};
+  for (const key of ["agent_tools", "user_tools"]) {
+    const tools = reference[key] as SpecTool[] | null | undefined;
+    if (tools === undefined) continue;
+    spec[key] =
+      tools?.map((tool) => ({
+        ...tool,
+        function: { ...tool.function, description: `Spec text for ${tool.function.name}.` },
+      })) ?? null;
+  }
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "passk-tool-spec-")), `${domain}.json`);
+  writeFileSync(file, JSON.stringify({ domain, ...spec }));
+  return { file, spec };
+}
 const env = { PASSK_DATA_DIR: data };
 
 describe("passk core commands", () => {
@@ -93,50 +121,58 @@ describe("passk core commands", () => {
     ["retail", "agent", "agent_tools"],
     ["telecom", "user", "user_tools"],
   ] as const)(
-    "tools --domain %s --side %s --tool-spec gives the reference's tool list exactly",
+    "tools --domain %s --side %s --tool-spec gives the spec file's tool list exactly",
     async (domain, side, key) => {
-      const spec = path.join(tau2Dir(), "fixtures", "tools", `${domain}.json`);
+      const { file, spec } = toolSpecFile(domain);
       const run = await runCli(
-        ["tools", "--domain", domain, "--side", side, "--format", "openai", "--tool-spec", spec],
+        ["tools", "--domain", domain, "--side", side, "--format", "openai", "--tool-spec", file],
         { env },
       );
-      expect(run.code).toBe(0);
+      expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toBe("");
-      const reference = readFixtureJson<Record<string, Array<{ type: string; function: unknown }>>>(
-        `fixtures/tools/${domain}.json`,
-      )[key]!;
-      expect(JSON.stringify(JSON.parse(run.stdout))).toBe(
-        JSON.stringify(reference.map((t) => ({ type: t.type, function: t.function }))),
+      expect(canonicalJson(JSON.parse(run.stdout))).toBe(
+        canonicalJson(spec[key]!.map((t) => ({ type: t.type, function: t.function }))),
       );
     },
   );
 
   it("tools shows the reference's own texts by default (upstream files at hand), passk's with --protocol passk", async () => {
-    const reference = readFixtureJson<{ agent_tools: Array<{ type: string; function: unknown }> }>(
+    type ReferenceTool = { type: string; function: { name: string; description: string } };
+    const referenceOf = (f: { json<T>(file: string): T }) =>
+      f
+        .json<{ agent_tools: ReferenceTool[] }>("fixtures/tools/retail.json")
+        .agent_tools.map((t) => ({ type: t.type, function: t.function }));
+    const reference = readFixtureJson<{ agent_tools: Array<{ type: string; function: { name: string } }> }>(
       "fixtures/tools/retail.json",
-    ).agent_tools.map((t) => ({ type: t.type, function: t.function }));
+    ).agent_tools;
     const tau2 = await runCli(["tools", "--domain", "retail", "--format", "openai"], { env });
     expect(tau2.code, tau2.stderr).toBe(0);
-    expect(JSON.stringify(JSON.parse(tau2.stdout))).toBe(JSON.stringify(reference));
+    const same = referenceTextMatches(
+      JSON.stringify(JSON.parse(tau2.stdout)),
+      "fixtures/tools/retail.json#agent_tools",
+      (f) => JSON.stringify(referenceOf(f)),
+    );
+    expect(same.equal, same.message).toBe(true);
     const passk = await runCli(["tools", "--domain", "retail", "--format", "openai", "--protocol", "passk"], {
       env,
     });
     const ours = JSON.parse(passk.stdout) as Array<{ function: { name: string; description: string } }>;
-    expect(ours.map((t) => t.function.name)).toEqual(
-      reference.map((t) => (t.function as { name: string }).name),
+    expect(ours.map((t) => t.function.name)).toEqual(reference.map((t) => t.function.name));
+    const descriptions = referenceTextMatches(
+      JSON.stringify(ours.map((t) => t.function.description)),
+      "fixtures/tools/retail.json#agent_tools.descriptions",
+      (f) => JSON.stringify(referenceOf(f).map((t) => t.function.description)),
     );
-    expect(ours.map((t) => t.function.description)).not.toEqual(
-      reference.map((t) => (t.function as { description: string }).description),
-    );
+    expect(descriptions.equal).toBe(false);
     const without = await runCli(["tools", "--domain", "retail", "--format", "openai"], {
-      env: { ...env, PASSK_TAU2_UPSTREAM: undefined },
+      env: { ...env, PASSK_DATA_DIR: dataDirWithoutUpstream(), PASSK_TAU2_UPSTREAM: undefined },
     });
     expect(without.code).toBe(0);
     expect(without.stderr).toContain("note: passk's own tool descriptions");
   });
 
   it("tools --tool-spec of another domain warns which tools it leaves alone and which it names wrongly", async () => {
-    const spec = path.join(tau2Dir(), "fixtures", "tools", "airline.json");
+    const spec = toolSpecFile("airline").file;
     const run = await runCli(["tools", "--domain", "retail", "--format", "openai", "--tool-spec", spec], {
       env,
     });

@@ -8,7 +8,7 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { gitBlobHash, pullFiles } from "../src/formats/tau2/data-pull.js";
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { OFFICIAL_COMMIT } from "../src/formats/tau2/official-manifest.js";
-import { tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
 import {
   upstreamWithoutModels,
@@ -17,9 +17,9 @@ import {
 } from "./helpers/stand-in-data-models.js";
 
 /**
- * A stand-in for raw.githubusercontent.com serving ../shared/tau2/data and ../shared/tau2/upstream in
- * the repository's layout, and stand-in data-model modules (generated from the fixtures' schemas): as
- * they are, altered (`models = "tampered"`) or not at all (`"404"`).
+ * A stand-in for raw.githubusercontent.com serving the official data and upstream source files the tests
+ * use (as `passk data pull` put them) in the repository's layout, and the data-model modules: as they
+ * are, altered (`models = "tampered"`) or not at all (`"404"`).
  */
 let server: Server;
 let baseUrl: string;
@@ -43,7 +43,7 @@ beforeAll(async () => {
     const file = known
       ? path.join(tau2DataDir(), known.local)
       : upstream.some((f) => f.remote === remote)
-        ? path.join(tau2Dir(), "upstream", remote)
+        ? path.join(tau2UpstreamDir(), remote)
         : model && models !== "404"
           ? path.join(models === "served" ? standIns : tamperedStandIns, remote)
           : undefined;

@@ -1,14 +1,10 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { replayGoldActions, type GoldReplayRecord } from "../src/evaluation/gold-replay.js";
-import { readJsonl, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { hasFact, readJsonl, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 
-const domains = [...builtinDomains.keys()].filter((d) =>
-  existsSync(path.join(tau2Dir(), `fixtures/gold_replay/${d}.jsonl`)),
-);
+const domains = [...builtinDomains.keys()].filter((d) => hasFact(`fixtures/gold_replay/${d}.jsonl`));
 
 describe.each(domains)("gold replay of %s equals the reference fixtures", (name) => {
   const data = new DomainData(builtinDomains.get(name)!, tau2DataDir());

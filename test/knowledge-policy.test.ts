@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,7 +9,7 @@ import {
   loadKnowledgeBase,
   type PolicyTask,
 } from "../src/knowledge/index.js";
-import { readFixtureJson, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { readFixtureJson, sha256, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 
 const domainDir = path.join(tau2DataDir(), "banking_knowledge");
 const promptsDir = path.join(domainDir, "prompts");
@@ -27,17 +26,12 @@ interface PromptIndex {
   golden_retrieval_by_task: Record<string, { policy_sha256: string; policy_chars: number }>;
 }
 const promptIndex = readFixtureJson<PromptIndex>("fixtures/prompts/banking_knowledge_prompt_index.json");
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
 describe.each(RETRIEVAL_CONFIGS.map((config) => [config.name] as const))("the %s policy", (name) => {
   it("equals the reference's policy text exactly", () => {
-    const expected = readFileSync(
-      path.join(tau2Dir(), `fixtures/prompts/policy_banking_knowledge_${name}.md`),
-      "utf8",
-    );
     const policy = bankingPolicy({ promptsDir, config: name, kb, task: task001 });
-    expect(policy).toBe(expected);
     expect(sha256(policy)).toBe(promptIndex.by_retrieval_config[name]!.policy_sha256);
+    expect(Array.from(policy).length).toBe(promptIndex.by_retrieval_config[name]!.policy_chars);
   });
 });
 

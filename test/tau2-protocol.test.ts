@@ -13,7 +13,14 @@ import {
   type MockLlmRequest,
   type MockLlmServer,
 } from "../src/testing/index.js";
-import { readFixtureJson, tau2DataDir, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import {
+  canonicalJson,
+  dataDirWithoutUpstream,
+  readFixtureJson,
+  referenceTextMatches,
+  tau2DataDir,
+  type ReferenceFixtures,
+} from "../src/testing/tau2-fixtures.js";
 import { mockModelFlags, runCli } from "./helpers/run-cli.js";
 import { upstreamWithStandInModels } from "./helpers/stand-in-data-models.js";
 
@@ -115,33 +122,55 @@ async function runTask(
   };
 }
 
-const examples = readFixtureJson<Record<string, { task_id: string; system_prompt: string }>>(
-  "fixtures/prompts/user_system_prompt_examples.json",
-);
+// The first task of each domain, for which the reference recorded the user simulator's prompt.
+const EXAMPLES = "fixtures/prompts/user_system_prompt_examples.json";
+const examples: Record<string, { task_id: string }> = {
+  airline: { task_id: "0" },
+  retail: { task_id: "0" },
+  telecom: { task_id: "[mobile_data_issue]user_abroad_roaming_enabled_off[PERSONA:None]" },
+};
+
+/** `actual` must be the reference's text `key`, which `expected` derives from its fixtures. */
+function sameAsReference(actual: string, key: string, expected: (f: ReferenceFixtures) => string): void {
+  const check = referenceTextMatches(actual, key, expected);
+  expect(check.equal, check.message).toBe(true);
+}
+const toolsOf = (f: ReferenceFixtures, domain: string) =>
+  f.json<ToolsFixture>(`fixtures/tools/${domain}.json`);
 
 describe("a default passk run on τ²'s domains sends the reference's texts", () => {
   it.each(["airline", "retail", "telecom"])(
     "%s: agent prompt, tools, user prompt, temperature 0",
     async (domain) => {
       const fixture = readFixtureJson<ToolsFixture>(`fixtures/tools/${domain}.json`);
-      const agentPrompt = readFileSync(
-        path.join(tau2Dir(), "fixtures", "prompts", `agent_system_prompt_${domain}.txt`),
-        "utf8",
-      );
+      const agentPromptFile = `fixtures/prompts/agent_system_prompt_${domain}.txt`;
       // The fixture's example task of telecom is outside the base split.
       const split = domain === "telecom" ? ["--task-split-name", "full"] : [];
       const { agent, user, results, run } = await runTask(domain, examples[domain]!.task_id, split);
       expect(agent.length).toBeGreaterThan(0);
       expect(user.length).toBeGreaterThan(0);
       for (const request of agent) {
-        expect(system(request)).toBe(agentPrompt);
-        expect(body(request).tools).toEqual(expectedTools(fixture.agent_tools));
+        sameAsReference(system(request), agentPromptFile, (f) => f.text(agentPromptFile));
+        sameAsReference(
+          canonicalJson(body(request).tools),
+          `fixtures/tools/${domain}.json#agent_tools.sent`,
+          (f) => canonicalJson(expectedTools(toolsOf(f, domain).agent_tools, true)),
+        );
         expect(body(request).temperature).toBe(0);
       }
       for (const request of user) {
-        expect(system(request)).toBe(examples[domain]!.system_prompt);
+        sameAsReference(
+          system(request),
+          `${EXAMPLES}#${domain}.system_prompt`,
+          (f) => f.json<Record<string, { system_prompt: string }>>(EXAMPLES)[domain]!.system_prompt,
+        );
         expect(body(request).temperature).toBe(0);
-        if (fixture.user_tools) expect(body(request).tools).toEqual(expectedTools(fixture.user_tools));
+        if (fixture.user_tools)
+          sameAsReference(
+            canonicalJson(body(request).tools),
+            `fixtures/tools/${domain}.json#user_tools.sent`,
+            (f) => canonicalJson(expectedTools(toolsOf(f, domain).user_tools!, true)),
+          );
         else expect(body(request).tools).toBeUndefined();
       }
       // Every output says which protocol, and what it was read from.
@@ -156,7 +185,6 @@ describe("a default passk run on τ²'s domains sends the reference's texts", ()
 
   it("with the data-model modules beside the upstream files, the tools are the reference's to the last nested description", async () => {
     const upstream = upstreamWithStandInModels();
-    const fixture = readFixtureJson<ToolsFixture>("fixtures/tools/telecom.json");
     const { agent, user } = await runTask(
       "telecom",
       examples.telecom!.task_id,
@@ -168,17 +196,20 @@ describe("a default passk run on τ²'s domains sends the reference's texts", ()
     expect(agent.length).toBeGreaterThan(0);
     expect(user.length).toBeGreaterThan(0);
     for (const request of agent)
-      expect(JSON.stringify(body(request).tools)).toBe(
-        JSON.stringify(expectedTools(fixture.agent_tools, true)),
+      sameAsReference(
+        JSON.stringify(body(request).tools),
+        "fixtures/tools/telecom.json#agent_tools.sent-in-order",
+        (f) => JSON.stringify(expectedTools(toolsOf(f, "telecom").agent_tools, true)),
       );
     for (const request of user)
-      expect(JSON.stringify(body(request).tools)).toBe(
-        JSON.stringify(expectedTools(fixture.user_tools!, true)),
+      sameAsReference(
+        JSON.stringify(body(request).tools),
+        "fixtures/tools/telecom.json#user_tools.sent-in-order",
+        (f) => JSON.stringify(expectedTools(toolsOf(f, "telecom").user_tools!, true)),
       );
   });
 
   it("--protocol passk sends passk's own prompt and descriptions, and no temperature", async () => {
-    const fixture = readFixtureJson<ToolsFixture>("fixtures/tools/airline.json");
     const { agent, user, results } = await runTask("airline", examples.airline!.task_id, [
       "--protocol",
       "passk",
@@ -187,7 +218,12 @@ describe("a default passk run on τ²'s domains sends the reference's texts", ()
       expect(system(request)).toMatch(
         /^<instructions>\nYou are a customer service agent\. Help the customer/,
       );
-      expect(body(request).tools).not.toEqual(expectedTools(fixture.agent_tools));
+      const same = referenceTextMatches(
+        canonicalJson(body(request).tools),
+        "fixtures/tools/airline.json#agent_tools.sent",
+        (f) => canonicalJson(expectedTools(toolsOf(f, "airline").agent_tools, true)),
+      );
+      expect(same.equal).toBe(false);
       expect(body(request).temperature).toBeUndefined();
     }
     expect(user.every((r) => body(r).temperature === undefined)).toBe(true);
@@ -207,7 +243,7 @@ describe("a default passk run on τ²'s domains sends the reference's texts", ()
         "--store",
         path.join(dir, "none.db"),
       ],
-      { env: { ...env, PASSK_TAU2_UPSTREAM: undefined } },
+      { env: { ...env, PASSK_DATA_DIR: dataDirWithoutUpstream(), PASSK_TAU2_UPSTREAM: undefined } },
     );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("run `passk data pull`");

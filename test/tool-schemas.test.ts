@@ -1,10 +1,8 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { builtinDomains } from "../src/domains/registry.js";
 import type { Tool } from "../src/env/tool.js";
-import { readFixtureJson, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import { hasFact, readFixtureJson } from "../src/testing/tau2-fixtures.js";
 
 // The tools each domain offers must look, to a model, like the reference's: same order, names,
 // parameter names, JSON types, enums and required lists (descriptions are passk's own words), and the
@@ -69,9 +67,7 @@ function ourShape(tool: Tool<unknown>): Shape {
   return normalise(schema, schema);
 }
 
-const domains = [...builtinDomains.keys()].filter((d) =>
-  existsSync(path.join(tau2Dir(), `fixtures/tools/${d}.json`)),
-);
+const domains = [...builtinDomains.keys()].filter((d) => hasFact(`fixtures/tools/${d}.json`));
 
 describe.each(domains)("tools of %s match the reference's tool list", (name) => {
   const domain = builtinDomains.get(name)!;

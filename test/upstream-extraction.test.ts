@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
@@ -15,15 +15,26 @@ import {
 } from "../src/formats/tau2/upstream/index.js";
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { DATA_MODEL_MODULES } from "../src/formats/tau2/official-manifest.js";
-import { readFixtureJson, tau2Dir } from "../src/testing/tau2-fixtures.js";
+import {
+  readFixtureJson,
+  referenceTextMatches,
+  tau2UpstreamDir,
+  type ReferenceFixtures,
+} from "../src/testing/tau2-fixtures.js";
 import { upstreamWithoutModels, upstreamWithStandInModels } from "./helpers/stand-in-data-models.js";
 
 // The texts passk extracts from the reference's Python source (prompt templates, tool descriptions and
 // parameter schemas) must equal what the reference itself sends to models: the fixtures were produced
-// by running tau2-bench. Schemas are compared as JSON text, so key order counts.
+// by running tau2-bench. Schemas are compared as JSON text, so key order counts. The repository keeps
+// the fixtures' facts (names, kinds, schemas without descriptions) and the digests of their texts.
 
-const upstreamDir = path.join(tau2Dir(), "upstream");
-const hasUpstream = existsSync(path.join(upstreamDir, "src", "tau2"));
+/** `actual` must be the reference's text `key`, which `expected` derives from the fixtures. */
+function sameAsReference(actual: string, key: string, expected: (f: ReferenceFixtures) => string): void {
+  const check = referenceTextMatches(actual, key, expected);
+  expect(check.equal, check.message).toBe(true);
+}
+
+const upstreamDir = tau2UpstreamDir();
 const upstream = (file: string) => readFileSync(path.join(upstreamDir, file), "utf8");
 
 interface FixtureTool {
@@ -63,35 +74,49 @@ function asFunction(tool: ExtractedTool): string {
   });
 }
 
-function expectSameTools(extracted: ExtractedTool[], expected: FixtureTool[]): void {
+function expectSameTools(
+  extracted: ExtractedTool[],
+  domain: string,
+  side: "agent_tools" | "user_tools",
+): void {
+  const file = `fixtures/tools/${domain}.json`;
+  const expected = readFixtureJson<ToolsFixture>(file)[side]!;
   expect(extracted.map((t) => t.name)).toEqual(expected.map((t) => t.function.name));
   extracted.forEach((tool, i) => {
     const fixture = expected[i]!;
-    expect(asFunction(tool), tool.name).toBe(expectedTool(fixture));
+    sameAsReference(asFunction(tool), `${file}#${side}.${tool.name}`, (f) =>
+      expectedTool(f.json<ToolsFixture>(file)[side]![i]!),
+    );
     expect(tool.toolType, tool.name).toBe(fixture.x_tau2.tool_type);
     expect(tool.mutatesState, tool.name).toBe(fixture.x_tau2.mutates_state);
   });
 }
 
-describe.runIf(hasUpstream)("extraction from the upstream source", () => {
+describe("extraction from the upstream source", () => {
   it("prompt templates equal the reference's", () => {
     const templates = extractPromptTemplates(
       upstream("src/tau2/agent/llm_agent.py"),
       upstream("src/tau2/user/user_simulator.py"),
     );
-    const fixture = readFixtureJson<{ agent: Record<string, unknown>; user: Record<string, unknown> }>(
-      "fixtures/prompts/prompt_templates.json",
+    const file = "fixtures/prompts/prompt_templates.json";
+    type Templates = { agent: Record<string, string>; user: Record<string, string> };
+    for (const [key, value] of Object.entries(templates.agent))
+      sameAsReference(value, `${file}#agent.${key}`, (f) => f.json<Templates>(file).agent[key]!);
+    sameAsReference(
+      templates.user.SYSTEM_PROMPT,
+      `${file}#user.SYSTEM_PROMPT`,
+      (f) => f.json<Templates>(file).user.SYSTEM_PROMPT!,
     );
-    for (const [key, value] of Object.entries(templates.agent)) expect(value, key).toBe(fixture.agent[key]);
-    expect(templates.user.SYSTEM_PROMPT).toBe(fixture.user.SYSTEM_PROMPT);
   });
 
   it("the solo agent's done tool", () => {
     const done = extractDoneTool(upstream("src/tau2/agent/llm_agent.py"));
-    const fixture = readFixtureJson<{ agent: { solo_stop_function_name: string } }>(
-      "fixtures/prompts/prompt_templates.json",
+    const file = "fixtures/prompts/prompt_templates.json";
+    sameAsReference(
+      done.name,
+      `${file}#agent.solo_stop_function_name`,
+      (f) => f.json<{ agent: { solo_stop_function_name: string } }>(file).agent.solo_stop_function_name,
     );
-    expect(done.name).toBe(fixture.agent.solo_stop_function_name);
     expect(
       JSON.stringify({ name: done.name, description: done.description, parameters: done.parameters }),
     ).toBe(
@@ -160,8 +185,7 @@ describe.runIf(hasUpstream)("extraction from the upstream source", () => {
       className: toolkit.className,
       ...(toolkit.types ? { types: toolkit.types } : {}),
     });
-    const fixture = readFixtureJson<ToolsFixture>(`fixtures/tools/${toolkit.domain}.json`);
-    expectSameTools(extracted, fixture[toolkit.side]!);
+    expectSameTools(extracted, toolkit.domain, toolkit.side);
   });
 
   describe("banking_knowledge beyond the base toolkits", () => {
@@ -177,7 +201,8 @@ describe.runIf(hasUpstream)("extraction from the upstream source", () => {
         { tool_type: string; mutates_state: boolean; python_params: string[] }
       >;
     }
-    const fixture = () => readFixtureJson<BankingFixture>("fixtures/tools/banking_knowledge.json");
+    const bankingFile = "fixtures/tools/banking_knowledge.json";
+    const fixture = () => readFixtureJson<BankingFixture>(bankingFile);
     const toolsFile = "src/tau2/domains/banking_knowledge/tools.py";
     const mixinsFile = "src/tau2/domains/banking_knowledge/retrieval_mixins.py";
     const mixins = [
@@ -198,7 +223,9 @@ describe.runIf(hasUpstream)("extraction from the upstream source", () => {
       const expected = fixture();
       for (const tool of retrieval.values()) {
         const schema = expected.agent_tool_schemas[tool.name]!;
-        expect(asFunction(tool), tool.name).toBe(expectedTool(schema));
+        sameAsReference(asFunction(tool), `${bankingFile}#agent_tool_schemas.${tool.name}`, (f) =>
+          expectedTool(f.json<BankingFixture>(bankingFile).agent_tool_schemas[tool.name]!),
+        );
         expect(tool.toolType).toBe(schema.x_tau2.tool_type);
         expect(tool.mutatesState).toBe(schema.x_tau2.mutates_state);
       }
@@ -236,15 +263,32 @@ describe.runIf(hasUpstream)("extraction from the upstream source", () => {
   });
 });
 
-describe.runIf(hasUpstream)("nested models from the data-model modules", () => {
+describe("nested models from the data-model modules", () => {
   const domains = ["airline", "telecom"] as const;
   /** The reference's tools as passk sends them: name, description, parameters — key order included. */
-  const fixtureSpecs = (domain: string, side: "agent_tools" | "user_tools", strip: boolean) =>
+  const referenceSpecs = (
+    f: ReferenceFixtures,
+    domain: string,
+    side: "agent_tools" | "user_tools",
+    strip: boolean,
+  ) =>
     JSON.stringify(
-      (readFixtureJson<ToolsFixture>(`fixtures/tools/${domain}.json`)[side] ?? []).map((tool) => {
+      (f.json<ToolsFixture>(`fixtures/tools/${domain}.json`)[side] ?? []).map((tool) => {
         const fn = strip ? (JSON.parse(expectedTool(tool)) as FixtureTool).function : tool.function;
         return { name: fn.name, description: fn.description, parameters: fn.parameters };
       }),
+    );
+  /** The tools passk sends must be the reference's (with or without the nested models' descriptions). */
+  const expectReferenceSpecs = (
+    actual: string,
+    domain: string,
+    side: "agent_tools" | "user_tools",
+    strip: boolean,
+  ) =>
+    sameAsReference(
+      actual,
+      `fixtures/tools/${domain}.json#${side}.specs${strip ? ".without-nested-descriptions" : ""}`,
+      (f) => referenceSpecs(f, domain, side, strip),
     );
   const specsOf = (dir: string, domain: string, side: "agent" | "user") =>
     JSON.stringify(loadReferenceTexts(dir).toolSpecs(builtinDomains.get(domain)!, side));
@@ -254,12 +298,10 @@ describe.runIf(hasUpstream)("nested models from the data-model modules", () => {
     const texts = loadReferenceTexts(dir);
     expect(texts.dataModels).toEqual(DATA_MODEL_MODULES.map((m) => ({ path: m.path, status: "verified" })));
     for (const domain of domains) {
-      expect(specsOf(dir, domain, "agent"), `${domain} agent`).toBe(
-        fixtureSpecs(domain, "agent_tools", false),
-      );
+      expectReferenceSpecs(specsOf(dir, domain, "agent"), domain, "agent_tools", false);
       expect(texts.nestedModelDescriptions(builtinDomains.get(domain)!)).toBe("complete");
     }
-    expect(specsOf(dir, "telecom", "user")).toBe(fixtureSpecs("telecom", "user_tools", false));
+    expectReferenceSpecs(specsOf(dir, "telecom", "user"), "telecom", "user_tools", false);
     expect(specsOf(dir, "telecom", "user")).toContain(
       "Represents the configuration for a single Access Point Name",
     );
@@ -272,12 +314,10 @@ describe.runIf(hasUpstream)("nested models from the data-model modules", () => {
     expect(texts.dataModels.map((m) => m.status)).toEqual(["mismatch", "mismatch"]);
     expect(texts.dataModels[0]!.reason).toMatch(/^its schema entries have digest [0-9a-f]{64}, expected /);
     for (const domain of domains) {
-      expect(specsOf(dir, domain, "agent"), `${domain} agent`).toBe(
-        fixtureSpecs(domain, "agent_tools", true),
-      );
+      expectReferenceSpecs(specsOf(dir, domain, "agent"), domain, "agent_tools", true);
       expect(texts.nestedModelDescriptions(builtinDomains.get(domain)!)).toBe("missing");
     }
-    expect(specsOf(dir, "telecom", "user")).toBe(fixtureSpecs("telecom", "user_tools", true));
+    expectReferenceSpecs(specsOf(dir, "telecom", "user"), "telecom", "user_tools", true);
   });
 
   it("without the modules: the same description-less models, and it says so", () => {
@@ -286,6 +326,6 @@ describe.runIf(hasUpstream)("nested models from the data-model modules", () => {
     expect(texts.dataModels.map((m) => m.status)).toEqual(["absent", "absent"]);
     expect(texts.nestedModelDescriptions(builtinDomains.get("airline")!)).toBe("missing");
     expect(texts.nestedModelDescriptions(builtinDomains.get("mock")!)).toBe("complete");
-    expect(specsOf(withoutModels, "airline", "agent")).toBe(fixtureSpecs("airline", "agent_tools", true));
+    expectReferenceSpecs(specsOf(withoutModels, "airline", "agent"), "airline", "agent_tools", true);
   });
 });

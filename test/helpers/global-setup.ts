@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { defaultDataDir } from "../../src/formats/tau2/data-dir.js";
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -14,6 +15,13 @@ function newestMtime(dir: string): number {
 /** CLI tests run the built `passk`; rebuild when the sources are newer than dist/. */
 export default function setup(): void {
   const root = path.resolve(import.meta.dirname, "..", "..");
+  // Say once, before hundreds of tests fail on it, where the official data should be.
+  const dataDir = process.env.PASSK_DATA_DIR ?? defaultDataDir();
+  if (!existsSync(path.join(dataDir, "airline", "tasks.json")))
+    throw new Error(
+      `the tests need the official τ² data, not found in ${dataDir}: run \`npx passk data pull\` ` +
+        "(README command 1), or set PASSK_DATA_DIR to a copy of it.",
+    );
   const built = path.join(root, "dist", "cli", "main.js");
   if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(path.join(root, "src"))) return;
   try {

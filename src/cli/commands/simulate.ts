@@ -69,13 +69,10 @@ async function converseTraced(
   task: Task,
   tracing: Tracing | undefined,
 ): Promise<void> {
-  const participants = participantsFromFlags(
-    flags,
-    context,
-    data.dataDir,
-    [data.domain],
-    tracing ? { observer: tracing.modelCalls } : {},
-  );
+  const participants = participantsFromFlags(flags, context, data.dataDir, [data.domain], {
+    ...(tracing ? { observer: tracing.modelCalls } : {}),
+    noCustomer: human || (flags.solo ?? false),
+  });
   if (participants.scriptedDemo && !human) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
   if (human) {
     println(context, "You are the customer. Your situation (hidden from the agent):");

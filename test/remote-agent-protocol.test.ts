@@ -516,6 +516,19 @@ describe("specs, settings and the protocol's JSON Schema", () => {
     expect(() => createAgent("a2a:localhost:9999", { env: {} })).toThrow(
       /--agent-llm "a2a:localhost:9999": "localhost:9999" is not an http\(s\) URL; write a2a:<the agent's URL>/,
     );
+    for (const [url, port] of [
+      ["http://127.0.0.1:/", ""],
+      ["http://127.0.0.1:", ""],
+      ["http://[::1]:/a2a", ""],
+      ["https://agent.example:0", "0"],
+      ["http://127.0.0.1:99999", "99999"],
+      ["http://127.0.0.1:9a", "9a"],
+    ])
+      expect(() => createAgent(`a2a:${url}`, { env: {} })).toThrow(
+        `--agent-llm "a2a:${url}": "${port}" is not a port (1 to 65535); write the port the agent listens on, e.g. a2a:http://127.0.0.1:9999, or no ":" for the scheme's default`,
+      );
+    expect(createAgent("a2a:http://[::1]:9999/a2a", { env: {} }).name).toMatch(/a2a/);
+    expect(createAgent("http:https://agent.example/v1", { env: {} }).name).toMatch(/http/);
     expect(() => createAgent("http:http://me:pw@agent.example", { env: {} })).toThrow(
       /PASSK_REMOTE_AGENT_TOKEN/,
     );

@@ -466,6 +466,29 @@ describe("infrastructure faults of a remote agent are never the agent's score", 
     }
   });
 
+  it("A2A: the agent card is read once per agent, not once per conversation", async () => {
+    const fake = await startFake(async (request) => {
+      if (request.method === "GET") return { json: a2aCard(fake.url) };
+      const body = request.body as { id: number; params: { message: { contextId?: string } } };
+      const message = {
+        messageId: `m${fake.requests.length}`,
+        role: "ROLE_AGENT",
+        contextId: body.params.message.contextId ?? `context-${fake.requests.length}`,
+        parts: [{ text: "Done." }],
+      };
+      return { json: { jsonrpc: "2.0", id: body.id, result: { message } } };
+    });
+    const agent = createAgent(`a2a:${fake.url}`, { env: {}, retry: fastRetry });
+    for (let i = 0; i < 3; i++) {
+      const { run } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
+      expect(run.termination_reason).toBe("user_stop");
+    }
+    expect(fake.requests.filter((r) => r.method === "GET").map((r) => r.path)).toEqual([
+      "/.well-known/agent-card.json",
+    ]);
+    expect(fake.requests.filter((r) => r.method === "POST").length).toBeGreaterThanOrEqual(3);
+  });
+
   it("A2A: a streamed event holding nothing is a malformed message, retried", async () => {
     const fake = await startFake(async (request) => {
       if (request.method === "GET") return { json: a2aCard(fake.url, true) };

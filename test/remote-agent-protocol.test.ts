@@ -466,7 +466,7 @@ describe("infrastructure faults of a remote agent are never the agent's score", 
     }
   });
 
-  it("A2A: the agent card is read once per agent, not once per conversation", async () => {
+  it("A2A: the card is read once per agent; a conversation opens without a contextId and ends with passk/end", async () => {
     const fake = await startFake(async (request) => {
       if (request.method === "GET") return { json: a2aCard(fake.url) };
       const body = request.body as { id: number; params: { message: { contextId?: string } } };
@@ -486,7 +486,25 @@ describe("infrastructure faults of a remote agent are never the agent's score", 
     expect(fake.requests.filter((r) => r.method === "GET").map((r) => r.path)).toEqual([
       "/.well-known/agent-card.json",
     ]);
-    expect(fake.requests.filter((r) => r.method === "POST").length).toBeGreaterThanOrEqual(3);
+    // Each conversation: its first message carries no contextId (the agent's answer names one), every
+    // later one names the agent's context, and the last one is marked passk/end, without MCP access.
+    const sent = fake.requests
+      .filter((r) => r.method === "POST")
+      .map((r) => (r.body as { params: { message: A2aSent } }).params.message);
+    const contexts = [...new Set(sent.flatMap((m) => (m.contextId ? [m.contextId] : [])))];
+    expect(contexts).toHaveLength(3);
+    expect(sent.filter((m) => !m.contextId)).toHaveLength(3);
+    for (const context of contexts) {
+      const last = sent.filter((m) => m.contextId === context).at(-1)!;
+      expect(Object.keys(last.metadata)).toEqual(["passk/end"]);
+      expect(last.parts).toEqual([
+        {
+          text: "(passk: the conversation is over; nothing more will be sent in this context)",
+          mediaType: "text/plain",
+        },
+      ]);
+    }
+    expect(sent.filter((m) => "passk/end" in m.metadata)).toHaveLength(3);
   });
 
   it("A2A: a streamed event holding nothing is a malformed message, retried", async () => {
@@ -621,6 +639,13 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+/** An A2A message as passk sends it (JSON-RPC `params.message`). */
+interface A2aSent {
+  contextId?: string;
+  parts: unknown[];
+  metadata: Record<string, unknown>;
 }
 
 function a2aCard(url: string, streaming = false): unknown {

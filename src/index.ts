@@ -72,7 +72,7 @@ export { replayAgent } from "./agents/replay-agent.js";
 export { remoteAgent, McpToolServer, remoteAgentProtocolJsonSchema } from "./agents/remote/index.js";
 export type { RemoteAgentOptions } from "./agents/remote/index.js";
 export { llmUser } from "./users/llm-user.js";
-export { createUserSimulator, readUserGuidelines } from "./users/create-user.js";
+export { createUserSimulator, customerSpecFor, readUserGuidelines } from "./users/create-user.js";
 export { goldUser } from "./users/gold-user.js";
 export { scriptedUser } from "./users/scripted-user.js";
 export { llmJudge } from "./judge/llm-judge.js";

@@ -14,7 +14,8 @@ import { runCli } from "./helpers/run-cli.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "passk-adaptive-"));
 const env = { PASSK_DATA_DIR: tau2DataDir() };
-const agent = ["--agent-llm", "module:test/fixtures/flaky-agent.ts"];
+// It plays the gold path, so the scripted customer that follows the gold path is chosen explicitly.
+const agent = ["--agent-llm", "module:test/fixtures/flaky-agent.ts", "--user-llm", "scripted:gold"];
 const runIdOf = (stderr: string) => /run (\d{8}-\d{6}-[0-9a-f]{4})/.exec(stderr)![1]!;
 
 /** Per task of a stored run: its trials and successes. */

@@ -49,6 +49,44 @@ describe("passk simulate and passk chat over HTTP", () => {
     expect(run.stdout + run.stderr).not.toContain(SECRET);
   });
 
+  it("simulate exits 3 when the conversation ends in an infrastructure error, and grades nothing", async () => {
+    const failing = await startMockLlmServer({
+      script: () => mockReply.error(503, { message: "overloaded" }),
+    });
+    try {
+      const run = await runCli(
+        ["simulate", "--domain", "mock", "--task", task.id, ...models(failing.baseUrl), "--max-retries", "1"],
+        { env },
+      );
+      expect(run.code).toBe(3);
+      expect(run.stdout).toContain("── ended: infrastructure_error");
+      expect(run.stdout).not.toContain("reward:");
+      expect(run.stderr).toMatch(
+        /^error: the conversation ended in an infrastructure error \(.*503.*\), so it is not graded as the agent's; fix the cause \(see the error\) and run it again\n$/,
+      );
+      const json = await runCli(
+        [
+          "simulate",
+          "--domain",
+          "mock",
+          "--task",
+          task.id,
+          ...models(failing.baseUrl),
+          "--max-retries",
+          "1",
+          "--json",
+        ],
+        { env },
+      );
+      expect(json.code).toBe(3);
+      expect((JSON.parse(json.stdout) as { termination_reason: string }).termination_reason).toBe(
+        "infrastructure_error",
+      );
+    } finally {
+      await failing.close();
+    }
+  });
+
   it("simulate --perturb: the conversation meets the perturbation, marked and recorded; a bad spec is one sentence", async () => {
     server.setScript(goldScript(task));
     const run = await runCli(

@@ -100,6 +100,22 @@ describe("passk run / simulate with a remote agent (--agent-llm a2a:URL, http:UR
     expect(Object.keys(metadata).sort()).toEqual([A2A_MCP_METADATA_KEY, A2A_START_METADATA_KEY]);
     expect(metadata[A2A_START_METADATA_KEY].policy).toBe(domainData("airline").policy);
 
+    // The agent pays for its own model calls: its cost is "n/a", never a counted $0.0000.
+    const table = run.stdout.split("\n");
+    const header = table.find((line) => line.includes("agent $/sim"))!;
+    const row = table[table.indexOf(header) + 2]!;
+    expect(row.slice(header.indexOf("agent $/sim")).trim().split(/\s+/)).toEqual(["n/a", "n/a"]);
+    expect(run.stdout).toContain(
+      "agent $/sim n/a: the agent runs elsewhere and pays for its own model calls, which passk does not see",
+    );
+    expect(run.stdout).toContain(
+      "cost: the agent's n/a (it runs elsewhere and pays for its own model calls); the customer's unknown (pass --prices FILE)",
+    );
+    const report = await runCli(["report", saveTo], { env: env() });
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toContain("agent $/sim n/a: the agent runs elsewhere");
+    expect(report.stdout).not.toContain("0.0000");
+
     const tokens = tokensSent();
     expect(tokens.length).toBeGreaterThan(0);
     const written = [text, run.stdout, run.stderr, readFileSync(store).toString("latin1")];

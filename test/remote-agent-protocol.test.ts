@@ -466,6 +466,47 @@ describe("infrastructure faults of a remote agent are never the agent's score", 
     }
   });
 
+  it("A2A: the card is read once per agent; a conversation opens without a contextId and ends with passk/end", async () => {
+    const fake = await startFake(async (request) => {
+      if (request.method === "GET") return { json: a2aCard(fake.url) };
+      const body = request.body as { id: number; params: { message: { contextId?: string } } };
+      const message = {
+        messageId: `m${fake.requests.length}`,
+        role: "ROLE_AGENT",
+        contextId: body.params.message.contextId ?? `context-${fake.requests.length}`,
+        parts: [{ text: "Done." }],
+      };
+      return { json: { jsonrpc: "2.0", id: body.id, result: { message } } };
+    });
+    const agent = createAgent(`a2a:${fake.url}`, { env: {}, retry: fastRetry });
+    for (let i = 0; i < 3; i++) {
+      const { run } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
+      expect(run.termination_reason).toBe("user_stop");
+    }
+    expect(fake.requests.filter((r) => r.method === "GET").map((r) => r.path)).toEqual([
+      "/.well-known/agent-card.json",
+    ]);
+    // Each conversation: its first message carries no contextId (the agent's answer names one), every
+    // later one names the agent's context, and the last one is marked passk/end, without MCP access.
+    const sent = fake.requests
+      .filter((r) => r.method === "POST")
+      .map((r) => (r.body as { params: { message: A2aSent } }).params.message);
+    const contexts = [...new Set(sent.flatMap((m) => (m.contextId ? [m.contextId] : [])))];
+    expect(contexts).toHaveLength(3);
+    expect(sent.filter((m) => !m.contextId)).toHaveLength(3);
+    for (const context of contexts) {
+      const last = sent.filter((m) => m.contextId === context).at(-1)!;
+      expect(Object.keys(last.metadata)).toEqual(["passk/end"]);
+      expect(last.parts).toEqual([
+        {
+          text: "(passk: the conversation is over; nothing more will be sent in this context)",
+          mediaType: "text/plain",
+        },
+      ]);
+    }
+    expect(sent.filter((m) => "passk/end" in m.metadata)).toHaveLength(3);
+  });
+
   it("A2A: a streamed event holding nothing is a malformed message, retried", async () => {
     const fake = await startFake(async (request) => {
       if (request.method === "GET") return { json: a2aCard(fake.url, true) };
@@ -516,6 +557,19 @@ describe("specs, settings and the protocol's JSON Schema", () => {
     expect(() => createAgent("a2a:localhost:9999", { env: {} })).toThrow(
       /--agent-llm "a2a:localhost:9999": "localhost:9999" is not an http\(s\) URL; write a2a:<the agent's URL>/,
     );
+    for (const [url, port] of [
+      ["http://127.0.0.1:/", ""],
+      ["http://127.0.0.1:", ""],
+      ["http://[::1]:/a2a", ""],
+      ["https://agent.example:0", "0"],
+      ["http://127.0.0.1:99999", "99999"],
+      ["http://127.0.0.1:9a", "9a"],
+    ])
+      expect(() => createAgent(`a2a:${url}`, { env: {} })).toThrow(
+        `--agent-llm "a2a:${url}": "${port}" is not a port (1 to 65535); write the port the agent listens on, e.g. a2a:http://127.0.0.1:9999, or no ":" for the scheme's default`,
+      );
+    expect(createAgent("a2a:http://[::1]:9999/a2a", { env: {} }).name).toMatch(/a2a/);
+    expect(createAgent("http:https://agent.example/v1", { env: {} }).name).toMatch(/http/);
     expect(() => createAgent("http:http://me:pw@agent.example", { env: {} })).toThrow(
       /PASSK_REMOTE_AGENT_TOKEN/,
     );
@@ -585,6 +639,13 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+/** An A2A message as passk sends it (JSON-RPC `params.message`). */
+interface A2aSent {
+  contextId?: string;
+  parts: unknown[];
+  metadata: Record<string, unknown>;
 }
 
 function a2aCard(url: string, streaming = false): unknown {

@@ -173,9 +173,47 @@ describe("passk run refuses bad input before any model call", () => {
     );
   });
 
+  // Without --user-llm the customer would be the scripted one, which only follows scripted:gold: against
+  // any other agent it answers "Please go on." to the step limit and every task scores 0, silently.
+  it.each([
+    ["run", ["run", "--domain", "airline", "--agent-llm", "openai-compatible:x"]],
+    ["run (remote agent)", ["run", "--domain", "airline", "--agent-llm", "a2a:http://127.0.0.1:9"]],
+    [
+      "simulate",
+      ["simulate", "--domain", "airline", "--task", "1", "--agent-llm", "http:http://127.0.0.1:9"],
+    ],
+    [
+      "robustness",
+      ["robustness", "--domain", "airline", "--agent-llm", "openai-compatible:x", "--perturb", "tool-faults"],
+    ],
+  ])("%s with a model agent and no --user-llm is refused before anything runs", async (_name, args) => {
+    const store = path.join(dir, `no-customer-${storeCount++}.db`);
+    const stored = args[0] === "simulate" ? [] : ["--store", store];
+    const requests = server.requests.length;
+    const result = await runCli([...args, "--agent-llm-base-url", server.baseUrl, ...stored], { env });
+    expect(result.code).toBe(1);
+    const agentSpec = args[args.indexOf("--agent-llm") + 1];
+    expect(result.stderr).toBe(
+      `error: --agent-llm ${agentSpec} needs a customer that can answer it: pass --user-llm <provider>:<model> ` +
+        "(e.g. --user-llm openai:gpt-4.1), since the default scripted customer only follows scripted:gold's gold path and would score every task 0.\n",
+    );
+    expect(existsSync(store)).toBe(false);
+    expect(server.requests.length).toBe(requests);
+  });
+
   it("no API key for the chosen provider", async () => {
     const result = await runCli(
-      ["run", "--domain", "mock", "--agent-llm", "openai:gpt-4.1", "--store", path.join(dir, "nokey.db")],
+      [
+        "run",
+        "--domain",
+        "mock",
+        "--agent-llm",
+        "openai:gpt-4.1",
+        "--user-llm",
+        "openai:gpt-4.1",
+        "--store",
+        path.join(dir, "nokey.db"),
+      ],
       { env: { ...env, OPENAI_API_KEY: "" } },
     );
     expect(result.code).toBe(1);

@@ -22,7 +22,7 @@ import {
   type ResponseCache,
 } from "../llm/index.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
-import { createUserSimulator, readUserGuidelines } from "../users/create-user.js";
+import { createUserSimulator, customerSpecFor, readUserGuidelines } from "../users/create-user.js";
 import type { CliContext } from "./context.js";
 import { readToolSpecFile } from "./commands/tools.js";
 
@@ -87,7 +87,10 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
     .option("--max-retries <n>", "attempts per model call on 429/5xx/timeouts", "5");
   if (options.user !== false) {
     command
-      .option("--user-llm <model>", "user simulator model, or scripted:gold", "scripted:gold")
+      .option(
+        "--user-llm <model>",
+        "the simulated customer: <provider>:<model>, or scripted:gold (the default only with --agent-llm scripted:gold; any other agent needs one)",
+      )
       .option("--user-llm-base-url <url>", "base URL for openai-compatible user models")
       .option("--user-llm-args <json>", "user simulator call settings as JSON");
   }
@@ -172,7 +175,12 @@ export function participantsFromFlags(
   context: CliContext,
   dataDir: string,
   domains: readonly AnyDomain[],
-  options: { observer?: ModelCallObserver; limiter?: CallLimiter } = {},
+  options: {
+    observer?: ModelCallObserver;
+    limiter?: CallLimiter;
+    /** Solo and `chat` conversations have no simulated customer: none is required. */
+    noCustomer?: boolean;
+  } = {},
 ): Participants {
   const protocol = resolveProtocol(flags, context, dataDir, domains);
   const tau2 = protocol.name === "tau2";
@@ -206,7 +214,7 @@ export function participantsFromFlags(
     ...(texts ? { doneTool: texts.doneTool } : {}),
     ...(context.agentModules ? { modules: context.agentModules } : {}),
   });
-  const userSpec = flags.userLlm ?? "scripted:gold";
+  const userSpec = customerSpecFor(flags.agentLlm, flags.userLlm, options.noCustomer);
   const user = createUserSimulator(userSpec, {
     ...common,
     ...(flags.userLlmBaseUrl ? { baseUrl: flags.userLlmBaseUrl } : {}),

@@ -174,6 +174,12 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
         const agentSpec = pick("agent", deps.participants.agents, request.agent);
         const userSpec =
           request.mode === "simulate" ? pick("user", deps.participants.users, request.user) : undefined;
+        // The scripted customer only follows the gold agent: with any other it would stall to the step limit.
+        if (userSpec?.startsWith("scripted:") && !agentSpec.startsWith("scripted:"))
+          throw new ConfigError(
+            `the scripted customer ${userSpec} only follows scripted:gold's gold path and cannot answer ${agentSpec}: ` +
+              "start passk serve with --user-llm <provider>:<model>, or play the customer yourself",
+          );
         const perturbed = requestedPerturbations(request.perturbations ?? []);
         const conversation = hub.start({
           mode: request.mode,

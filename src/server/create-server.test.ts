@@ -255,6 +255,34 @@ describe("playground API", () => {
   });
 });
 
+describe("a customer that can answer the agent", () => {
+  it("refuses to simulate a model agent with the scripted customer, and lets a person play the customer", async () => {
+    const app = server({
+      participants: participants({ agents: ["scripted:gold", "openai-compatible:x"] }),
+    });
+    const refused = await post(app, "/api/conversations", {
+      domain: "mock",
+      taskId: "create_task_1",
+      mode: "simulate",
+      agent: "openai-compatible:x",
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      "the scripted customer scripted:gold only follows scripted:gold's gold path and cannot answer openai-compatible:x: " +
+        "start passk serve with --user-llm <provider>:<model>, or play the customer yourself",
+    );
+    const human = await post(app, "/api/conversations", {
+      domain: "mock",
+      taskId: "create_task_1",
+      mode: "human",
+      agent: "openai-compatible:x",
+    });
+    expect(human.status).toBe(201);
+    const { conversationId } = (await human.json()) as { conversationId: string };
+    await app.request(`/api/conversations/${conversationId}/end`, { method: "POST" });
+  });
+});
+
 describe("input validation", () => {
   it("answers malformed requests with 400 and a reason, and keeps serving", async () => {
     const app = server();

@@ -27,6 +27,23 @@ export function readUserGuidelines(dataDir: string): LlmUserOptions {
   };
 }
 
+/**
+ * The customer spec a conversation with `agentSpec` gets. The scripted customer (`scripted:gold`)
+ * follows the gold agent's script and answers anything else with "Please go on." until the step limit —
+ * reward 0, no error — so it is the default only for the scripted agent; any other agent (a model, your
+ * module, an `a2a:`/`http:` service) must be given a customer, or `scripted:gold` chosen explicitly.
+ * Solo conversations have no customer.
+ */
+export function customerSpecFor(agentSpec: string, userSpec: string | undefined, solo = false): string {
+  if (userSpec !== undefined) return userSpec;
+  if (solo || agentSpec.startsWith("scripted:")) return "scripted:gold";
+  throw new ConfigError(
+    `--agent-llm ${agentSpec} needs a customer that can answer it: pass --user-llm <provider>:<model> ` +
+      `(e.g. --user-llm openai:gpt-4.1), since the default scripted customer only follows scripted:gold's gold path ` +
+      `and would score every task 0.`,
+  );
+}
+
 /** The simulated customer for a `--user-llm` spec: scripted (`scripted:gold`) or an LLM. */
 export function createUserSimulator(
   spec: string,

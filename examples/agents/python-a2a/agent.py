@@ -4,7 +4,8 @@ It calls a model over an OpenAI-compatible Chat Completions endpoint and the con
 MCP (Streamable HTTP, JSON-RPC over urllib), and it speaks both protocols passk drives agents with:
 
   * A2A (Agent2Agent v1.0, JSON-RPC binding, no streaming): GET /.well-known/agent-card.json and
-    POST / with method "SendMessage"          ->  passk run --agent-llm a2a:http://127.0.0.1:PORT
+    POST / with method "SendMessage" (a message marked metadata["passk/end"] ends a conversation)
+                                              ->  passk run --agent-llm a2a:http://127.0.0.1:PORT
   * passk's plain HTTP session protocol: POST /conversations, POST /conversations/{id}/messages,
     DELETE /conversations/{id}                ->  passk run --agent-llm http:http://127.0.0.1:PORT
 
@@ -232,6 +233,11 @@ def a2a(request):
     message = request["params"]["message"]
     metadata = message.get("metadata") or {}
     context_id = message.get("contextId") or str(uuid.uuid4())
+    if "passk/end" in metadata:  # the conversation is over: let go of it (the answer is not read)
+        with CONVERSATIONS_LOCK:
+            CONVERSATIONS.pop(context_id, None)
+        reply = {"messageId": str(uuid.uuid4()), "contextId": context_id, "role": "ROLE_AGENT", "parts": [{"text": "Bye."}]}
+        return {"jsonrpc": "2.0", "id": request_id, "result": {"message": reply}}
     with CONVERSATIONS_LOCK:
         conversation = CONVERSATIONS.get(context_id)
     if conversation is None:

@@ -143,6 +143,13 @@ const executor: AgentExecutor = {
           }),
         ),
       );
+    if (userMessage.metadata?.["passk/end"] !== undefined) {
+      // The conversation is over: let go of it (passk does not read this answer).
+      conversations.delete(contextId);
+      status("TASK_STATE_COMPLETED", "Bye.");
+      bus.finished();
+      return;
+    }
     status("TASK_STATE_WORKING");
     try {
       let conversation = conversations.get(contextId);

@@ -14,7 +14,13 @@ import {
   type Client,
 } from "@a2a-js/sdk/client";
 import { ConfigError } from "../../core/errors.js";
-import { A2A_MCP_METADATA_KEY, A2A_START_METADATA_KEY, type ConversationStart } from "./protocol.js";
+import {
+  A2A_END_METADATA_KEY,
+  A2A_END_TEXT,
+  A2A_MCP_METADATA_KEY,
+  A2A_START_METADATA_KEY,
+  type ConversationStart,
+} from "./protocol.js";
 import { RemoteCallError } from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
@@ -26,7 +32,8 @@ import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote
  * answer: a message, or the task's final status message (else its text artifacts).
  *
  * Every message carries `metadata["passk/mcp"] = { url, token }`; the first one of a conversation also
- * carries `metadata["passk/start"] = { policy, history, solo }`.
+ * carries `metadata["passk/start"] = { policy, history, solo }`. When the conversation is over, one last
+ * message in its context carries `metadata["passk/end"] = {}` (and no MCP access: the endpoint is closed).
  */
 export function a2aTransport(url: string, fetchImpl: typeof fetch): RemoteAgentTransport {
   const factory = new ClientFactory({
@@ -100,9 +107,32 @@ class A2aConversation implements RemoteConversationTransport {
     return text;
   }
 
-  /** A2A has no "conversation over" message; the agent keeps or drops the context as it likes. */
-  async end(): Promise<void> {}
+  /**
+   * A2A has no "conversation over" call, so passk says it with a last message marked `passk/end`, in
+   * the context the agent opened (none if it never answered). Best effort: its answer is not read.
+   */
+  async end(): Promise<void> {
+    if (!this.contextId) return;
+    const request = SendMessageRequest.fromJSON({
+      message: {
+        messageId: randomUUID(),
+        role: "ROLE_USER",
+        parts: [{ text: A2A_END_TEXT, mediaType: "text/plain" }],
+        contextId: this.contextId,
+        ...(this.taskId ? { taskId: this.taskId } : {}),
+        metadata: { [A2A_END_METADATA_KEY]: {} },
+      },
+    });
+    try {
+      await this.client.sendMessage(request, { signal: AbortSignal.timeout(END_TIMEOUT_MS) });
+    } catch {
+      // The agent may be gone already; the conversation is over either way.
+    }
+  }
 }
+
+/** How long the last message of a conversation may take: the agent only has to let go of it. */
+const END_TIMEOUT_MS = 5_000;
 
 /** States after which the agent waits for the client (or is done): its answer is complete. */
 const ANSWERED = new Set([

@@ -103,6 +103,21 @@ export const A2A_MCP_METADATA_KEY = "passk/mcp";
 /** A2A message metadata key carrying {@link A2aStartMetadata}, on the first message of a conversation. */
 export const A2A_START_METADATA_KEY = "passk/start";
 
+/**
+ * A2A message metadata key of the message that ends a conversation (A2A has no "conversation over"
+ * call): the last message passk sends in a context, after which it sends nothing more there.
+ */
+export const A2A_END_METADATA_KEY = "passk/end";
+/** The text of that last message, for agents that read only text. */
+export const A2A_END_TEXT = "(passk: the conversation is over; nothing more will be sent in this context)";
+
+/** What the last A2A message of a conversation carries under `passk/end`. */
+export const A2aEndMetadataSchema = z
+  .object({})
+  .describe(
+    `A2A message metadata "${A2A_END_METADATA_KEY}" — on the message that ends a conversation: release the context; your answer (any message) is not read`,
+  );
+
 /** What the first A2A message of a conversation carries under `passk/start`. */
 export const A2aStartMetadataSchema = z
   .object(conversationContext)
@@ -123,6 +138,7 @@ export function remoteAgentProtocolJsonSchema(): Record<string, unknown> {
       `A2A message metadata "${A2A_MCP_METADATA_KEY}" — on every message passk sends`,
     ),
     A2aStartMetadata: A2aStartMetadataSchema,
+    A2aEndMetadata: A2aEndMetadataSchema,
   };
   const $defs: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(defs)) {

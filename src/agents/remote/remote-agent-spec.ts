@@ -14,6 +14,13 @@ export function isRemoteAgentSpec(spec: string): boolean {
 export function parseRemoteAgentSpec(spec: string): { protocol: RemoteAgentProtocol; url: string } {
   const protocol: RemoteAgentProtocol = spec.startsWith("a2a:") ? "a2a" : "http";
   const url = spec.slice(protocol.length + 1);
+  // An empty port ("http://host:/") would silently become the scheme's default; a bad one fails only
+  // when the first conversation connects.
+  const port = /^https?:\/\/(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*):([^/?#@]*)(?=[/?#]|$)/.exec(url)?.[1];
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
+    throw new ConfigError(
+      `--agent-llm "${spec}": "${port}" is not a port (1 to 65535); write the port the agent listens on, e.g. ${protocol}:http://127.0.0.1:9999, or no ":" for the scheme's default`,
+    );
   if (!/^https?:\/\//.test(url) || !URL.canParse(url))
     throw new ConfigError(
       `--agent-llm "${spec}": "${url}" is not an http(s) URL; write ${protocol}:<the agent's URL>, e.g. ${protocol}:http://127.0.0.1:9999`,

@@ -10,7 +10,16 @@ function passColumns(metrics: RunMetrics): number[] {
   return Object.keys(metrics.pass_hat_ks).map(Number);
 }
 
-function row(name: string, m: Metrics, ks: number[]): string[] {
+/** How the cost columns read: "n/a" when the agent runs elsewhere and pays its own model calls. */
+export interface MetricsTableOptions {
+  agentCostCounted?: boolean;
+}
+
+/** Said under the table when the agent's cost is not passk's to count. */
+export const REMOTE_AGENT_COST_NOTE =
+  "agent $/sim n/a: the agent runs elsewhere and pays for its own model calls, which passk does not see";
+
+function row(name: string, m: Metrics, ks: number[], counted: boolean): string[] {
   return [
     name,
     String(m.total_tasks),
@@ -24,8 +33,12 @@ function row(name: string, m: Metrics, ks: number[]): string[] {
         : `${fixed(m.pass_hat_ks[k])}${ci ? ` [${fixed(ci.low, 2)}, ${fixed(ci.high, 2)}]` : ""}`;
     }),
     ...(ks.length > 1 ? [fixed(m.pass_at_ks[ks.length])] : []),
-    m.unknown_agent_costs > 0 ? "unknown" : fixed(m.avg_agent_cost, 4),
-    m.unknown_agent_costs + m.unknown_user_costs > 0 ? "unknown" : fixed(m.avg_total_cost, 4),
+    !counted ? "n/a" : m.unknown_agent_costs > 0 ? "unknown" : fixed(m.avg_agent_cost, 4),
+    !counted
+      ? "n/a"
+      : m.unknown_agent_costs + m.unknown_user_costs > 0
+        ? "unknown"
+        : fixed(m.avg_total_cost, 4),
   ];
 }
 
@@ -33,7 +46,8 @@ function row(name: string, m: Metrics, ks: number[]): string[] {
  * The metrics of a run as a table: one row for all simulations and one per domain, pass^k with
  * its 95% bootstrap interval over tasks, then the termination reasons.
  */
-export function formatMetrics(metrics: RunMetrics): string {
+export function formatMetrics(metrics: RunMetrics, options: MetricsTableOptions = {}): string {
+  const counted = options.agentCostCounted ?? true;
   const ks = passColumns(metrics);
   const headers = [
     "domain",
@@ -48,15 +62,20 @@ export function formatMetrics(metrics: RunMetrics): string {
   ];
   const domains = Object.entries(metrics.by_domain);
   const rows = [
-    row("all", metrics, ks),
-    ...(domains.length > 1 ? domains.map(([d, m]) => row(d, m, ks)) : []),
+    row("all", metrics, ks, counted),
+    ...(domains.length > 1 ? domains.map(([d, m]) => row(d, m, ks, counted)) : []),
   ];
   if (domains.length === 1) rows[0]![0] = domains[0]![0];
   const reasons = Object.entries(metrics.termination_reasons)
     .sort((a, b) => b[1] - a[1])
     .map(([reason, n]) => `${reason} ${n}`)
     .join(", ");
-  const lines = [formatTable(headers, rows), "", `termination reasons: ${reasons || "none"}`];
+  const lines = [
+    formatTable(headers, rows),
+    ...(counted ? [] : [REMOTE_AGENT_COST_NOTE]),
+    "",
+    `termination reasons: ${reasons || "none"}`,
+  ];
   if (metrics.infra_error_count > 0) {
     lines.push(`${metrics.infra_error_count} infrastructure error(s) excluded from the scores above`);
   }

@@ -22,7 +22,14 @@ import { RunConfigSchema } from "../../runner/run-config.js";
 import { println, wholeNumber, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
-import { isScriptedDemo, loadRunSource, withStore, withStoreOption, type RunSource } from "./run-source.js";
+import {
+  isScriptedDemo,
+  loadRunSource,
+  sourceAgentCostCounted,
+  withStore,
+  withStoreOption,
+  type RunSource,
+} from "./run-source.js";
 import {
   describeComparability,
   tau2Comparability,
@@ -111,14 +118,15 @@ export function registerReport(program: Command, context: CliContext): void {
     for (const [domain, verdict] of Object.entries(comparability))
       println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context);
-    println(context, formatMetrics(metrics));
+    const costOptions = { agentCostCounted: sourceAgentCostCounted(source) };
+    println(context, formatMetrics(metrics, costOptions));
     if (agentOnly) {
       println(context);
       println(
         context,
         `as measured above; below, without the ${excluded.size} failure(s) \`passk review\` placed on the simulated customer, the task or the infrastructure:`,
       );
-      println(context, formatMetrics(agentOnly));
+      println(context, formatMetrics(agentOnly, costOptions));
     }
     const tokenLines = describeTokenUsage(tokens);
     if (tokenLines.length > 0) {

@@ -24,6 +24,7 @@ import {
 } from "../../perturbations/registry.js";
 import type { CliContext, loadDomain } from "../context.js";
 import type { ModelFlags } from "../model-flags.js";
+import { customerSpecFor } from "../../users/create-user.js";
 
 /** The flags of `passk run`, as commander hands them over (strings until checked). */
 export interface RunFlags extends Partial<ModelFlags> {
@@ -190,7 +191,10 @@ function configFromFlags(
     solo: flags.solo ?? false,
     protocol: defaultProtocol(flags, domains),
     retrieval_config: retrievalConfigOf(flags, domains),
-    models: { ...(models as RunModels), userLlm: flags.userLlm ?? "scripted:gold" },
+    models: {
+      ...(models as RunModels),
+      userLlm: customerSpecFor(flags.agentLlm, flags.userLlm, flags.solo ?? false),
+    },
     save_to: flags.saveTo ? path.resolve(flags.saveTo) : null,
     scripted_demo: false,
   };
@@ -306,6 +310,7 @@ export function resolveRun(
           ...flags,
           domain: flags.domain ?? stored.domains,
           agentLlm: flags.agentLlm ?? stored.models.agentLlm,
+          userLlm: flags.userLlm ?? stored.models.userLlm,
         },
         numbers,
         given.has("--data") ? path.resolve(flags.data!) : stored.data,

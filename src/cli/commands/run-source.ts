@@ -5,6 +5,7 @@ import { readResultsFile, type ResultsFile } from "../../formats/tau2/results.js
 import { scoredSimulations, type ScoredSimulation } from "../../metrics/run-metrics.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { Store, type RunRecord } from "../../store/store.js";
+import { isRemoteAgentSpec } from "../../agents/remote/index.js";
 import type { CliContext } from "../context.js";
 
 /** Add `--store PATH` (default `$PASSK_STORE`, else `.passk/passk.db`). */
@@ -112,4 +113,19 @@ export function isScriptedDemoInfo(value: unknown): boolean {
   const info = value as { agent_info?: { llm?: unknown; implementation?: unknown } | null } | null;
   const agent = info?.agent_info;
   return [agent?.llm, agent?.implementation].some((v) => typeof v === "string" && v.startsWith("scripted:"));
+}
+
+/**
+ * Whether passk counted the agent's cost: not for an agent running elsewhere (`a2a:`, `http:`), which
+ * pays for its own model calls.
+ */
+export function agentCostCounted(value: unknown): boolean {
+  const info = value as { agent_info?: { llm?: unknown } | null } | null;
+  const llm = info?.agent_info?.llm;
+  return !(typeof llm === "string" && isRemoteAgentSpec(llm));
+}
+
+/** The same, for a run or results file. */
+export function sourceAgentCostCounted(source: Pick<RunSource, "file" | "run">): boolean {
+  return agentCostCounted(source.file?.results.info ?? source.run?.info ?? null);
 }

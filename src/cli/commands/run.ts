@@ -1,3 +1,4 @@
+import { isRemoteAgentSpec } from "../../agents/remote/index.js";
 import { existsSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { Option, type Command } from "commander";
@@ -72,7 +73,11 @@ function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
   return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.num_trials} trial(s) · seed ${config.seed} · ${config.protocol === "tau2" ? "τ²" : "passk"} protocol${perturbed ? ` · perturbed: ${perturbed}` : ""}`;
 }
 
-function costLine(metrics: RunMetrics, spent: number): string {
+function costLine(metrics: RunMetrics, spent: number, agentCounted: boolean): string {
+  if (!agentCounted)
+    return metrics.unknown_user_costs > 0
+      ? "cost: the agent's n/a (it runs elsewhere and pays for its own model calls); the customer's unknown (pass --prices FILE)"
+      : `cost: the agent's n/a (it runs elsewhere and pays for its own model calls); $${spent.toFixed(4)} in all for passk's own model calls (the customer's, the judge's)`;
   const unknown = metrics.unknown_agent_costs + metrics.unknown_user_costs > 0;
   if ((metrics.avg_total_cost === null || unknown) && spent === 0) {
     return "cost: unknown (the models' prices are not in the price table; pass --prices FILE)";
@@ -476,7 +481,8 @@ export async function runCommand(
 
     println(context);
     println(context, `${prefix}${describeMetricsHeader(resolvedConfig, stored)}`);
-    println(context, formatMetrics(metrics));
+    const agentCounted = !isRemoteAgentSpec(resolvedConfig.models.agentLlm);
+    println(context, formatMetrics(metrics, { agentCostCounted: agentCounted }));
     const comparability = sourceComparability(context, {
       label: `run ${stored.id}`,
       numTrials: resolvedConfig.num_trials,
@@ -485,7 +491,7 @@ export async function runCommand(
     });
     for (const [domain, verdict] of Object.entries(comparability))
       println(context, `${domain}: ${describeComparability(verdict)}`);
-    println(context, costLine(metrics, outcome.spent));
+    println(context, costLine(metrics, outcome.spent, agentCounted));
     // A perturbed run beside its clean baseline (the newest completed run configured the same but clean).
     const robustnessRows =
       perturbations.length > 0 && outcome.reason === "completed"

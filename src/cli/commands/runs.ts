@@ -9,7 +9,7 @@ import type { RunRecord } from "../../store/store.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed, formatFailingTasks, formatMetrics } from "./metrics-table.js";
-import { withStore, withStoreOption } from "./run-source.js";
+import { agentCostCounted, withStore, withStoreOption } from "./run-source.js";
 
 function llmOf(info: Record<string, unknown> | null, key: "agent_info" | "user_info"): string {
   const part = info?.[key] as { llm?: unknown; implementation?: unknown } | undefined;
@@ -105,7 +105,7 @@ export function registerRuns(program: Command, context: CliContext): void {
       );
     }
     println(context);
-    println(context, formatMetrics(metrics));
+    println(context, formatMetrics(metrics, { agentCostCounted: agentCostCounted(run.info) }));
     println(context);
     println(context, formatFailingTasks(failing, 10));
   });

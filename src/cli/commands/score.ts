@@ -17,7 +17,7 @@ import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { gradeWithViolations, perturbConversation } from "../../perturbations/perturb-conversation.js";
 import { createPerturbationRegistry } from "../../perturbations/registry.js";
-import { isScriptedDemoInfo, resultsDomain, scoredFromResults } from "./run-source.js";
+import { agentCostCounted, isScriptedDemoInfo, resultsDomain, scoredFromResults } from "./run-source.js";
 
 interface ScoreOptions {
   json?: boolean;
@@ -298,7 +298,7 @@ export function registerScore(program: Command, context: CliContext): void {
       ),
     );
     println(context);
-    println(context, formatMetrics(metrics));
+    println(context, formatMetrics(metrics, { agentCostCounted: agentCostCounted(results.results.info) }));
     println(context);
     println(
       context,

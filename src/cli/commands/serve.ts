@@ -70,7 +70,11 @@ export function registerServe(program: Command, context: CliContext): void {
       .option("--agent-llm <spec...>", "agent models the playground offers (first = default)", [
         "scripted:gold",
       ])
-      .option("--user-llm <spec...>", "user-simulator models the playground offers", ["scripted:gold"])
+      .option(
+        "--user-llm <spec...>",
+        "simulated customers the playground offers (scripted:gold answers only the scripted agent; any other agent needs a model here, or you play the customer)",
+        ["scripted:gold"],
+      )
       .option("--agent-llm-base-url <url>", "base URL for the agent models' provider")
       .option("--user-llm-base-url <url>", "base URL for the user models' provider")
       .option("--judge-llm <spec>", "judge for NL assertions at the end of a conversation")
@@ -184,6 +188,12 @@ export function registerServe(program: Command, context: CliContext): void {
       createUserSimulator: (spec) =>
         users.get(spec) ?? createUserSimulator(spec, { ...userModel, guidelines: userGuidelines }),
     };
+    const unanswered = options.agentLlm.filter((spec) => !isScriptedSpec(spec));
+    if (unanswered.length > 0 && options.userLlm.every(isScriptedSpec))
+      context.stderr.write(
+        `note: no --user-llm model: ${unanswered.join(", ")} can be tried only with you as the customer; ` +
+          "pass --user-llm <provider>:<model> for simulated customers\n",
+      );
     const judge = options.judgeLlm ? createJudge(options.judgeLlm, { env, ...shared }) : undefined;
     const store = Store.open(resolveStorePath(options.store, env), { create: true });
     const webRoot = options.webRoot ?? defaultWebRoot();

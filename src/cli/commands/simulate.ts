@@ -69,13 +69,10 @@ async function converseTraced(
   task: Task,
   tracing: Tracing | undefined,
 ): Promise<void> {
-  const participants = participantsFromFlags(
-    flags,
-    context,
-    data.dataDir,
-    [data.domain],
-    tracing ? { observer: tracing.modelCalls } : {},
-  );
+  const participants = participantsFromFlags(flags, context, data.dataDir, [data.domain], {
+    ...(tracing ? { observer: tracing.modelCalls } : {}),
+    noCustomer: human || (flags.solo ?? false),
+  });
   if (participants.scriptedDemo && !human) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
   if (human) {
     println(context, "You are the customer. Your situation (hidden from the agent):");
@@ -136,8 +133,17 @@ async function converseTraced(
       context,
       JSON.stringify({ ...run, ...(participants.scriptedDemo ? { scripted_demo: true } : {}) }, null, 2),
     );
-  } else {
+  } else if (run.termination_reason !== "infrastructure_error") {
     println(context, describeReward(reward));
+  }
+  if (run.termination_reason === "infrastructure_error") {
+    // Not the agent's score: the conversation could not be completed (a provider, the customer, the network).
+    const error = (run.info as { error?: unknown } | null | undefined)?.error;
+    context.stderr.write(
+      `error: the conversation ended in an infrastructure error${error === undefined ? "" : ` (${String(error)})`}, ` +
+        "so it is not graded as the agent's; fix the cause (see the error) and run it again\n",
+    );
+    process.exitCode = 3;
   }
 }
 

@@ -35,6 +35,8 @@ run("run-scale.ts", ["1000", "200", "500", "3"], [], false);
 run("distributed-run.ts", ["40", "8", "200", "3"], [], false);
 // A remote agent's tool call over passk's MCP endpoint against the same call in process.
 run("mcp-hop.ts", ["500"]);
+// The float-preserving JSON reader on 4 MB of digits (hostile MCP requests and uploads): linear time.
+run("json-float-parser.ts");
 // Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.
 run("adaptive-trials.ts", ["0.05", "400"]);
 run("prompt-caching.ts");

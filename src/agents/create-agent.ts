@@ -27,6 +27,8 @@ export function createAgent(
     doneTool?: LlmToolSpec;
     /** Agents loaded from modules (`module:<path>` specs), by spec. */
     modules?: ReadonlyMap<string, Agent>;
+    /** A remote agent's largest message in bytes (`--max-agent-message-bytes`). */
+    maxAgentMessageBytes?: number;
   } = {},
 ): Agent {
   if (spec.startsWith("module:")) {
@@ -49,9 +51,12 @@ export function createAgent(
       ...(options.env ? { env: options.env } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.maxAgentMessageBytes !== undefined
+        ? { maxMessageBytes: options.maxAgentMessageBytes }
+        : {}),
     });
   }
-  const { templates, doneTool, modules: _modules, ...modelOptions } = options;
+  const { templates, doneTool, modules: _modules, maxAgentMessageBytes: _max, ...modelOptions } = options;
   return llmAgent(createLanguageModel(spec, { ...modelOptions, role: "agent" }), {
     ...(templates ? { templates } : {}),
     ...(doneTool ? { doneTool } : {}),

@@ -5,6 +5,7 @@ import { Option, type Command } from "commander";
 import type { RunParticipants } from "../runner/run.js";
 import { createAgent, isRemoteAgentSpec, isScriptedSpec, type ModelOptions } from "../agents/create-agent.js";
 import { readAgentPromptTemplates } from "../agents/agent-prompt.js";
+import { DEFAULT_MAX_AGENT_MESSAGE_BYTES } from "../agents/remote/index.js";
 import { createJudge } from "../judge/create-judge.js";
 import { ConfigError } from "../core/errors.js";
 import type { AnyDomain } from "../env/domain.js";
@@ -45,6 +46,7 @@ export interface ModelFlags {
   promptCache?: boolean;
   timeout?: string;
   maxRetries?: string;
+  maxAgentMessageBytes?: string;
   protocol?: string;
   upstream?: string;
 }
@@ -84,7 +86,11 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
       "send no prompt-cache markers (sent by default to Anthropic and Bedrock's Claude and Nova: cached prompt tokens cost less; what models are shown stays the same)",
     )
     .option("--timeout <seconds>", "per-request timeout for model calls", "120")
-    .option("--max-retries <n>", "attempts per model call on 429/5xx/timeouts", "5");
+    .option("--max-retries <n>", "attempts per model call on 429/5xx/timeouts", "5")
+    .option(
+      "--max-agent-message-bytes <n>",
+      `largest reply or tool-call arguments a remote agent (a2a:, http:) may send; a larger one is the agent's error (default: ${DEFAULT_MAX_AGENT_MESSAGE_BYTES})`,
+    );
   if (options.user !== false) {
     command
       .option(
@@ -159,6 +165,16 @@ function callAttempts(text: string): number {
   return attempts;
 }
 
+/** `--max-agent-message-bytes`: a whole number of bytes from 1 KiB to 32 MiB. */
+function agentMessageBytes(text: string): number {
+  const bytes = Number(text);
+  if (!/^\d+$/.test(text.trim()) || bytes < 1024 || bytes > 32 * 1024 * 1024)
+    throw new ConfigError(
+      `--max-agent-message-bytes "${text}" is not a whole number of bytes from 1024 to 33554432; e.g. --max-agent-message-bytes ${DEFAULT_MAX_AGENT_MESSAGE_BYTES}`,
+    );
+  return bytes;
+}
+
 /** τ² calls both models at temperature 0 unless told otherwise (its DEFAULT_LLM_ARGS_AGENT / _USER). */
 function withTau2Temperature(text: string | undefined, flag: string): LlmArgs | undefined {
   const args = text === undefined ? {} : parseLlmArgs(text, flag);
@@ -213,6 +229,9 @@ export function participantsFromFlags(
     ...(templates ? { templates } : {}),
     ...(texts ? { doneTool: texts.doneTool } : {}),
     ...(context.agentModules ? { modules: context.agentModules } : {}),
+    maxAgentMessageBytes: agentMessageBytes(
+      flags.maxAgentMessageBytes ?? String(DEFAULT_MAX_AGENT_MESSAGE_BYTES),
+    ),
   });
   const userSpec = customerSpecFor(flags.agentLlm, flags.userLlm, options.noCustomer);
   const user = createUserSimulator(userSpec, {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { pyFloatRepr, pyNumberStr } from "./py-json.js";
 
 /**
@@ -65,32 +66,98 @@ export function pyArgStr(args: object, key: string): string {
   return String(value);
 }
 
-const SENTINEL = "\u0000passk-py-float:";
+// A tag no input can forge: the random part differs in every process, so a string that happens to
+// start like a tag (a hostile agent's argument) stays a string.
+const SENTINEL = `\u0000passk-py-float-${randomBytes(8).toString("hex")}:`;
 const CANDIDATE = /\d\.0+(?!\d)|\d[eE][+-]?\d/;
-// A number with a fraction or an exponent that ends where a JSON value ends.
-const FLOAT_LITERALS = /-?\d+\.\d+(?:[eE][+-]?\d+)?(?=\s*[,\]}])|-?\d+[eE][+-]?\d+(?=\s*[,\]}])/g;
-// Every string and every number with a fraction or an exponent, in document order.
-const ALL_TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?[eE][+-]?\d+|-?\d+\.\d+/g;
 
-/** A number written as a float whose value is integral (the only ones that need a mark). */
-function tagIntegralFloat(token: string): string {
-  if (token.charCodeAt(0) === 34 || !/[.eE]/.test(token) || !Number.isInteger(Number(token))) return token;
-  return `"\\u0000${SENTINEL.slice(1)}${token}"`;
+const QUOTE = 34;
+const BACKSLASH = 92;
+const MINUS = 45;
+const DOT = 46;
+const ZERO = 48;
+const NINE = 57;
+const PLUS = 43;
+const LOWER_E = 101;
+const UPPER_E = 69;
+
+function isDigit(code: number): boolean {
+  return code >= ZERO && code <= NINE;
+}
+
+/**
+ * The numbers of a JSON text written with a fraction or an exponent whose value is integral (`2.0`,
+ * `1e3`), inside an object or array: start and end offsets, in document order. One pass over the text,
+ * each character looked at once, so any input costs linear time (a backtracking regex over a long
+ * run of digits cost quadratic time: hostile JSON held the event loop for minutes). Text that is not
+ * JSON gives some spans; `JSON.parse` refuses it afterwards anyway.
+ */
+function integralFloatSpans(text: string): number[] {
+  const spans: number[] = [];
+  const end = text.length;
+  let depth = 0;
+  let i = 0;
+  while (i < end) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      for (i++; i < end; i++) {
+        const inside = text.charCodeAt(i);
+        if (inside === BACKSLASH) i++;
+        else if (inside === QUOTE) break;
+      }
+      i++;
+    } else if (code === MINUS || isDigit(code)) {
+      const start = i;
+      i++;
+      while (i < end && isDigit(text.charCodeAt(i))) i++;
+      let float = false;
+      if (text.charCodeAt(i) === DOT) {
+        float = true;
+        for (i++; i < end && isDigit(text.charCodeAt(i)); i++);
+      }
+      const e = text.charCodeAt(i);
+      if (e === LOWER_E || e === UPPER_E) {
+        float = true;
+        i++;
+        const sign = text.charCodeAt(i);
+        if (sign === PLUS || sign === MINUS) i++;
+        while (i < end && isDigit(text.charCodeAt(i))) i++;
+      }
+      if (float && depth > 0 && Number.isInteger(Number(text.slice(start, i)))) spans.push(start, i);
+    } else {
+      // Brackets seen inside strings were skipped above, so the depth is the JSON nesting.
+      if (code === 123 || code === 91) depth++;
+      else if (code === 125 || code === 93) depth--;
+      i++;
+    }
+  }
+  return spans;
 }
 
 /**
  * `JSON.parse`, marking integral numbers written as floats (`2.0`, `1e3`) with {@link markPyFloat}.
- * A text without such a number costs one regex test more than `JSON.parse`.
+ * A text without such a number costs one regex test more than `JSON.parse`; one with them, one linear
+ * scan more. Text that is not JSON throws `JSON.parse`'s own error for it.
  */
 export function parseJsonKeepingPyFloats(text: string): unknown {
   if (!CANDIDATE.test(text)) return JSON.parse(text);
+  const spans = integralFloatSpans(text);
+  if (spans.length === 0) return JSON.parse(text);
+  const parts: string[] = [];
+  let last = 0;
+  for (let s = 0; s < spans.length; s += 2) {
+    const start = spans[s]!;
+    const stop = spans[s + 1]!;
+    parts.push(text.slice(last, start), `"\\u0000${SENTINEL.slice(1)}${text.slice(start, stop)}"`);
+    last = stop;
+  }
+  parts.push(text.slice(last));
   let value: unknown;
   try {
-    // Fast path: a look-alike inside a string gets tagged too, but the tag's quote then ends that
-    // string early and leaves a backslash outside it: always a syntax error, caught below.
-    value = JSON.parse(text.replace(FLOAT_LITERALS, tagIntegralFloat));
-  } catch {
-    value = JSON.parse(text.replace(ALL_TOKENS, tagIntegralFloat));
+    value = JSON.parse(parts.join(""));
+  } catch (error) {
+    JSON.parse(text); // the error as the caller's own text shows it
+    throw error;
   }
   restore(value);
   return value;
@@ -117,7 +184,7 @@ function restore(value: unknown): boolean {
   return marked;
 }
 
-const FLOAT_TAG = /"\\u0000passk-py-float:(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)"/g;
+const FLOAT_TAG = new RegExp(`"\\\\u0000${SENTINEL.slice(1)}(-?\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?)"`, "g");
 
 /**
  * `JSON.stringify` that writes a number marked as a Python float with its point (`2.0`, not `2`), so

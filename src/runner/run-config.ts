@@ -28,6 +28,8 @@ export const RunModelsSchema = z.object({
   promptCache: z.boolean().optional(),
   timeout: z.string().optional(),
   maxRetries: z.string().optional(),
+  /** `--max-agent-message-bytes`: a remote agent's largest message. */
+  maxAgentMessageBytes: z.string().optional(),
 });
 export type RunModels = z.infer<typeof RunModelsSchema>;
 
@@ -101,6 +103,7 @@ export const OPERATIONAL_MODEL_FLAGS = new Set<keyof RunModels>([
   "promptCache",
   "timeout",
   "maxRetries",
+  "maxAgentMessageBytes",
 ]);
 
 const kebab = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;

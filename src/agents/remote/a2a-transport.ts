@@ -21,7 +21,7 @@ import {
   A2A_START_METADATA_KEY,
   type ConversationStart,
 } from "./protocol.js";
-import { RemoteCallError } from "./remote-call-error.js";
+import { AgentMessageTooLargeError, RemoteCallError } from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
 /**
@@ -35,7 +35,11 @@ import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote
  * carries `metadata["passk/start"] = { policy, history, solo }`. When the conversation is over, one last
  * message in its context carries `metadata["passk/end"] = {}` (and no MCP access: the endpoint is closed).
  */
-export function a2aTransport(url: string, fetchImpl: typeof fetch): RemoteAgentTransport {
+export function a2aTransport(
+  url: string,
+  fetchImpl: typeof fetch,
+  maxMessageBytes: number,
+): RemoteAgentTransport {
   const factory = new ClientFactory({
     transports: [
       new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }),
@@ -64,7 +68,7 @@ export function a2aTransport(url: string, fetchImpl: typeof fetch): RemoteAgentT
         client = undefined;
         throw error;
       });
-      return new A2aConversation(await client, context);
+      return new A2aConversation(await client, context, maxMessageBytes);
     },
   };
 }
@@ -78,6 +82,7 @@ class A2aConversation implements RemoteConversationTransport {
   constructor(
     private readonly client: Client,
     private readonly context: ConversationStart,
+    private readonly maxMessageBytes: number,
   ) {}
 
   async send(content: string, options: { signal: AbortSignal; onActivity: () => void }): Promise<string> {
@@ -95,7 +100,7 @@ class A2aConversation implements RemoteConversationTransport {
         },
       },
     });
-    const reply = new A2aReply();
+    const reply = new A2aReply(this.maxMessageBytes);
     for await (const event of this.client.sendMessageStream(request, { signal: options.signal })) {
       options.onActivity();
       if (reply.add(event)) break;
@@ -154,9 +159,22 @@ class A2aReply {
   private message: string | undefined;
   private statusMessage: string | undefined;
   private readonly artifacts = new Map<string, string>();
+  /** Characters held in artifacts: a flood of appended chunks is refused once past the message limit. */
+  private artifactChars = 0;
+
+  constructor(private readonly maxMessageBytes: number) {}
 
   /** Takes one event; true once the answer is complete. */
   add(event: StreamResponse): boolean {
+    const done = this.take(event);
+    // Characters never outnumber UTF-8 bytes, so a count over the limit is a message over it.
+    const held = this.artifactChars + (this.message?.length ?? 0) + (this.statusMessage?.length ?? 0);
+    if (held > this.maxMessageBytes)
+      throw new AgentMessageTooLargeError("an A2A answer", undefined, this.maxMessageBytes);
+    return done;
+  }
+
+  private take(event: StreamResponse): boolean {
     const payload = event.payload;
     if (!payload)
       throw new RemoteCallError("the agent sent an A2A event holding no message, task or update", true);
@@ -170,8 +188,7 @@ class A2aReply {
         this.contextId = task.contextId || this.contextId;
         this.taskId = task.id;
         this.setStatus(task.status?.state, task.status?.message);
-        for (const artifact of task.artifacts)
-          this.artifacts.set(artifact.artifactId, textOf(artifact.parts));
+        for (const artifact of task.artifacts) this.setArtifact(artifact.artifactId, textOf(artifact.parts));
         break;
       }
       case "statusUpdate":
@@ -183,7 +200,7 @@ class A2aReply {
         const artifact = payload.value.artifact;
         if (!artifact) break;
         const earlier = payload.value.append ? (this.artifacts.get(artifact.artifactId) ?? "") : "";
-        this.artifacts.set(artifact.artifactId, earlier + textOf(artifact.parts));
+        this.setArtifact(artifact.artifactId, earlier + textOf(artifact.parts));
         break;
       }
     }
@@ -208,6 +225,11 @@ class A2aReply {
       );
     if (this.statusMessage) return this.statusMessage;
     return [...this.artifacts.values()].filter((text) => text !== "").join("\n");
+  }
+
+  private setArtifact(id: string, text: string): void {
+    this.artifactChars += text.length - (this.artifacts.get(id)?.length ?? 0);
+    this.artifacts.set(id, text);
   }
 
   private setStatus(state: TaskState | undefined, message: A2aMessage | undefined): void {

@@ -6,7 +6,7 @@ import {
   type AgentMessageReply,
   type ConversationCreated,
 } from "./protocol.js";
-import { RemoteCallError } from "./remote-call-error.js";
+import { RemoteCallError, readTextAtMost } from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
 /** How long the `DELETE` that ends a conversation may take; it is a courtesy, never retried. */
@@ -23,8 +23,14 @@ const END_TIMEOUT_MS = 5_000;
  * The bodies are the zod schemas of `protocol.ts`; an answer that does not match is a malformed reply
  * (retried, like a 5xx).
  */
-export function httpTransport(url: string, fetchImpl: typeof fetch): RemoteAgentTransport {
+export function httpTransport(
+  url: string,
+  fetchImpl: typeof fetch,
+  maxMessageBytes: number,
+): RemoteAgentTransport {
   const base = url.replace(/\/+$/, "");
+  // A reply's JSON may escape its text (up to 6 bytes a character for \uXXXX); more than this is never read.
+  const maxBodyBytes = 4 * maxMessageBytes + 64 * 1024;
   return {
     async start(context, { signal }) {
       const created: ConversationCreated = await exchange(
@@ -33,8 +39,13 @@ export function httpTransport(url: string, fetchImpl: typeof fetch): RemoteAgent
         stringifyKeepingPyFloats(context),
         ConversationCreatedSchema,
         signal,
+        maxBodyBytes,
       );
-      return new HttpConversation(fetchImpl, `${base}/conversations/${encodeURIComponent(created.id)}`);
+      return new HttpConversation(
+        fetchImpl,
+        `${base}/conversations/${encodeURIComponent(created.id)}`,
+        maxBodyBytes,
+      );
     },
   };
 }
@@ -43,6 +54,7 @@ class HttpConversation implements RemoteConversationTransport {
   constructor(
     private readonly fetchImpl: typeof fetch,
     private readonly url: string,
+    private readonly maxBodyBytes: number,
   ) {}
 
   async send(content: string, options: { signal: AbortSignal }): Promise<string> {
@@ -52,6 +64,7 @@ class HttpConversation implements RemoteConversationTransport {
       JSON.stringify({ content }),
       AgentMessageReplySchema,
       options.signal,
+      this.maxBodyBytes,
     );
     return reply.content;
   }
@@ -76,6 +89,7 @@ async function exchange<T extends z.ZodType>(
   body: string,
   schema: T,
   signal: AbortSignal,
+  maxBodyBytes: number,
 ): Promise<z.output<T>> {
   const response = await fetchImpl(url, {
     method: "POST",
@@ -83,8 +97,8 @@ async function exchange<T extends z.ZodType>(
     body,
     signal,
   });
-  const text = await response.text();
   const where = `POST ${new URL(url).pathname}`;
+  const text = await readTextAtMost(response, maxBodyBytes, `an answer to ${where} (its JSON)`);
   let value: unknown;
   try {
     value = JSON.parse(text);

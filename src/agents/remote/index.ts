@@ -3,6 +3,7 @@ export type { RemoteAgent, RemoteAgentOptions, RemoteAgentSession } from "./remo
 export { isRemoteAgentSpec, parseRemoteAgentSpec } from "./remote-agent-spec.js";
 export type { RemoteAgentProtocol } from "./remote-agent-spec.js";
 export { McpToolServer } from "./mcp-tool-server.js";
+export { AgentMessageTooLargeError, DEFAULT_MAX_AGENT_MESSAGE_BYTES } from "./remote-call-error.js";
 export type { McpEndpoint, McpEndpointHandlers, McpToolServerOptions } from "./mcp-tool-server.js";
 export {
   A2A_MCP_METADATA_KEY,

@@ -3,7 +3,7 @@ import { DEFAULT_RETRY_OPTIONS, resolveRetryOptions, type RetryOptions } from ".
 import { a2aTransport } from "./a2a-transport.js";
 import { httpTransport } from "./http-transport.js";
 import { McpToolServer } from "./mcp-tool-server.js";
-import { remoteAgentFetch } from "./remote-call-error.js";
+import { DEFAULT_MAX_AGENT_MESSAGE_BYTES, remoteAgentFetch } from "./remote-call-error.js";
 import { parseRemoteAgentSpec, readRemoteAgentEnv } from "./remote-agent-spec.js";
 import { RemoteConversation, type SharedSettings } from "./remote-conversation.js";
 
@@ -19,6 +19,12 @@ export interface RemoteAgentOptions {
   retry?: Partial<RetryOptions>;
   /** The server of the agent's MCP endpoints; default: one per agent, configured from `env`. */
   mcpServer?: McpToolServer;
+  /**
+   * The largest message the agent may send — a reply's text, a tool call's arguments as JSON — in
+   * bytes; a larger one ends the conversation as the agent's error. Default 256 KiB
+   * (`--max-agent-message-bytes`).
+   */
+  maxMessageBytes?: number;
 }
 
 /** A remote agent's conversation: also ends on request, releasing its MCP endpoint and telling the agent. */
@@ -57,7 +63,11 @@ export function remoteAgent(spec: string, options: RemoteAgentOptions = {}): Rem
     ...(env.PASSK_REMOTE_AGENT_TOKEN !== undefined ? { authToken: env.PASSK_REMOTE_AGENT_TOKEN } : {}),
     defaultTimeoutMs: timeoutMs,
   });
-  const transport = protocol === "a2a" ? a2aTransport(url, fetchImpl) : httpTransport(url, fetchImpl);
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_AGENT_MESSAGE_BYTES;
+  const transport =
+    protocol === "a2a"
+      ? a2aTransport(url, fetchImpl, maxMessageBytes)
+      : httpTransport(url, fetchImpl, maxMessageBytes);
   const mcpServer =
     options.mcpServer ??
     new McpToolServer({
@@ -72,6 +82,7 @@ export function remoteAgent(spec: string, options: RemoteAgentOptions = {}): Rem
     timeoutMs,
     retry: resolveRetryOptions({ ...DEFAULT_RETRY_OPTIONS, ...options.retry }),
     secrets: env.PASSK_REMOTE_AGENT_TOKEN !== undefined ? [env.PASSK_REMOTE_AGENT_TOKEN] : [],
+    maxMessageBytes,
   };
   return {
     name: protocol === "a2a" ? "a2a_agent" : "http_agent",

@@ -18,6 +18,44 @@ export class RemoteCallError extends Error {
   }
 }
 
+/** The largest message a remote agent may send by default (a reply's text, a tool call's arguments). */
+export const DEFAULT_MAX_AGENT_MESSAGE_BYTES = 256 * 1024;
+
+/**
+ * A remote agent sent a message larger than passk accepts (`--max-agent-message-bytes`). It is the
+ * agent's own failure — the conversation ends as `agent_error` — and is never retried: a message that
+ * large is a bug or an attack, and holding it (in the trajectory, the store, the results) would let one
+ * agent take the process's memory.
+ */
+export class AgentMessageTooLargeError extends Error {
+  constructor(what: string, bytes: number | undefined, limit: number) {
+    super(
+      `the agent sent ${what} ${bytes === undefined ? "over" : `of ${bytes} bytes, over`} the limit of ${limit} bytes for one message; ` +
+        "it was not kept. Raise --max-agent-message-bytes if your agent's messages are really this large",
+    );
+    this.name = "AgentMessageTooLargeError";
+  }
+}
+
+/** The body of a response as text, read only up to `limit` bytes (past it: {@link AgentMessageTooLargeError}). */
+export async function readTextAtMost(response: Response, limit: number, what: string): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new AgentMessageTooLargeError(what, undefined, limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 /** Statuses that say the agent (or a proxy before it) is overloaded or briefly unavailable. */
 const RETRYABLE_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 

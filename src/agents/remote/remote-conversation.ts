@@ -6,7 +6,7 @@ import { redactSecrets } from "../../llm/redact.js";
 import { retryDelayMs, type RetryOptions } from "../../llm/retry.js";
 import type { McpEndpoint, McpToolServer } from "./mcp-tool-server.js";
 import type { HistoryMessage } from "./protocol.js";
-import { RemoteCallError, connectionFailure } from "./remote-call-error.js";
+import { AgentMessageTooLargeError, RemoteCallError, connectionFailure } from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
 /** What every conversation of one remote agent shares. */
@@ -18,6 +18,8 @@ export interface SharedSettings {
   retry: RetryOptions;
   /** Removed from every error text and reply (the agent's token; each conversation adds its MCP token). */
   secrets: readonly string[];
+  /** The largest reply text or tool-call arguments (as JSON) the agent may send, in UTF-8 bytes. */
+  maxMessageBytes: number;
 }
 
 /** A tool call the agent made over MCP, waiting for the world's answer. */
@@ -147,6 +149,18 @@ export class RemoteConversation {
     const turn = this.turn;
     if (!turn?.active) return Promise.resolve({ content: NOT_YOUR_TURN, error: true });
     turn.touch();
+    const bytes = Buffer.byteLength(JSON.stringify(args));
+    if (bytes > this.shared.maxMessageBytes) {
+      const error = new AgentMessageTooLargeError(
+        `a tool call (${name.slice(0, 100)}) with arguments`,
+        bytes,
+        this.shared.maxMessageBytes,
+      );
+      turn.active = false;
+      this.dropQueuedCalls(ENDED);
+      this.push({ kind: "failure", error });
+      return Promise.resolve({ content: `Error: ${error.message}`, error: true });
+    }
     return new Promise((resolve) => {
       const call: PendingCall = { id: `mcp_call_${this.calls++}`, name, arguments: args, answer: resolve };
       const event: TurnEvent = { kind: "call", call };
@@ -188,10 +202,18 @@ export class RemoteConversation {
       false,
     ).then(
       (text) => {
+        if (!turn.active) return; // the turn already failed (a tool call over the size limit)
         turn.active = false;
-        this.push({ kind: "reply", text });
+        const bytes = Buffer.byteLength(text);
+        if (bytes > this.shared.maxMessageBytes)
+          this.push({
+            kind: "failure",
+            error: new AgentMessageTooLargeError("a reply", bytes, this.shared.maxMessageBytes),
+          });
+        else this.push({ kind: "reply", text });
       },
       (error: unknown) => {
+        if (!turn.active) return;
         turn.active = false;
         this.dropQueuedCalls("Error: passk abandoned this turn: the agent's answer failed.");
         this.push({ kind: "failure", error });
@@ -273,7 +295,7 @@ export class RemoteConversation {
       } catch (error) {
         if (this.init.signal?.aborted) throw this.init.signal.reason ?? error;
         if (this.closed) throw this.endedError();
-        if (ConfigError.isInstance(error)) throw error;
+        if (ConfigError.isInstance(error) || error instanceof AgentMessageTooLargeError) throw error;
         failure = controller.signal.aborted
           ? new RemoteCallError(`no sign of life for ${timeoutMs / 1000} s (--timeout)`, true)
           : error instanceof RemoteCallError

@@ -142,6 +142,7 @@ const MODEL_KEYS = [
   "promptCache",
   "timeout",
   "maxRetries",
+  "maxAgentMessageBytes",
 ] as const satisfies ReadonlyArray<keyof RunModels>;
 const FLAG_OF_MODEL_KEY = {
   agentLlmBaseUrl: "--agent-llm-base-url",

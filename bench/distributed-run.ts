@@ -146,6 +146,8 @@ async function startWorkers(count: number): Promise<ChildProcess[]> {
         redisUrl,
         "--concurrency",
         String(concurrency),
+        "--allow-endpoint",
+        mock.baseUrl,
       ],
       { cwd: repo, env, stdio: ["ignore", "ignore", "pipe"] },
     ),

@@ -48,10 +48,22 @@ afterAll(async () => {
   await redis.stop();
 });
 
-const startWorker = (extra: string[] = [], options: { main?: string } = {}) =>
+// Workers send their key only to the model servers they are told to trust (the run's mock).
+const startWorker = (extra: string[] = [], options: { main?: string; model?: MockLlmServer } = {}) =>
   spawnPassk(
-    ["worker", "--queue", redis.url, "--concurrency", "2", "--lock-seconds", "1", ...extra],
-    options,
+    [
+      "worker",
+      "--queue",
+      redis.url,
+      "--concurrency",
+      "2",
+      "--lock-seconds",
+      "1",
+      "--allow-endpoint",
+      (options.model ?? server).baseUrl,
+      ...extra,
+    ],
+    options.main ? { main: options.main } : {},
   );
 
 const runArgs = (store: string, saveTo: string, model: MockLlmServer = server) => [
@@ -308,7 +320,7 @@ describe("global limits on model calls, shared by every worker through Redis", (
   it("--max-concurrent-requests N is never exceeded across 3 workers (the mock counts the peak)", async () => {
     const model = await crafted();
     try {
-      const workers = [startWorker(), startWorker(), startWorker()];
+      const workers = [startWorker([], { model }), startWorker([], { model }), startWorker([], { model })];
       await waitFor("3 workers", () => workers.every((w) => w.output().includes("ready")));
       const store = path.join(dir, "concurrent.db");
       const result = await runCli(
@@ -335,7 +347,7 @@ describe("global limits on model calls, shared by every worker through Redis", (
   it("--requests-per-minute is honoured within 10% across 3 workers (a 1-second window)", async () => {
     const model = await crafted();
     try {
-      const workers = [startWorker(), startWorker(), startWorker()];
+      const workers = [startWorker([], { model }), startWorker([], { model }), startWorker([], { model })];
       await waitFor("3 workers", () => workers.every((w) => w.output().includes("ready")));
       const store = path.join(dir, "rate.db");
       const result = await runCli(

@@ -481,7 +481,16 @@ describe("passk worker --otel", () => {
     // The variable turns tracing on, as for `passk run`; one conversation at a time (the script is sequential).
     const worker = spawn(
       process.execPath,
-      [path.join(REPO_ROOT, "bin", "passk.js"), "worker", "--queue", redis.url, "--concurrency", "1"],
+      [
+        path.join(REPO_ROOT, "bin", "passk.js"),
+        "worker",
+        "--queue",
+        redis.url,
+        "--concurrency",
+        "1",
+        "--allow-endpoint",
+        model.baseUrl,
+      ],
       {
         cwd: REPO_ROOT,
         env: {

@@ -442,7 +442,16 @@ describe("perturbations across machines (--queue)", () => {
     const redis = await startRedisServer();
     const workers: Array<ReturnType<typeof spawnPassk>> = [];
     const startWorker = (extra: string[]) => {
-      const worker = spawnPassk(["worker", "--queue", redis.url, "--concurrency", "2", ...extra]);
+      const worker = spawnPassk([
+        "worker",
+        "--queue",
+        redis.url,
+        "--concurrency",
+        "2",
+        "--allow-endpoint",
+        server.baseUrl,
+        ...extra,
+      ]);
       workers.push(worker);
       return worker;
     };

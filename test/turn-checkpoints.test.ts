@@ -182,7 +182,17 @@ describe("--checkpoint-turns: an interrupted conversation continues from its las
     try {
       const saved = async () => (await client.keys("passk:checkpoint:*")).length;
       const startWorker = () =>
-        spawnPassk(["worker", "--queue", redis.url, "--concurrency", String(TOTAL), "--lock-seconds", "1"]);
+        spawnPassk([
+          "worker",
+          "--queue",
+          redis.url,
+          "--concurrency",
+          String(TOTAL),
+          "--lock-seconds",
+          "1",
+          "--allow-endpoint",
+          server.baseUrl,
+        ]);
       const doomed = startWorker();
       await waitFor("the doomed worker", () => doomed.output().includes("ready"));
       const store = path.join(dir, "distributed.db");

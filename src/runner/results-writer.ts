@@ -1,6 +1,6 @@
 import path from "node:path";
 import { formatResults, type ResultsInput } from "../formats/tau2/results.js";
-import { writeFileAtomic } from "./write-file-atomic.js";
+import { writeFileAtomic } from "../core/write-file-atomic.js";
 
 /**
  * Where `--save-to FILE` puts each domain's results: FILE itself for a one-domain run; for several

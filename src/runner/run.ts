@@ -30,7 +30,7 @@ import { runInfo } from "./run-info.js";
 import { planRun, trialSeeds, type RunPlan } from "./run-plan.js";
 import type { ConversationProtocol } from "./simulation-setup.js";
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
-import { writeFileAtomic } from "./write-file-atomic.js";
+import { checkFileTarget, writeFileAtomic } from "../core/write-file-atomic.js";
 
 /** Shown wherever a run of scripted participants reports (outputs say it is not a model's score). */
 export const SCRIPTED_DEMO_NOTICE =
@@ -212,6 +212,11 @@ async function runSession(
   emit: (event: RunSessionEvent) => void,
 ): Promise<RunSessionOutcome> {
   const { store, queue, config, participants } = options;
+  // Where the results go is checked before anything runs, not found wrong after the run is paid for.
+  if (config.save_to)
+    for (const file of resultsFiles(config.save_to, config.domains).values())
+      checkFileTarget(file, "--save-to");
+  if (options.junit) checkFileTarget(options.junit, "--junit");
   const plan = planRun({
     domains: [...options.domains].map(([domain, { tasks }]) => ({ domain, tasks: [...tasks] })),
     numTrials: config.num_trials,

@@ -169,6 +169,11 @@ export const StartConversationResponseSchema = z.object({
   taskId: z.string().nullable(),
   /** Server-sent events of the conversation, from its start. */
   eventsUrl: z.string(),
+  /**
+   * The capability to control the conversation (type as the customer, end it), given only here: send
+   * it as the `Passk-Owner-Token` header. The id alone (the link) lets anyone watch, not control.
+   */
+  ownerToken: z.string(),
 });
 export type StartConversationResponse = z.infer<typeof StartConversationResponseSchema>;
 
@@ -593,6 +598,15 @@ export const TaskParamSchema = z.object({ domain: name("domain", 64), taskId: na
 export const ConversationParamSchema = z.object({ conversationId: name("conversationId", 64) });
 export const ConversationListQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).optional(),
+  /**
+   * The conversations to list, comma-separated (those this browser started): the server lists no
+   * conversation it is not asked about by id, so nobody learns another visitor's links.
+   */
+  ids: z
+    .string()
+    .max(50 * 40, "ids is longer than 50 conversation ids")
+    .transform((text) => text.split(",").filter((id) => id !== ""))
+    .optional(),
 });
 export const EventsQuerySchema = z.object({
   /** Resume after this event (SSE clients send Last-Event-ID instead). */

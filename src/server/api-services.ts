@@ -57,9 +57,11 @@ export interface ConversationServices {
   start(request: StartConversationRequest): StartConversationResponse;
   feed(id: string): ConversationFeed;
   detail(id: string): ConversationDetail;
-  list(limit: number): ConversationList;
-  say(id: string, turn: CustomerTurnRequest): void;
-  end(id: string): void;
+  /** Those of `ids` the server has (a browser's own conversations). */
+  list(limit: number, ids: readonly string[]): ConversationList;
+  /** Only with the owner token `start` gave (`undefined`: none was sent). */
+  say(id: string, turn: CustomerTurnRequest, ownerToken: string | undefined): void;
+  end(id: string, ownerToken: string | undefined): void;
 }
 
 export interface RunServices {

@@ -1,5 +1,5 @@
 import type { ConversationAbout, ConversationTrace } from "../observability/conversation-trace.js";
-import { randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import type { Judge } from "../core/judge.js";
 import { TaskSchema, type Task } from "../core/task.js";
@@ -29,7 +29,12 @@ import {
 } from "./conversation-store.js";
 import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "./human-customer.js";
 import { recordChanges } from "./record-changes.js";
-import { ConversationNotFoundError, ConversationStateError, ServerBusyError } from "./server-errors.js";
+import {
+  ConversationNotFoundError,
+  ConversationStateError,
+  NotConversationOwnerError,
+  ServerBusyError,
+} from "./server-errors.js";
 import type { SpendTracker } from "./spend-tracker.js";
 
 /** The stand-in task of a free conversation (a person typing, no task picked): nothing to grade. */
@@ -73,11 +78,17 @@ export class Conversation implements ConversationFeed {
   readonly abort = new AbortController();
   human: HumanCustomer | undefined;
   endedAt: number | undefined;
+  /**
+   * The digest of the secret its starter was given: viewing needs only the link (the id), controlling
+   * (typing, ending) needs the secret. Only the digest is kept, so nothing stored or logged can control it.
+   */
+  readonly ownerTokenDigest: Buffer;
   /** Called after each new event and at the end (the hub keeps the conversation in its store). */
   onChange: (() => void) | undefined;
   #wakers = new Set<() => void>();
 
-  constructor(meta: ConversationMeta) {
+  constructor(meta: ConversationMeta, ownerTokenDigest: Buffer) {
+    this.ownerTokenDigest = ownerTokenDigest;
     this.id = meta.id;
     this.mode = meta.mode;
     this.meta = meta;
@@ -199,12 +210,20 @@ export class ConversationHub {
     return { conversation: kept.summary, live: false };
   }
 
-  /** The kept conversations, most recent first (those this server runs are running; others that never ended were interrupted). */
-  list(limit: number): ConversationSummary[] {
-    const kept = this.#store?.list(limit) ?? [];
+  /**
+   * The kept conversations among `ids` (those a browser started: a list of every conversation would
+   * hand strangers their links), most recent first; those this server runs are running, others that
+   * never ended were interrupted.
+   */
+  list(limit: number, ids: readonly string[]): ConversationSummary[] {
+    const wanted = new Set(ids);
+    const kept = ids.flatMap((id) => {
+      const stored = this.#store?.get(id);
+      return stored ? [stored.summary] : [];
+    });
     const listed = new Set(kept.map((c) => c.id));
     const liveOnly = [...this.#conversations.values()]
-      .filter((c) => !listed.has(c.id))
+      .filter((c) => wanted.has(c.id) && !listed.has(c.id))
       .map((c) => this.#summary(c));
     return [...liveOnly, ...kept.map((c) => (this.#conversations.has(c.id) ? c : this.#interrupted(c)))]
       .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
@@ -267,19 +286,26 @@ export class ConversationHub {
     };
   }
 
-  /** Start a conversation in the background; its first event is already recorded on return. */
-  start(setup: StartConversation): Conversation {
+  /**
+   * Start a conversation in the background; its first event is already recorded on return. The owner
+   * token is the capability to control it, given once, to the starter only.
+   */
+  start(setup: StartConversation): { conversation: Conversation; ownerToken: string } {
     this.#forgetOld();
     if (this.activeCount >= this.#limits.maxActive) throw new ServerBusyError(this.#limits.maxActive);
-    const conversation = new Conversation({
-      id: this.#newId(),
-      domain: setup.data.domain.name,
-      taskId: setup.task?.id ?? null,
-      mode: setup.mode,
-      agent: setup.agentSpec,
-      user: setup.mode === "human" ? null : (setup.userSpec ?? null),
-      startedAt: this.#now().toISOString(),
-    });
+    const ownerToken = randomBytes(32).toString("base64url");
+    const conversation = new Conversation(
+      {
+        id: this.#newId(),
+        domain: setup.data.domain.name,
+        taskId: setup.task?.id ?? null,
+        mode: setup.mode,
+        agent: setup.agentSpec,
+        user: setup.mode === "human" ? null : (setup.userSpec ?? null),
+        startedAt: this.#now().toISOString(),
+      },
+      digestOf(ownerToken),
+    );
     this.#conversations.set(conversation.id, conversation);
     this.#keep(conversation);
     conversation.emit({
@@ -295,12 +321,21 @@ export class ConversationHub {
         : {}),
     });
     void this.#run(conversation, setup);
+    return { conversation, ownerToken };
+  }
+
+  /** The live conversation `id`, if `ownerToken` is its owner's; a NotConversationOwnerError otherwise. */
+  #owned(id: string, ownerToken: string | undefined): Conversation {
+    const conversation = this.get(id);
+    const given = digestOf(ownerToken ?? "");
+    if (ownerToken === undefined || !timingSafeEqual(given, conversation.ownerTokenDigest))
+      throw new NotConversationOwnerError(id, ownerToken !== undefined);
     return conversation;
   }
 
-  /** Deliver what the person typed or did (human mode). */
-  say(id: string, turn: CustomerTurn): void {
-    const conversation = this.get(id);
+  /** Deliver what the person typed or did (human mode); only its owner may. */
+  say(id: string, turn: CustomerTurn, ownerToken: string | undefined): void {
+    const conversation = this.#owned(id, ownerToken);
     if (conversation.ended)
       throw new ConversationStateError("conversation_ended", "the conversation has ended; start a new one");
     if (!conversation.human)
@@ -320,9 +355,9 @@ export class ConversationHub {
     }
   }
 
-  /** End a conversation: a person's conversation is closed and graded, a simulation is stopped. */
-  end(id: string): void {
-    const conversation = this.get(id);
+  /** End a conversation: a person's conversation is closed and graded, a simulation is stopped; only its owner may. */
+  end(id: string, ownerToken: string | undefined): void {
+    const conversation = this.#owned(id, ownerToken);
     if (conversation.ended) return;
     if (conversation.human?.awaiting) conversation.human.say("###STOP###");
     else conversation.abort.abort();
@@ -498,3 +533,5 @@ export class ConversationHub {
     }
   }
 }
+
+const digestOf = (token: string): Buffer => createHash("sha256").update(token).digest();

@@ -181,7 +181,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
               "start passk serve with --user-llm <provider>:<model>, or play the customer yourself",
           );
         const perturbed = requestedPerturbations(request.perturbations ?? []);
-        const conversation = hub.start({
+        const { conversation, ownerToken } = hub.start({
           mode: request.mode,
           data,
           ...(task ? { task } : {}),
@@ -197,13 +197,14 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
           domain: data.domain.name,
           taskId: task?.id ?? null,
           eventsUrl: `/api/conversations/${encodeURIComponent(conversation.id)}/events`,
+          ownerToken,
         };
       },
       feed: (id) => hub.feed(id),
       detail: (id) => hub.detail(id),
-      list: (limit) => ({ conversations: hub.list(limit) }),
-      say: (id, turn) => hub.say(id, turn),
-      end: (id) => hub.end(id),
+      list: (limit, ids) => ({ conversations: hub.list(limit, ids) }),
+      say: (id, turn, ownerToken) => hub.say(id, turn, ownerToken),
+      end: (id, ownerToken) => hub.end(id, ownerToken),
     },
     runs,
     redact: (text) => redactSecrets(text, secrets),

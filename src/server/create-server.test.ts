@@ -59,12 +59,23 @@ function server(deps: Partial<ServerDeps> = {}) {
 
 type App = ReturnType<typeof server>;
 
-const post = (app: App, path: string, body: unknown) =>
-  app.request(path, {
+/** The owner tokens of the conversations these tests started: they control their own conversations. */
+const ownerTokens = new Map<string, string>();
+
+async function post(app: App, path: string, body: unknown) {
+  const controlled = /^\/api\/conversations\/([^/]+)\/(messages|end)$/.exec(path)?.[1];
+  const token = controlled === undefined ? undefined : ownerTokens.get(controlled);
+  const response = await app.request(path, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", ...(token ? { "Passk-Owner-Token": token } : {}) },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
+  if (path === "/api/conversations" && response.status === 201) {
+    const started = (await response.clone().json()) as { conversationId: string; ownerToken: string };
+    ownerTokens.set(started.conversationId, started.ownerToken);
+  }
+  return response;
+}
 
 /** Read a conversation's SSE stream until `until` holds (or the stream ends). */
 async function readEvents(
@@ -187,7 +198,7 @@ describe("playground API", () => {
     const agentTurns = answered.filter((e) => e.type === "message" && e.message.role === "assistant");
     expect(agentTurns.length).toBeGreaterThan(0);
 
-    expect((await app.request(`/api/conversations/${id}/end`, { method: "POST" })).status).toBe(200);
+    expect((await post(app, `/api/conversations/${id}/end`, {})).status).toBe(200);
     const end = await readEvents(app, id, undefined, answered.at(-1)!.seq);
     expect(end.at(-1)).toMatchObject({ type: "conversation-end", reason: "finished" });
     expect(end.find((e) => e.type === "simulation-end")).toMatchObject({ terminationReason: "user_stop" });
@@ -208,7 +219,7 @@ describe("playground API", () => {
     const app = server({ participants: participants({ createUserSimulator: () => waitingUser }) });
     const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "simulate" });
     await readEvents(app, id, (e) => e.type === "message");
-    expect((await app.request(`/api/conversations/${id}/end`, { method: "POST" })).status).toBe(200);
+    expect((await post(app, `/api/conversations/${id}/end`, {})).status).toBe(200);
     const events = await readEvents(app, id);
     expect(events.at(-1)).toMatchObject({ type: "conversation-end", reason: "abandoned" });
     expect(events.some((e) => e.type === "reward")).toBe(false);
@@ -243,7 +254,7 @@ describe("playground API", () => {
     });
     expect(after.find((e) => e.type === "world-change")).toMatchObject({ side: "user" });
     expect(device(after.filter((e) => e.type === "user-state").at(-1))?.airplane_mode).toBe(false);
-    await app.request(`/api/conversations/${id}/end`, { method: "POST" });
+    await post(app, `/api/conversations/${id}/end`, {});
   });
 
   it("streams the customer's own state when the domain has a user database", async () => {
@@ -512,7 +523,7 @@ describe("public deployment limits", () => {
     expect((await post(app, `/api/conversations/${id}/messages`, { content: "one more" })).status).toBe(200);
     seen = await readEvents(app, id, (e) => e.type === "awaiting-customer", seen.at(-1)!.seq);
     expect(seen.some((e) => e.type === "message" && e.message.role === "assistant")).toBe(true);
-    await app.request(`/api/conversations/${id}/end`, { method: "POST" });
+    await post(app, `/api/conversations/${id}/end`, {});
     const end = await readEvents(app, id, undefined, seen.at(-1)!.seq);
     expect(end.at(-1)).toMatchObject({ type: "conversation-end", reason: "finished" });
 
@@ -587,7 +598,12 @@ describe("kept conversations", () => {
       await (await second.request(`/api/conversations/${waiting}`)).json(),
     );
     expect(detail).toMatchObject({ live: false, conversation: { status: "interrupted", mode: "human" } });
-    const list = ConversationListSchema.parse(await (await second.request("/api/conversations")).json());
+    // Listed only when asked for by id (a browser lists those it started): no one learns others' links.
+    const unasked = ConversationListSchema.parse(await (await second.request("/api/conversations")).json());
+    expect(unasked.conversations).toEqual([]);
+    const list = ConversationListSchema.parse(
+      await (await second.request(`/api/conversations?ids=${finished},${waiting}`)).json(),
+    );
     expect(list.conversations.map((c) => [c.id, c.status])).toEqual([
       [waiting, "interrupted"],
       [finished, "finished"],

@@ -19,6 +19,17 @@ export class ConversationStateError extends PasskError {
   }
 }
 
+/** A request to control a conversation (type, end) without its owner's token: viewing needs only the link. */
+export class NotConversationOwnerError extends PasskError {
+  constructor(conversationId: string, tokenGiven: boolean) {
+    super(
+      "not_conversation_owner",
+      `${tokenGiven ? "the owner token is not this conversation's" : "no owner token was sent"}: only the browser that started conversation "${conversationId}" can type in it or end it (its link lets anyone watch it); send its token in the Passk-Owner-Token header, or start your own`,
+    );
+    this.name = "NotConversationOwnerError";
+  }
+}
+
 export class RunNotFoundError extends PasskError {
   constructor(readonly runId: string) {
     super("run_not_found", `run "${runId}" is not in the store; list the runs with GET /api/runs`);
@@ -100,6 +111,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   invalid_request: 400,
   config: 400,
   participant_not_offered: 400,
+  not_conversation_owner: 403,
   not_awaiting_customer: 409,
   conversation_ended: 409,
   not_human_mode: 409,

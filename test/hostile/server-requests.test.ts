@@ -109,15 +109,22 @@ describe("hostile requests to the server", () => {
       body: JSON.stringify({ domain: "mock", taskId: "create_task_1", mode: "human" }),
     });
     expect(started.status).toBe(201);
-    const { conversationId } = (await started.json()) as { conversationId: string };
+    const { conversationId, ownerToken } = (await started.json()) as {
+      conversationId: string;
+      ownerToken: string;
+    };
     const foreign = await app.request(`http://localhost:8787/api/conversations/${conversationId}/end`, {
       method: "POST",
-      headers: { Origin: "http://evil.example" },
+      headers: { Origin: "http://evil.example", "Passk-Owner-Token": ownerToken },
     });
     expect(foreign.status).toBe(403);
     const own = await app.request(`http://localhost:8787/api/conversations/${conversationId}/end`, {
       method: "POST",
-      headers: { Origin: "http://localhost:8787", "Sec-Fetch-Site": "same-origin" },
+      headers: {
+        Origin: "http://localhost:8787",
+        "Sec-Fetch-Site": "same-origin",
+        "Passk-Owner-Token": ownerToken,
+      },
     });
     expect(own.status).toBe(200);
   });

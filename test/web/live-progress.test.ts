@@ -169,7 +169,16 @@ describe("the explorer follows a run in progress", () => {
       if (distributed) {
         const worker = spawn(
           process.execPath,
-          [path.join(REPO, "bin", "passk.js"), "worker", "--queue", redis.url, "--concurrency", "1"],
+          [
+            path.join(REPO, "bin", "passk.js"),
+            "worker",
+            "--queue",
+            redis.url,
+            "--concurrency",
+            "1",
+            "--allow-endpoint",
+            model.baseUrl,
+          ],
           { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
         );
         children.push(worker);

@@ -153,6 +153,37 @@ describe("the playground in Chromium", () => {
     await page.close();
   });
 
+  it("a shared link lets another browser watch, not control; the starter still types and ends it", async () => {
+    const page = await openPage(1280);
+    await startHumanConversation(page, 1280);
+    const link = new URL(page.url()).hash;
+    // Another person's browser: its own profile, so none of the starter's owner tokens.
+    const stranger = await launchChromium();
+    try {
+      const watcher = await stranger.context.newPage();
+      await watcher.setViewportSize({ width: 1280, height: 800 });
+      await watcher.goto(`${web.url}/${link}`);
+      await greetings(watcher).waitFor({ timeout: 15_000 });
+      expect(await watcher.getByTestId("watching-only").innerText()).toMatch(/You are watching/);
+      expect(await watcher.getByLabel("Message to the agent").count()).toBe(0);
+      expect(await watcher.getByRole("button", { name: "End & grade" }).count()).toBe(0);
+      // Its explorer does not list the conversation (it did not start it).
+      const listed = watcher.waitForResponse((r) => r.url().includes("/api/conversations?"));
+      await watcher.goto(`${web.url}/#/runs`);
+      expect(await (await listed).json()).toEqual({ conversations: [] });
+      expect(await watcher.locator(`a[href="${link}"]`).count()).toBe(0);
+    } finally {
+      await stranger.close();
+    }
+    const box = page.getByLabel("Message to the agent");
+    await box.fill("I want to book a one-way flight from ORD to PHL on May 26.");
+    await box.press("Enter");
+    await page.locator(".message.customer .bubble", { hasText: "ORD to PHL" }).waitFor();
+    await page.getByRole("button", { name: "End & grade" }).click();
+    await page.getByTestId("stop-event").waitFor();
+    await page.close();
+  });
+
   it("keeps conversations: the link reopens one after a reload, and the explorer lists it", async () => {
     const page = await openPage(1280);
     await page.goto(`${web.url}/#/`);

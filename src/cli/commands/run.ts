@@ -13,7 +13,7 @@ import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
 import type { ConversationWorker } from "../../distributed/conversation-worker.js";
 import { openDispatcher, type Dispatcher } from "../../distributed/dispatcher.js";
 import { parseRedisUrl } from "../../distributed/redis-url.js";
-import { startWorkerHere } from "./worker.js";
+import { configEndpoints, startWorkerHere } from "./worker.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
 import {
   checkRobustnessThresholds,
@@ -401,6 +401,8 @@ export async function runCommand(
             address: queueAddress,
             concurrency: numbers.localWorkers,
             lockMs: 30_000,
+            // Its credentials go where this run's own flags point, nowhere a job names.
+            allowedEndpoints: configEndpoints(resolvedConfig).map((e) => e.origin),
             quiet: true,
             ...(tracing ? { tracing } : {}),
           });

@@ -12,7 +12,7 @@ import {
   type SubmissionRun,
 } from "../../runner/leaderboard-submission.js";
 import { RunConfigSchema } from "../../runner/run-config.js";
-import { writeFileAtomic } from "../../runner/write-file-atomic.js";
+import { writeFileAtomic } from "../../core/write-file-atomic.js";
 import { runResults } from "../../store/run-results.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 import { withStore, withStoreOption } from "./run-source.js";

@@ -1,4 +1,6 @@
+import path from "node:path";
 import type { Command } from "commander";
+import { isRemoteAgentSpec } from "../../agents/create-agent.js";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import type { Task } from "../../core/task.js";
@@ -21,6 +23,7 @@ import {
   type ResolvedPerturbation,
 } from "../../perturbations/registry.js";
 import { conversationJob } from "../../runner/conversation-job.js";
+import type { RunConfig } from "../../runner/run-config.js";
 import { loadDomain, withDataOption, type CliContext } from "../context.js";
 import { importAgentModule, loadPerturbations } from "../domain-modules.js";
 import { participantsFromFlags, type Participants } from "../model-flags.js";
@@ -42,6 +45,16 @@ const WorkerFlagsSchema = z.object({
     .max(3600, { error: "--lock-seconds must be at most 3600 seconds" }),
   data: z.string().optional(),
   perturbationModule: z.array(z.string()).optional(),
+  agentModule: z.array(z.string()).optional(),
+  allowEndpoint: z
+    .array(
+      z.url({
+        protocol: /^https?$/,
+        error: (issue) =>
+          `--allow-endpoint ${JSON.stringify(issue.input)} is not an http(s) URL; e.g. --allow-endpoint https://llm.internal:8000`,
+      }),
+    )
+    .optional(),
   otel: z.union([z.string(), z.boolean()]).optional(),
 });
 type WorkerFlags = z.infer<typeof WorkerFlagsSchema>;
@@ -68,6 +81,60 @@ function perturbationsHere(registry: PerturbationRegistry, specs: readonly strin
   });
 }
 
+const BASE_URLS = [
+  ["agentLlmBaseUrl", "agent's base URL"],
+  ["userLlmBaseUrl", "customer's base URL"],
+  ["judgeLlmBaseUrl", "judge's base URL"],
+  ["rerankerLlmBaseUrl", "reranker's base URL"],
+] as const;
+
+const originOf = (url: string) => (URL.canParse(url) ? new URL(url).origin : url);
+
+/**
+ * The places a run's configuration makes a worker send its own credentials (API keys,
+ * PASSK_REMOTE_AGENT_TOKEN): the base URLs and a remote agent's URL, as origins. A coordinator's
+ * `--local-workers` allow exactly these, its own flags.
+ */
+export function configEndpoints(config: RunConfig): { what: string; origin: string }[] {
+  const models = config.models;
+  const found: { what: string; origin: string }[] = BASE_URLS.flatMap(([key, what]) => {
+    const url = models[key];
+    return url === undefined ? [] : [{ what, origin: originOf(url) }];
+  });
+  if (isRemoteAgentSpec(models.agentLlm))
+    found.push({ what: "remote agent", origin: originOf(models.agentLlm.replace(/^(a2a|http):/, "")) });
+  return found;
+}
+
+/**
+ * A job's data comes from whoever can write to Redis, so it names code and endpoints only by what this
+ * worker's operator gave it: an agent module loaded with `--agent-module`, endpoints listed with
+ * `--allow-endpoint`. Anything else is a ConfigError, and the job is left to another worker.
+ */
+function checkJobAgainstOperator(
+  context: CliContext,
+  config: RunConfig,
+  allowedEndpoints: ReadonlySet<string>,
+): void {
+  for (const { what, origin } of configEndpoints(config))
+    if (!allowedEndpoints.has(origin))
+      throw new ConfigError(
+        `the run's ${what} is ${origin}, and this worker sends its credentials only to endpoints its operator allowed; if you trust it, start the worker with --allow-endpoint ${origin}`,
+      );
+  const agentSpec = config.models.agentLlm;
+  if (!agentSpec.startsWith("module:")) return;
+  const file = agentSpec.slice("module:".length);
+  const loaded =
+    context.agentModules?.get(agentSpec) ?? context.agentModules?.get(`module:${path.resolve(file)}`);
+  if (!loaded)
+    throw new ConfigError(
+      `the run's agent is the module ${file}, which this worker did not load; a job never makes a worker import code: start the worker with --agent-module ${file} (the coordinator's agent file)`,
+    );
+  // The job's spelling of the path (the coordinator's) now finds the module this worker loaded.
+  if (!context.agentModules?.has(agentSpec))
+    context.agentModules = new Map([...(context.agentModules ?? []), [agentSpec, loaded]]);
+}
+
 /**
  * What runs a job on this machine: the domain's data from `--data`, `PASSK_DATA_DIR` or the job's data
  * directory, participants built from the job's configuration with this machine's keys (built once per
@@ -78,6 +145,7 @@ export function prepareJobsHere(
   context: CliContext,
   dataDir: string | undefined,
   address: RedisAddress,
+  allowedEndpoints: readonly string[],
   tracing?: Tracing,
 ): { prepare: (data: ConversationJobData, task: Task) => Promise<PreparedJob>; close(): void } {
   const participantsOf = new Map<string, Promise<Participants>>();
@@ -85,8 +153,10 @@ export function prepareJobsHere(
   let limiters: ReturnType<typeof redisLimiterFactory> | undefined;
   // Turns are saved in Redis, so that a conversation this worker loses continues on another.
   let checkpoints: ReturnType<typeof redisCheckpointStore> | undefined;
+  const allowed = new Set(allowedEndpoints.map(originOf));
   const prepare = async (data: ConversationJobData, task: Task): Promise<PreparedJob> => {
     const config = data.config;
+    checkJobAgainstOperator(context, config, allowed);
     const dir = dataDir ?? context.env.PASSK_DATA_DIR ?? config.data;
     const domainData = loadDomain(context, data.domain, domainLoadOptions(context, config, data.domain, dir));
     const perturbations = perturbationsHere(
@@ -97,12 +167,6 @@ export function prepareJobsHere(
     let participants = participantsOf.get(key);
     if (!participants) {
       participants = (async () => {
-        const agentSpec = config.models.agentLlm;
-        if (agentSpec.startsWith("module:") && !context.agentModules?.has(agentSpec))
-          context.agentModules = new Map([
-            ...(context.agentModules ?? []),
-            [agentSpec, await importAgentModule(agentSpec.slice("module:".length))],
-          ]);
         // The run's call limits are shared with every other worker through Redis.
         if (config.limits) limiters ??= redisLimiterFactory(address);
         return participantsFromFlags(
@@ -161,12 +225,20 @@ export async function startWorkerHere(
     concurrency: number;
     lockMs: number;
     data?: string;
+    /** Origins this worker may send its credentials to (`--allow-endpoint`; a coordinator's own URLs). */
+    allowedEndpoints: readonly string[];
     quiet?: boolean;
     /** `--otel`: each conversation this worker runs is a trace. */
     tracing?: Tracing;
   },
 ): Promise<ConversationWorker> {
-  const here = prepareJobsHere(context, options.data, options.address, options.tracing);
+  const here = prepareJobsHere(
+    context,
+    options.data,
+    options.address,
+    options.allowedEndpoints,
+    options.tracing,
+  );
   const worker = await startConversationWorker({
     address: options.address,
     concurrency: options.concurrency,
@@ -209,6 +281,16 @@ export function registerWorker(program: Command, context: CliContext): void {
       "30",
     )
     .option(
+      "--agent-module <file>",
+      "a module exporting your own Agent, for runs whose --agent-llm is module:<file> (repeatable); a job never makes a worker import code",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      "--allow-endpoint <url>",
+      "an endpoint jobs may send this worker's credentials to: a base URL's or a remote agent's origin (repeatable); provider defaults need none",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
       "--perturbation-module <file>",
       "a module exporting your own perturbations (definePerturbation), for runs that --perturb with them (repeatable)",
       (value: string, previous: string[] = []) => [...previous, value],
@@ -220,12 +302,18 @@ export function registerWorker(program: Command, context: CliContext): void {
     const address = parseRedisUrl(flags.queue);
     await checkRedisReachable(address);
     if (flags.perturbationModule) await loadPerturbations(context, flags.perturbationModule);
+    for (const file of flags.agentModule ?? [])
+      context.agentModules = new Map([
+        ...(context.agentModules ?? []),
+        [`module:${path.resolve(file)}`, await importAgentModule(file)],
+      ]);
     const tracing = await startCliTracing(flags, context);
     const worker = await startWorkerHere(context, {
       address,
       concurrency: flags.concurrency,
       lockMs: flags.lockSeconds * 1000,
       ...(flags.data ? { data: flags.data } : {}),
+      allowedEndpoints: flags.allowEndpoint ?? [],
       ...(tracing ? { tracing } : {}),
     });
     context.stderr.write(

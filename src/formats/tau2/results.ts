@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { InvalidInputFileError, type InputProblem } from "../../core/errors.js";
+import { writeFileAtomic } from "../../core/write-file-atomic.js";
 import { ResultsSchema, type Results } from "../../core/simulation.js";
 import {
   copyPyFloatMarks,
@@ -365,7 +366,5 @@ export function formatResults(results: ResultsInput): string {
 
 /** Write a results file atomically (a reader never sees half a file). */
 export function writeResultsFile(file: string, results: ResultsInput): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, formatResults(results));
-  renameSync(temporary, file);
+  writeFileAtomic(file, formatResults(results));
 }

@@ -10,6 +10,9 @@ import {
 import type { ApiServices } from "../api-services.js";
 import { limitJsonBody, requireJson, validate } from "./request-checks.js";
 
+/** The header that carries a conversation's owner token (the capability to control it). */
+export const OWNER_TOKEN_HEADER = "Passk-Owner-Token";
+
 /** How long an idle event stream waits before a comment line keeps proxies from closing it. */
 const KEEP_ALIVE_MS = 15_000;
 
@@ -25,9 +28,10 @@ export function conversationRoutes(services: ApiServices) {
       validate("json", StartConversationRequestSchema),
       (c) => c.json(conversations.start(c.req.valid("json")), 201),
     )
-    .get("/", validate("query", ConversationListQuerySchema), (c) =>
-      c.json(conversations.list(c.req.valid("query").limit ?? 50)),
-    )
+    .get("/", validate("query", ConversationListQuerySchema), (c) => {
+      const query = c.req.valid("query");
+      return c.json(conversations.list(query.limit ?? 50, query.ids ?? []));
+    })
     .get("/:conversationId", validate("param", ConversationParamSchema), (c) =>
       c.json(conversations.detail(c.req.valid("param").conversationId)),
     )
@@ -70,12 +74,13 @@ export function conversationRoutes(services: ApiServices) {
       (c) => {
         const turn = c.req.valid("json");
         const said = turn.content ?? turn.toolCall;
-        if (said !== undefined) conversations.say(c.req.valid("param").conversationId, said);
+        if (said !== undefined)
+          conversations.say(c.req.valid("param").conversationId, said, c.req.header(OWNER_TOKEN_HEADER));
         return c.json({ ok: true as const });
       },
     )
     .post("/:conversationId/end", validate("param", ConversationParamSchema), (c) => {
-      conversations.end(c.req.valid("param").conversationId);
+      conversations.end(c.req.valid("param").conversationId, c.req.header(OWNER_TOKEN_HEADER));
       return c.json({ ok: true as const });
     });
 }

@@ -13,6 +13,7 @@ import { ComparabilityBadge } from "../components/comparability-badge.js";
 import { PassKSparkline } from "../components/sparkline.js";
 import { formatCost, formatDate, formatPercent, taskLabel } from "../format.js";
 import { href } from "../router.js";
+import { ownedConversationIds } from "../playground/owned-conversations.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart, type PassKSeries } from "./pass-k-chart.js";
 import { RunProgressLine, RunStatusBadge, pollEvery } from "./run-progress.js";
@@ -108,7 +109,13 @@ function RunNameCell(props: { run: RunSummary; onRenamed: () => void }) {
 /** The playground's kept conversations: reopen one by its link. */
 function Conversations() {
   const list = useApiGet("conversations", (signal) =>
-    answer(api.conversations.$get({ query: { limit: "20" } }, cancellable(signal)), ConversationListSchema),
+    answer(
+      api.conversations.$get(
+        { query: { limit: "20", ids: ownedConversationIds().join(",") } },
+        cancellable(signal),
+      ),
+      ConversationListSchema,
+    ),
   );
   const conversations = list.data?.conversations ?? [];
   if (conversations.length === 0) return null;
@@ -122,7 +129,7 @@ function Conversations() {
     <section className="card" aria-labelledby="conversations-title" data-testid="conversations">
       <h2 id="conversations-title">Playground conversations</h2>
       <p className="muted small">
-        Ad-hoc conversations from the playground, newest first; each link reopens one.
+        Ad-hoc conversations this browser started in the playground, newest first; each link reopens one.
       </p>
       <ul className="conversation-list">
         {conversations.map((c) => (

@@ -15,6 +15,8 @@ export function ConversationPane(props: {
   /** How the server ended it, when not by finishing (stopped, failed, interrupted by a restart). */
   closing: { reason: string; message: string | null } | null;
   human: boolean;
+  /** Whether this browser started it (and may type and end it); a shared link only watches. */
+  owner: boolean;
   /** The customer's own tools, usable in human mode. */
   customerTools: readonly ToolSummary[];
   /** Resolves to whether the server took the message (the draft is kept otherwise). */
@@ -27,7 +29,7 @@ export function ConversationPane(props: {
   const end = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const reconnecting = props.connection === "reconnecting" && props.status !== "ended";
-  const canType = props.human && props.status === "awaiting-customer" && !reconnecting;
+  const canType = props.owner && props.human && props.status === "awaiting-customer" && !reconnecting;
   useEffect(() => {
     end.current?.scrollIntoView?.({ block: "end" });
   }, [props.messages.length]);
@@ -100,10 +102,15 @@ export function ConversationPane(props: {
         )}
         <div ref={end} />
       </div>
-      {props.human && props.status !== "ended" && props.status !== "idle" && (
+      {!props.owner && running && (
+        <p className="muted small" role="status" data-testid="watching-only">
+          You are watching: only the browser that started this conversation can type in it or stop it.
+        </p>
+      )}
+      {props.owner && props.human && props.status !== "ended" && props.status !== "idle" && (
         <CustomerTools tools={props.customerTools} enabled={canType} onUse={props.onUseTool} />
       )}
-      {(props.human || running) && props.status !== "idle" && (
+      {props.owner && (props.human || running) && props.status !== "idle" && (
         <form className="composer" onSubmit={submit} aria-label="Your message">
           {props.human && (
             <>

@@ -357,6 +357,7 @@ export function Playground(props: {
               lost={state.lost}
               closing={closing}
               human={started?.mode === "human"}
+              owner={conversation.owner}
               customerTools={domain?.tools.filter((t) => t.side === "user") ?? []}
               onSay={(text) => conversation.say({ content: text })}
               onUseTool={(name, args) => void conversation.say({ toolCall: { name, arguments: args } })}

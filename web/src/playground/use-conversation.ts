@@ -8,6 +8,10 @@ import {
 } from "../../../src/server/api-schemas.js";
 import { ApiRequestError, ConnectionError, answer, api, describeError } from "../api.js";
 import { readServerSentEvents } from "./event-stream.js";
+import { ownerTokenOf, rememberOwned } from "./owned-conversations.js";
+
+/** The header a conversation's owner token travels in (the server's OWNER_TOKEN_HEADER). */
+const OWNER_TOKEN_HEADER = "Passk-Owner-Token";
 
 export type ConversationStatus = "idle" | "starting" | "running" | "awaiting-customer" | "ended";
 
@@ -101,6 +105,11 @@ const sleep = (ms: number, signal: AbortSignal) =>
       { once: true },
     );
   });
+
+function ownerHeaders(conversationId: string): Record<string, string> {
+  const token = ownerTokenOf(conversationId);
+  return token === undefined ? {} : { [OWNER_TOKEN_HEADER]: token };
+}
 
 const LOST_FROM_SERVER =
   "The server does not have this conversation (it restarted without keeping it, or the link is wrong). Anything said so far stays on this page; start a new conversation.";
@@ -206,6 +215,7 @@ export function useConversation() {
           api.conversations.$post({ json: request }),
           StartConversationResponseSchema,
         );
+        rememberOwned(started.conversationId, started.ownerToken);
         open(started.conversationId);
         return started;
       } catch (error) {
@@ -232,7 +242,10 @@ export function useConversation() {
       if (!conversationId) return false;
       try {
         await answer(
-          api.conversations[":conversationId"].messages.$post({ param: { conversationId }, json: turn }),
+          api.conversations[":conversationId"].messages.$post(
+            { param: { conversationId }, json: turn },
+            { headers: ownerHeaders(conversationId) },
+          ),
           OkResponseSchema,
         );
         dispatch({ type: "sent" });
@@ -258,7 +271,10 @@ export function useConversation() {
     if (!conversationId) return;
     try {
       await answer(
-        api.conversations[":conversationId"].end.$post({ param: { conversationId } }),
+        api.conversations[":conversationId"].end.$post(
+          { param: { conversationId } },
+          { headers: ownerHeaders(conversationId) },
+        ),
         OkResponseSchema,
       );
     } catch (error) {
@@ -275,5 +291,8 @@ export function useConversation() {
     dispatch({ type: "reset" });
   }, []);
 
-  return { state, start, open, say, end, reset, abandon };
+  /** Whether this browser started the conversation (it may type in it and end it), not only watches it. */
+  const owner = conversationId !== null && ownerTokenOf(conversationId) !== undefined;
+
+  return { state, owner, start, open, say, end, reset, abandon };
 }

@@ -1,0 +1,51 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import path from "node:path";
+import { ConfigError } from "./errors.js";
+
+/** A ConfigError when `file` names a directory (`--junit /tmp`): it could never be written. */
+export function checkFileTarget(file: string, flag?: string): void {
+  if (statSync(path.resolve(file), { throwIfNoEntry: false })?.isDirectory())
+    throw new ConfigError(
+      `${flag ? `${flag} ` : ""}${file} is a directory; give a file path, e.g. ${path.join(file, "results.json")}`,
+    );
+}
+
+/**
+ * Write a file so that a reader (or a crash) never sees half of it: write a temporary file beside it,
+ * flush it to disk, then rename it over the target (atomic on POSIX file systems). A write that stops
+ * short (a full disk, a file-size limit) throws ENOSPC and leaves the old file as it was; the temporary
+ * file never outlives a failure.
+ */
+export function writeFileAtomic(file: string, text: string): void {
+  checkFileTarget(file);
+  const target = path.resolve(file);
+  mkdirSync(path.dirname(target), { recursive: true });
+  const temporary = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`,
+  );
+  const bytes = Buffer.from(text, "utf8");
+  const fd = openSync(temporary, "w");
+  let open = true;
+  try {
+    // writeSync may write fewer bytes than asked (a nearly full disk): write the rest, and a write of
+    // nothing means no room is left.
+    for (let offset = 0; offset < bytes.length;) {
+      const written = writeSync(fd, bytes, offset, bytes.length - offset);
+      if (written <= 0)
+        throw Object.assign(new Error(`no space left to write ${file}`), { code: "ENOSPC", path: file });
+      offset += written;
+    }
+    fsyncSync(fd);
+    open = false;
+    closeSync(fd);
+    renameSync(temporary, target);
+  } catch (error) {
+    if (open) closeSync(fd);
+    rmSync(temporary, { force: true });
+    // A file-size limit stops a write as a full disk does: same meaning, same advice.
+    if ((error as NodeJS.ErrnoException).code === "EFBIG")
+      throw Object.assign(new Error(`no space left to write ${file}`), { code: "ENOSPC", path: file });
+    throw error;
+  }
+}

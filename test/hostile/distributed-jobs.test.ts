@@ -1,0 +1,196 @@
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startMockLlmServer, type MockLlmServer } from "../../src/testing/index.js";
+import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
+import { passkProcesses, waitFor, type SpawnedPassk } from "../helpers/passk-process.js";
+import { startRedisServer, type TestRedis } from "../helpers/redis-server.js";
+import { mockModelFlags } from "../helpers/run-cli.js";
+
+// Whoever can write to Redis can rewrite a queued job. A worker runs only what its own operator
+// configured: it imports no code a job names and sends its keys to no endpoint a job names.
+
+const dir = mkdtempSync(path.join(tmpdir(), "passk-hostile-jobs-"));
+const WORKER_KEY = "sk-WORKERSECRET-1234567890abcdef";
+const WORKER_TOKEN = "WORKER-AGENT-TOKEN-abcdef123456";
+const env = {
+  ...process.env,
+  PASSK_DATA_DIR: tau2DataDir(),
+  OPENAI_COMPATIBLE_API_KEY: WORKER_KEY,
+  PASSK_REMOTE_AGENT_TOKEN: WORKER_TOKEN,
+};
+const QUEUE = "bull:passk-conversations";
+
+let redis: TestRedis;
+let model: MockLlmServer;
+/** Where a hostile job would send the worker's credentials: it records every request. */
+let recorder: MockLlmServer;
+const processes = passkProcesses(env);
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  // Every reply ends the conversation: the customer leaves, the agent says goodbye.
+  const stop = () => ({ kind: "message" as const, text: "Thank you, goodbye. ###STOP###" });
+  model = await startMockLlmServer({ script: stop });
+  recorder = await startMockLlmServer({ script: stop });
+});
+afterEach(() => processes.killAll());
+afterAll(async () => {
+  await Promise.all([model.close(), recorder.close()]);
+  await redis.stop();
+});
+
+/**
+ * Queue one job of `agent` with no worker running, rewrite its data in Redis with `tamper`, then start
+ * a worker with `workerArgs`; returns the worker once it has looked at the job.
+ */
+async function tamperedJob(
+  name: string,
+  tamper: (data: { config: { models: Record<string, unknown> } }) => void,
+  workerArgs: string[],
+  agent: string[] = mockModelFlags(model.baseUrl),
+): Promise<{ worker: SpawnedPassk; coordinator: SpawnedPassk }> {
+  const client = new Redis(redis.url);
+  try {
+    await client.flushall();
+    const coordinator = processes.spawn([
+      "run",
+      "--domain",
+      "mock",
+      "--task-ids",
+      "create_task_1",
+      ...agent,
+      "--queue",
+      redis.url,
+      "--local-workers",
+      "0",
+      "--store",
+      path.join(dir, `${name}.db`),
+      "--progress",
+      "none",
+    ]);
+    await waitFor("the job on the queue", async () => (await client.llen(`${QUEUE}:wait`)) >= 1);
+    const [id] = await client.lrange(`${QUEUE}:wait`, 0, 0);
+    const data = JSON.parse((await client.hget(`${QUEUE}:${id}`, "data"))!) as Parameters<typeof tamper>[0];
+    tamper(data);
+    await client.hset(`${QUEUE}:${id}`, "data", JSON.stringify(data));
+    const worker = processes.spawn(["worker", "--queue", redis.url, "--concurrency", "1", ...workerArgs]);
+    await waitFor(
+      "the worker to take the job",
+      () => /leaves it to another worker| trial 0: \w+/.test(worker.output()),
+      30_000,
+    );
+    return { worker, coordinator };
+  } finally {
+    client.disconnect();
+  }
+}
+
+describe("a job naming code: the worker imports nothing its operator did not load", () => {
+  it("module:<hostile file> is refused with a sentence, and the file's code never runs", async () => {
+    const marker = path.join(dir, "PWNED");
+    const evil = path.join(dir, "evil-agent.mjs");
+    writeFileSync(
+      evil,
+      `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, String(process.pid));\n` +
+        `export default { name: "evil", start: () => ({ reply: async () => ({ role: "assistant", content: "pwned ###STOP###" }) }) };\n`,
+    );
+    const { worker } = await tamperedJob("module", (d) => (d.config.models.agentLlm = `module:${evil}`), [
+      "--allow-endpoint",
+      model.baseUrl,
+    ]);
+    expect(worker.output()).toContain(
+      `the run's agent is the module ${evil}, which this worker did not load; a job never makes a worker import code: start the worker with --agent-module ${evil}`,
+    );
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("a run of a team's agent module runs on a worker started with --agent-module (its own copy)", async () => {
+    const client = new Redis(redis.url);
+    await client.flushall();
+    client.disconnect();
+    const worker = processes.spawn([
+      "worker",
+      "--queue",
+      redis.url,
+      "--agent-module",
+      path.resolve("test/fixtures/flaky-agent.ts"),
+    ]);
+    await waitFor("the worker", () => worker.output().includes("ready"));
+    const coordinator = processes.spawn([
+      "run",
+      "--domain",
+      "mock",
+      "--task-ids",
+      "create_task_1",
+      "--agent-llm",
+      "module:test/fixtures/flaky-agent.ts",
+      "--user-llm",
+      "scripted:gold",
+      "--queue",
+      redis.url,
+      "--local-workers",
+      "0",
+      "--store",
+      path.join(dir, "module-ok.db"),
+      "--progress",
+      "none",
+    ]);
+    expect(await coordinator.exited, coordinator.output()).toBe(0);
+    expect(coordinator.output()).toContain("completed: 1 conversations stored");
+    expect(worker.output()).not.toContain("leaves it to another worker");
+  });
+});
+
+describe("a job naming an endpoint: the worker's credentials go only where its operator allowed", () => {
+  const recorded = () => recorder.requests.map((r) => JSON.stringify(r));
+
+  it.each([
+    ["agent's base URL", "agentLlmBaseUrl"],
+    ["customer's base URL", "userLlmBaseUrl"],
+    ["judge's base URL", "judgeLlmBaseUrl"],
+  ])("the %s rewritten to another server: refused, nothing sent there", async (what, key) => {
+    const from = recorder.requests.length;
+    const { worker } = await tamperedJob(key, (d) => (d.config.models[key] = `${recorder.baseUrl}`), [
+      "--allow-endpoint",
+      model.baseUrl,
+    ]);
+    const origin = new URL(recorder.baseUrl).origin;
+    expect(worker.output()).toContain(
+      `the run's ${what} is ${origin}, and this worker sends its credentials only to endpoints its operator allowed; if you trust it, start the worker with --allow-endpoint ${origin}`,
+    );
+    expect(recorder.requests.length - from).toBe(0);
+    expect(recorded().join("")).not.toContain(WORKER_KEY);
+  });
+
+  it.each(["http", "a2a"])(
+    "the agent rewritten to a remote %s: agent elsewhere: refused, its token never sent",
+    async (protocol) => {
+      const from = recorder.requests.length;
+      const { worker } = await tamperedJob(
+        `remote-${protocol}`,
+        (d) => (d.config.models.agentLlm = `${protocol}:${new URL(recorder.baseUrl).origin}`),
+        ["--allow-endpoint", model.baseUrl],
+      );
+      expect(worker.output()).toContain(`the run's remote agent is ${new URL(recorder.baseUrl).origin}`);
+      expect(recorder.requests.length - from).toBe(0);
+    },
+  );
+
+  it("a worker with no --allow-endpoint refuses a run with a base URL, and one allowed runs it", async () => {
+    const { worker } = await tamperedJob("unlisted", () => undefined, []);
+    expect(worker.output()).toContain(
+      `the run's agent's base URL is ${new URL(model.baseUrl).origin}, and this worker sends its credentials only to endpoints its operator allowed`,
+    );
+    const allowed = processes.spawn(["worker", "--queue", redis.url, "--allow-endpoint", model.baseUrl]);
+    await waitFor("the allowed worker to run it", () => / trial 0: \w+/.test(allowed.output()), 30_000);
+  });
+
+  it("--allow-endpoint that is not an http(s) URL is one sentence at start", async () => {
+    const worker = processes.spawn(["worker", "--queue", redis.url, "--allow-endpoint", "ftp://x"]);
+    expect(await worker.exited).toBe(1);
+    expect(worker.output()).toContain('--allow-endpoint "ftp://x" is not an http(s) URL');
+  });
+});

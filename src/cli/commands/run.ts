@@ -46,6 +46,7 @@ import {
 } from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
+import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import { sourceComparability } from "./report.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
 import { openStore, withStoreOption } from "./run-source.js";
@@ -475,7 +476,11 @@ export async function runCommand(
     const stored = session.run;
 
     println(context);
-    println(context, `${prefix}${describeMetricsHeader(resolvedConfig, stored)}`);
+    const coverage = partialCoverageLabel(gradingCoverage(metrics, outcome.counts.total));
+    println(
+      context,
+      `${prefix}${describeMetricsHeader(resolvedConfig, stored)}${coverage ? ` · ${coverage}` : ""}`,
+    );
     println(context, formatMetrics(metrics));
     const comparability = sourceComparability(context, {
       label: `run ${stored.id}`,

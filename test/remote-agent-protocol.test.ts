@@ -418,19 +418,10 @@ describe("infrastructure faults of a remote agent are never the agent's score", 
     expect(agentSide.messages()).toHaveLength(3);
   });
 
-  it("a malformed reply is retried, then an infrastructure error naming what was wrong", async () => {
-    const agentSide = await httpAgent(async () => ({ json: { reply: "wrong field" } }));
-    const agent = createAgent(`http:${agentSide.url}`, { env: {}, retry: fastRetry });
-    const { run } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
-    expect(run.termination_reason).toBe("infrastructure_error");
-    expect(errorOf(run)).toMatch(/wrong shape.*content/);
-    expect(agentSide.messages()).toHaveLength(3);
-  });
-
   it("a failure after a tool call reached the world is not retried (the turn cannot be sent twice)", async () => {
     const agentSide = await httpAgent(async ({ start }) => {
       await callTool(start.mcp, "create_task", { user_id: "user_1", title: "Important Meeting" });
-      return { status: 500, text: "crashed" };
+      return { status: 502, text: "bad gateway" };
     });
     const agent = createAgent(`http:${agentSide.url}`, { env: {}, retry: fastRetry });
     const { run } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
@@ -448,21 +439,36 @@ describe("infrastructure faults of a remote agent are never the agent's score", 
         ConfigError.isInstance(error) && /answered 404.*check the URL/.test((error as Error).message),
     );
   });
+});
 
-  it("A2A: a reply with no message or task, and a failed task, are infrastructure errors", async () => {
-    for (const result of [
-      { nonsense: true },
-      { task: { id: "t", contextId: "c", status: { state: "TASK_STATE_FAILED" } } },
-    ]) {
-      const fake = await startFake(async (request) => {
-        if (request.method === "GET") return { json: a2aCard(fake.url) };
-        return { json: { jsonrpc: "2.0", id: (request.body as { id: number }).id, result } };
-      });
-      const agent = createAgent(`a2a:${fake.url}`, { env: {}, retry: fastRetry });
-      const { run } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
-      expect(run.termination_reason).toBe("infrastructure_error");
-      expect(errorOf(run)).toMatch(/3 attempts/);
-      expect(fake.requests.filter((r) => r.method === "POST")).toHaveLength(3);
+describe("an agent that answers with an error fails the conversation itself (scored 0, counted)", () => {
+  it("HTTP: a 500 with an error body is the agent's error, scored 0, not retried", async () => {
+    const agentSide = await httpAgent(async () => ({
+      status: 500,
+      json: { error: "my agent crashed: KeyError 'foo'" },
+    }));
+    const agent = createAgent(`http:${agentSide.url}`, { env: {}, retry: fastRetry });
+    const { run, reward } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
+    expect(run.termination_reason).toBe("agent_error");
+    expect((run.info as { error_type?: string }).error_type).toBe("RemoteAgentError");
+    expect(errorOf(run)).toMatch(/answered HTTP 500: .*KeyError 'foo'.*the agent's own failure/);
+    expect(reward).toBe(0);
+    expect(agentSide.messages()).toHaveLength(1);
+  });
+
+  it("HTTP: a malformed or empty reply is the agent's error, naming what was wrong", async () => {
+    for (const [answer, why] of [
+      [{ json: { reply: "wrong field" } }, /wrong shape.*content/],
+      [{ text: "" }, /not JSON/],
+      [{ json: { content: "   " } }, /an empty reply/],
+    ] as const) {
+      const agentSide = await httpAgent(async () => answer);
+      const agent = createAgent(`http:${agentSide.url}`, { env: {}, retry: fastRetry });
+      const { run, reward } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
+      expect(run.termination_reason).toBe("agent_error");
+      expect(errorOf(run)).toMatch(why);
+      expect(reward).toBe(0);
+      expect(agentSide.messages()).toHaveLength(1);
     }
   });
 
@@ -507,7 +513,43 @@ describe("infrastructure faults of a remote agent are never the agent's score", 
     expect(sent.filter((m) => "passk/end" in m.metadata)).toHaveLength(3);
   });
 
-  it("A2A: a streamed event holding nothing is a malformed message, retried", async () => {
+  it("HTTP: a crash when the conversation starts is the agent's error too", async () => {
+    const fake = await startFake(async () => ({ status: 500, text: "Traceback: ZeroDivisionError" }));
+    const agent = createAgent(`http:${fake.url}`, { env: {}, retry: fastRetry });
+    const { run, reward } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
+    expect(run.termination_reason).toBe("agent_error");
+    expect(errorOf(run)).toMatch(/while starting the conversation.*ZeroDivisionError/);
+    expect(reward).toBe(0);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("A2A: a JSON-RPC error answer, a failed task, a reply with nothing are the agent's errors", async () => {
+    for (const [answer, why] of [
+      [
+        { error: { code: -32603, message: "my agent crashed: KeyError 'foo'" } },
+        /A2A error: my agent crashed/,
+      ],
+      [
+        { result: { task: { id: "t", contextId: "c", status: { state: "TASK_STATE_FAILED" } } } },
+        /A2A task ended failed/,
+      ],
+      [{ result: { nonsense: true } }, /A2A/],
+    ] as const) {
+      const fake = await startFake(async (request) => {
+        if (request.method === "GET") return { json: a2aCard(fake.url) };
+        return { json: { jsonrpc: "2.0", id: (request.body as { id: number }).id, ...answer } };
+      });
+      const agent = createAgent(`a2a:${fake.url}`, { env: {}, retry: fastRetry });
+      const { run, reward } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
+      expect(run.termination_reason, errorOf(run)).toBe("agent_error");
+      expect(errorOf(run)).toMatch(why);
+      expect(errorOf(run)).toMatch(/the agent's own failure/);
+      expect(reward).toBe(0);
+      expect(fake.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+    }
+  });
+
+  it("A2A: a streamed event holding nothing is a malformed answer, the agent's error", async () => {
     const fake = await startFake(async (request) => {
       if (request.method === "GET") return { json: a2aCard(fake.url, true) };
       const id = (request.body as { id: number }).id;
@@ -518,8 +560,17 @@ describe("infrastructure faults of a remote agent are never the agent's score", 
     });
     const agent = createAgent(`a2a:${fake.url}`, { env: {}, retry: fastRetry });
     const { run } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
-    expect(run.termination_reason).toBe("infrastructure_error");
+    expect(run.termination_reason).toBe("agent_error");
     expect(errorOf(run)).toMatch(/A2A event holding no message, task or update/);
+  });
+
+  it("A2A: a refused connection stays an infrastructure error", async () => {
+    const gone = await startFake(async () => ({ status: 200 }));
+    servers.pop()!.close();
+    const agent = createAgent(`a2a:${gone.url}`, { env: {}, retry: fastRetry });
+    const { run } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
+    expect(run.termination_reason).toBe("infrastructure_error");
+    expect(errorOf(run)).toMatch(/not the agent's score/);
   });
 });
 
@@ -538,7 +589,7 @@ describe("secrets", () => {
       retry: { ...fastRetry, maxAttempts: 1 },
     });
     const { run } = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
-    expect(run.termination_reason).toBe("infrastructure_error");
+    expect(run.termination_reason).toBe("agent_error");
     expect(errorOf(run)).toMatch(/boom, my token was \[redacted\]/);
     const again = await converse({ domain: "mock", task, agent, user: customer([REQUEST]) });
     const text = JSON.stringify([run, again.run]);

@@ -272,7 +272,10 @@ describe("passk report", () => {
 
   it("prints a table with the intervals and the failed checks", async () => {
     const run = await passk("report", officialFile);
-    expect(run.stdout).toMatch(/mock\s+6\s+17\s+1\s+0\.588\s+0\.611 \[\d\.\d\d, \d\.\d\d\]\s+0\.444 \[/);
+    expect(run.stdout).toMatch(
+      /mock\s+6\s+17\s+1\s+0\.588\*\s+0\.611\* \[\d\.\d\d, \d\.\d\d\]\s+0\.444\* \[/,
+    );
+    expect(run.stdout).toContain("* mock: graded 17 of 18 conversations");
     expect(run.stdout).toContain("termination reasons: user_stop 16, max_steps 1, infrastructure_error 1");
     expect(run.stdout).toContain("mock/update_task_1  failed 2/3");
     expect(run.stdout).toContain(
@@ -331,7 +334,7 @@ describe("the store: import, export, runs, report, compare", () => {
   it("lists, shows and deletes runs", async () => {
     const list = await passk("runs", "list", "--store", store);
     expect(list.stdout).toMatch(
-      /official\s+\S+ \S+\s+imported\s+mock\s+gpt-4\.1\s+3\s+18\s+0\.588\s+0\.611\s+mock-official\.json/,
+      /official\s+\S+ \S+\s+imported\s+mock\s+gpt-4\.1\s+3\s+18\s+0\.588\s+0\.611 \(graded 17 of 18\)\s+mock-official\.json/,
     );
     const show = await passk("runs", "show", "offi", "--store", store);
     expect(show.stdout).toContain("run official (mock-official.json)");

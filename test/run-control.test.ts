@@ -372,7 +372,9 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toMatch(/^mock\s+3\s+5\s+1\s+1\.000/m);
       expect(first.stdout).toContain("termination reasons: user_stop 5, infrastructure_error 1");
-      expect(first.stdout).toContain("1 infrastructure error(s) excluded from the scores above");
+      expect(first.stdout).toContain(
+        "* mock: graded 5 of 6 conversations — 1 not graded (infrastructure errors); the marked scores cover the graded 5 only",
+      );
       expect(
         query(store, "SELECT state, attempts FROM jobs WHERE task_id = 'update_task_1' AND trial = 1"),
       ).toEqual([{ state: "failed", attempts: 2 }]);

@@ -382,6 +382,8 @@ export const RunSummarySchema = z.object({
   tasks: z.number().int(),
   trials: z.number().int(),
   simulations: z.number().int(),
+  /** Simulations graded (infrastructure errors are not): the scores cover these only. */
+  graded: z.number().int(),
   /** pass^k for k = 1…K. */
   passHatKs: z.record(z.string(), z.number()),
   avgReward: z.number(),

@@ -157,6 +157,7 @@ export class RunViews {
       tasks: trialsPerTask.size,
       trials: run.numTrials ?? Math.max(0, ...trialsPerTask.values()),
       simulations: simulations.length,
+      graded: metrics.total_simulations,
       passHatKs: metrics.pass_hat_ks,
       avgReward: metrics.avg_reward,
       totalCost: sumOrNull(simulations.map((s) => sumOrNull([s.agent_cost, s.user_cost]))),

@@ -1,3 +1,5 @@
+import { partialCoverageLabel } from "../../src/metrics/coverage.js";
+
 /** Short text for any JSON value (cards show values inline). */
 export function showValue(value: unknown, max = 120): string {
   if (value === undefined) return "—";
@@ -100,4 +102,19 @@ export function taskLabel(id: string, max = 48): string {
   const faults =
     telecom.faults.length > 0 ? faultsText(telecom.faults, Math.max(12, max - fixed)) : "no fault";
   return `${telecom.issue} · ${faults} · ${telecom.persona}`;
+}
+
+/**
+ * "graded 8 of 40" when a run's scores cover only part of it (infrastructure errors, a stopped run),
+ * else undefined: shown beside every score of that run, so that no partial score reads as the run's.
+ */
+export function runCoverage(run: {
+  graded: number;
+  simulations: number;
+  progress: { planned: number };
+}): string | undefined {
+  return partialCoverageLabel({
+    graded: run.graded,
+    total: Math.max(run.simulations, run.progress.planned),
+  });
 }

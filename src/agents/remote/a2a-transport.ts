@@ -13,6 +13,7 @@ import {
   RestTransportFactory,
   type Client,
 } from "@a2a-js/sdk/client";
+import { A2AError } from "@a2a-js/sdk/errors";
 import { ConfigError } from "../../core/errors.js";
 import {
   A2A_END_METADATA_KEY,
@@ -21,7 +22,7 @@ import {
   A2A_START_METADATA_KEY,
   type ConversationStart,
 } from "./protocol.js";
-import { AgentMessageTooLargeError, RemoteCallError } from "./remote-call-error.js";
+import { AgentMessageTooLargeError, RemoteCallError, agentAnswerError } from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
 /**
@@ -101,9 +102,23 @@ class A2aConversation implements RemoteConversationTransport {
       },
     });
     const reply = new A2aReply(this.maxMessageBytes);
-    for await (const event of this.client.sendMessageStream(request, { signal: options.signal })) {
-      options.onActivity();
-      if (reply.add(event)) break;
+    try {
+      for await (const event of this.client.sendMessageStream(request, { signal: options.signal })) {
+        options.onActivity();
+        if (reply.add(event)) break;
+      }
+    } catch (error) {
+      if (options.signal.aborted || error instanceof RemoteCallError) throw error;
+      // A JSON-RPC (or REST) error answer: the agent answered, with an error of its own.
+      if (error instanceof A2AError)
+        throw agentAnswerError(`the agent answered an A2A error: ${error.message.slice(0, 300)}`);
+      // The SDK reads answers it cannot parse with a plain Error ("Invalid response…"); a connection that
+      // breaks mid-stream surfaces as a TypeError or a DOMException instead: a transport failure.
+      if (error instanceof Error && error.constructor === Error)
+        throw agentAnswerError(
+          `the agent answered something that is not A2A: ${error.message.slice(0, 300)}`,
+        );
+      throw error;
     }
     const text = reply.text();
     this.first = false;
@@ -176,8 +191,7 @@ class A2aReply {
 
   private take(event: StreamResponse): boolean {
     const payload = event.payload;
-    if (!payload)
-      throw new RemoteCallError("the agent sent an A2A event holding no message, task or update", true);
+    if (!payload) throw agentAnswerError("the agent sent an A2A event holding no message, task or update");
     switch (payload.$case) {
       case "message":
         this.contextId = payload.value.contextId || this.contextId;
@@ -213,15 +227,14 @@ class A2aReply {
     const state = this.state === undefined ? "none" : stateName(this.state);
     if (this.state !== undefined && FAILED.has(this.state)) {
       const why = this.statusMessage ? `: ${this.statusMessage.slice(0, 300)}` : "";
-      throw new RemoteCallError(
-        `the agent's A2A task ended ${state}${why}`,
-        this.state !== TaskState.TASK_STATE_AUTH_REQUIRED,
-      );
+      // Auth required is the set-up's (a token passk lacks); failed or canceled is the agent's answer.
+      if (this.state === TaskState.TASK_STATE_AUTH_REQUIRED)
+        throw new RemoteCallError(`the agent's A2A task ended ${state}${why}`, false);
+      throw agentAnswerError(`the agent's A2A task ended ${state}${why}`);
     }
     if (this.state === undefined || !ANSWERED.has(this.state))
-      throw new RemoteCallError(
+      throw agentAnswerError(
         `the agent's A2A stream ended before an answer (no message, and the task's last state was ${state})`,
-        true,
       );
     if (this.statusMessage) return this.statusMessage;
     return [...this.artifacts.values()].filter((text) => text !== "").join("\n");

@@ -6,7 +6,7 @@ import {
   type AgentMessageReply,
   type ConversationCreated,
 } from "./protocol.js";
-import { RemoteCallError, readTextAtMost } from "./remote-call-error.js";
+import { agentAnswerError, readTextAtMost } from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
 /** How long the `DELETE` that ends a conversation may take; it is a courtesy, never retried. */
@@ -20,8 +20,8 @@ const END_TIMEOUT_MS = 5_000;
  *   tools through MCP before answering)
  * - `DELETE {URL}/conversations/{id}` when the conversation ends.
  *
- * The bodies are the zod schemas of `protocol.ts`; an answer that does not match is a malformed reply
- * (retried, like a 5xx).
+ * The bodies are the zod schemas of `protocol.ts`; an answer that does not match (an empty body
+ * included) is a malformed reply: the agent's own error, like a 500.
  */
 export function httpTransport(
   url: string,
@@ -82,7 +82,7 @@ class HttpConversation implements RemoteConversationTransport {
   }
 }
 
-/** POSTs a JSON body and reads the answer with its schema; a mismatch is a retryable malformed reply. */
+/** POSTs a JSON body and reads the answer with its schema; a mismatch is the agent's malformed reply. */
 async function exchange<T extends z.ZodType>(
   fetchImpl: typeof fetch,
   url: string,
@@ -103,16 +103,14 @@ async function exchange<T extends z.ZodType>(
   try {
     value = JSON.parse(text);
   } catch {
-    throw new RemoteCallError(
+    throw agentAnswerError(
       `${where} answered something that is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
-      true,
     );
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success)
-    throw new RemoteCallError(
+    throw agentAnswerError(
       `${where} answered JSON of the wrong shape (${prettifyError(parsed.error).replace(/\n/g, " ")})`,
-      true,
     );
   return parsed.data;
 }

@@ -2,6 +2,7 @@ export { remoteAgent } from "./remote-agent.js";
 export type { RemoteAgent, RemoteAgentOptions, RemoteAgentSession } from "./remote-agent.js";
 export { isRemoteAgentSpec, parseRemoteAgentSpec } from "./remote-agent-spec.js";
 export type { RemoteAgentProtocol } from "./remote-agent-spec.js";
+export { RemoteAgentError } from "./remote-call-error.js";
 export { McpToolServer } from "./mcp-tool-server.js";
 export { AgentMessageTooLargeError, DEFAULT_MAX_AGENT_MESSAGE_BYTES } from "./remote-call-error.js";
 export type { McpEndpoint, McpEndpointHandlers, McpToolServerOptions } from "./mcp-tool-server.js";

@@ -3,15 +3,15 @@ import { parseRetryAfterMs } from "../../llm/retry.js";
 
 /**
  * One failed exchange with a remote agent. Internal: the conversation turns it into a ConfigError (the
- * set-up is wrong: 401, 403, 404 when a conversation starts) or, once retries are spent or pointless, an
- * InfrastructureError — never into the agent's failure.
+ * set-up is wrong: 401, 403, 404 when a conversation starts), a {@link RemoteAgentError} (the agent
+ * answered, with an error: `agentFault`) or, once retries are spent or pointless, an InfrastructureError.
  */
 export class RemoteCallError extends Error {
   constructor(
     message: string,
-    /** Trying again may succeed: the agent was down, slow, overloaded, or answered something unreadable. */
+    /** Trying again may succeed: the agent was down, slow or overloaded (a transport failure). */
     readonly retryable: boolean,
-    readonly details: { status?: number; retryAfterMs?: number } = {},
+    readonly details: { status?: number; retryAfterMs?: number; agentFault?: boolean } = {},
   ) {
     super(message);
     this.name = "RemoteCallError";
@@ -56,8 +56,34 @@ export async function readTextAtMost(response: Response, limit: number, what: st
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Statuses that say the agent (or a proxy before it) is overloaded or briefly unavailable. */
-const RETRYABLE_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
+/**
+ * The remote agent answered, and its answer is an error — an HTTP 500 (or another error status that is
+ * not about availability), a JSON-RPC error, a failed A2A task, a malformed or empty reply. With a remote
+ * agent the service is the system under test, so this is the agent's own failure: the conversation ends
+ * as `agent_error`, scores 0 and counts in pass^k, as a crash of an in-process agent does.
+ */
+export class RemoteAgentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RemoteAgentError";
+  }
+}
+
+/** A RemoteCallError for an answer of the agent that is an error (never retried: it is the agent's). */
+export function agentAnswerError(message: string, status?: number): RemoteCallError {
+  return new RemoteCallError(message, false, {
+    agentFault: true,
+    ...(status !== undefined ? { status } : {}),
+  });
+}
+
+/**
+ * Statuses that say the agent (or a proxy or load balancer before it) is overloaded or briefly
+ * unavailable: a transport failure, retried. Every other error status is the agent's answer.
+ */
+const UNAVAILABLE_STATUSES = new Set([408, 425, 429, 502, 503, 504]);
+/** Refused credentials: the set-up is wrong, not the agent. */
+const REFUSED_STATUSES = new Set([401, 403, 407]);
 
 /** At most this much of an error body goes into a message. */
 const SHOWN_BODY_CHARS = 300;
@@ -65,8 +91,9 @@ const SHOWN_BODY_CHARS = 300;
 /**
  * `fetch` for calls to a remote agent: node:http keep-alive for plain-http URLs (local agents), the
  * platform fetch otherwise; a bearer token for the agent when one is configured; and an HTTP error
- * status turned into a {@link RemoteCallError} that says whether to retry — 408, 425, 429 and 5xx are
- * retried (honouring Retry-After), other statuses are not.
+ * status turned into a {@link RemoteCallError}: 408, 425, 429, 502, 503 and 504 are retried (honouring
+ * Retry-After); 401, 403 and 407 are the set-up's; every other status (500 above all) is the agent's own
+ * error answer.
  */
 export function remoteAgentFetch(options: { authToken?: string; defaultTimeoutMs: number }): typeof fetch {
   return async (input, init) => {
@@ -92,8 +119,14 @@ export function remoteAgentFetch(options: { authToken?: string; defaultTimeoutMs
     const shown = body.trim() === "" ? "" : `: ${body.trim().slice(0, SHOWN_BODY_CHARS)}`;
     throw new RemoteCallError(
       `${method} ${pathOf(url)} answered HTTP ${response.status}${shown}`,
-      RETRYABLE_STATUSES.has(response.status),
-      { status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+      UNAVAILABLE_STATUSES.has(response.status),
+      {
+        status: response.status,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(UNAVAILABLE_STATUSES.has(response.status) || REFUSED_STATUSES.has(response.status)
+          ? {}
+          : { agentFault: true }),
+      },
     );
   };
 }

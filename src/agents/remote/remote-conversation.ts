@@ -6,7 +6,12 @@ import { redactSecrets } from "../../llm/redact.js";
 import { retryDelayMs, type RetryOptions } from "../../llm/retry.js";
 import type { McpEndpoint, McpToolServer } from "./mcp-tool-server.js";
 import type { HistoryMessage } from "./protocol.js";
-import { AgentMessageTooLargeError, RemoteCallError, connectionFailure } from "./remote-call-error.js";
+import {
+  AgentMessageTooLargeError,
+  RemoteAgentError,
+  RemoteCallError,
+  connectionFailure,
+} from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
 /** What every conversation of one remote agent shares. */
@@ -210,6 +215,13 @@ export class RemoteConversation {
             kind: "failure",
             error: new AgentMessageTooLargeError("a reply", bytes, this.shared.maxMessageBytes),
           });
+        else if (text.trim() === "")
+          this.push({
+            kind: "failure",
+            error: new RemoteAgentError(
+              `${this.shared.spec} answered an empty reply; the agent's own failure — scored 0 and counted in pass^k`,
+            ),
+          });
         else this.push({ kind: "reply", text });
       },
       (error: unknown) => {
@@ -265,10 +277,12 @@ export class RemoteConversation {
   }
 
   /**
-   * Runs one exchange with the agent, trying again after infrastructure faults with the model calls'
-   * backoff (`--max-retries`), while `retryable()` allows it. Each attempt is abandoned after
-   * `timeoutMs` without a sign of life. A fault that survives ends the conversation as an infrastructure
-   * error; at the start, 401/403/404 mean the set-up is wrong (a ConfigError, which stops the run).
+   * Runs one exchange with the agent, trying again after transport failures (refused or reset
+   * connections, 408/429/502/503/504, no sign of life for `timeoutMs`) with the model calls' backoff
+   * (`--max-retries`), while `retryable()` allows it; one that survives ends the conversation as an
+   * infrastructure error. An error *answer* of the agent (a 500, a JSON-RPC error, a malformed reply) is
+   * its own failure, never retried (a RemoteAgentError). At the start, 401/403/404 mean the set-up is
+   * wrong (a ConfigError, which stops the run).
    */
   private async withRetries<T>(
     what: string,
@@ -313,6 +327,12 @@ export class RemoteConversation {
             ? `${spec} answered 404 when passk started a conversation (${reason}); check the URL`
             : `${spec} refused passk (${reason}); set PASSK_REMOTE_AGENT_TOKEN to the bearer token it expects`,
         );
+      if (failure.details.agentFault) {
+        this.dropQueuedCalls("Error: passk abandoned this turn: the agent's answer was an error.");
+        throw new RemoteAgentError(
+          `${spec} answered with an error while ${what} (${reason}); the agent's own failure — scored 0 and counted in pass^k`,
+        );
+      }
       this.dropQueuedCalls(
         "Error: passk abandoned this attempt: the agent's answer failed; it may be sent again.",
       );

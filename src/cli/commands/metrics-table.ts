@@ -1,3 +1,4 @@
+import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import type { Metrics, RunMetrics, TaskFailures } from "../../metrics/run-metrics.js";
 import { formatTable } from "../table.js";
 
@@ -20,17 +21,19 @@ export const REMOTE_AGENT_COST_NOTE =
   "agent $/sim n/a: the agent runs elsewhere and pays for its own model calls, which passk does not see";
 
 function row(name: string, m: Metrics, ks: number[], counted: boolean): string[] {
+  // Scores over part of the run are marked; the line under the table says how much they cover.
+  const mark = partialCoverageLabel(gradingCoverage(m)) ? "*" : "";
   return [
     name,
     String(m.total_tasks),
     String(m.total_simulations),
     String(m.infra_error_count),
-    fixed(m.avg_reward),
+    `${fixed(m.avg_reward)}${mark}`,
     ...ks.map((k) => {
       const ci = m.pass_hat_k_cis[k];
       return m.pass_hat_ks[k] === undefined
         ? "-"
-        : `${fixed(m.pass_hat_ks[k])}${ci ? ` [${fixed(ci.low, 2)}, ${fixed(ci.high, 2)}]` : ""}`;
+        : `${fixed(m.pass_hat_ks[k])}${mark}${ci ? ` [${fixed(ci.low, 2)}, ${fixed(ci.high, 2)}]` : ""}`;
     }),
     ...(ks.length > 1 ? [fixed(m.pass_at_ks[ks.length])] : []),
     !counted ? "n/a" : m.unknown_agent_costs > 0 ? "unknown" : fixed(m.avg_agent_cost, 4),
@@ -76,8 +79,15 @@ export function formatMetrics(metrics: RunMetrics, options: MetricsTableOptions 
     "",
     `termination reasons: ${reasons || "none"}`,
   ];
-  if (metrics.infra_error_count > 0) {
-    lines.push(`${metrics.infra_error_count} infrastructure error(s) excluded from the scores above`);
+  const rowsShown: Array<readonly [string, Metrics]> =
+    domains.length === 1 ? [[domains[0]![0], metrics]] : [["all", metrics], ...domains];
+  for (const [name, m] of rowsShown) {
+    const coverage = gradingCoverage(m);
+    const label = partialCoverageLabel(coverage);
+    if (label)
+      lines.push(
+        `* ${name}: ${label} conversations — ${coverage.total - coverage.graded} not graded (infrastructure errors); the marked scores cover the graded ${coverage.graded} only, not the whole run`,
+      );
   }
   return lines.join("\n");
 }

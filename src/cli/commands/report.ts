@@ -21,6 +21,7 @@ import { describeAdaptive } from "../../metrics/adaptive-trials.js";
 import { RunConfigSchema } from "../../runner/run-config.js";
 import { println, wholeNumber, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
+import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
 import {
   isScriptedDemo,
@@ -114,7 +115,11 @@ export function registerReport(program: Command, context: CliContext): void {
       return;
     }
     if (isScriptedDemo(source)) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-    println(context, `${source.label}: ${source.simulations.length} simulations`);
+    const coverage = partialCoverageLabel(gradingCoverage(metrics));
+    println(
+      context,
+      `${source.label}: ${source.simulations.length} simulations${coverage ? ` · ${coverage}` : ""}`,
+    );
     for (const [domain, verdict] of Object.entries(comparability))
       println(context, `${domain}: ${describeComparability(verdict)}`);
     println(context);

@@ -47,6 +47,7 @@ import {
 } from "../context.js";
 import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
+import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import { sourceComparability } from "./report.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
 import { openStore, withStoreOption } from "./run-source.js";
@@ -482,7 +483,11 @@ export async function runCommand(
     const stored = session.run;
 
     println(context);
-    println(context, `${prefix}${describeMetricsHeader(resolvedConfig, stored)}`);
+    const coverage = partialCoverageLabel(gradingCoverage(metrics, outcome.counts.total));
+    println(
+      context,
+      `${prefix}${describeMetricsHeader(resolvedConfig, stored)}${coverage ? ` · ${coverage}` : ""}`,
+    );
     const agentCounted = !isRemoteAgentSpec(resolvedConfig.models.agentLlm);
     println(context, formatMetrics(metrics, { agentCostCounted: agentCounted }));
     const comparability = sourceComparability(context, {

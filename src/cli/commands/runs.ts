@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { RunConfigSchema } from "../../runner/run-config.js";
 import { checkNotRunningElsewhere } from "./run-resolve.js";
-import { computeRunMetrics, failingTasks } from "../../metrics/run-metrics.js";
+import { computeRunMetrics, failingTasks, type RunMetrics } from "../../metrics/run-metrics.js";
+import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
 import type { RunRecord } from "../../store/store.js";
 import { println, type CliContext } from "../context.js";
@@ -18,6 +19,12 @@ function llmOf(info: Record<string, unknown> | null, key: "agent_info" | "user_i
     : typeof part?.implementation === "string"
       ? part.implementation
       : "-";
+}
+
+/** pass^1 with how much of the run it covers when that is not all of it ("1.000 (graded 8 of 40)"). */
+function passOneCell(metrics: RunMetrics, planned: number | null): string {
+  const coverage = partialCoverageLabel(gradingCoverage(metrics, planned));
+  return `${fixed(metrics.pass_hat_ks[1])}${coverage && metrics.pass_hat_ks[1] !== undefined ? ` (${coverage})` : ""}`;
 }
 
 /** `passk runs list|show|delete`: the runs in the store. */
@@ -49,6 +56,8 @@ export function registerRuns(program: Command, context: CliContext): void {
         avg_reward: metrics.avg_reward,
         pass_hat_ks: metrics.pass_hat_ks,
         infra_error_count: metrics.infra_error_count,
+        graded_simulations: gradingCoverage(metrics, planned).graded,
+        gradable_total: gradingCoverage(metrics, planned).total,
       }));
       println(context, JSON.stringify(list, null, 2));
       return;
@@ -70,7 +79,7 @@ export function registerRuns(program: Command, context: CliContext): void {
           run.numTrials === null ? "-" : String(run.numTrials),
           planned !== null ? `${run.simulationCount}/${planned}` : String(run.simulationCount),
           metrics.total_simulations > 0 ? fixed(metrics.avg_reward) : "-",
-          fixed(metrics.pass_hat_ks[1]),
+          passOneCell(metrics, planned),
           run.label ?? "",
         ]),
       ),

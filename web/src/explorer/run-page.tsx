@@ -6,7 +6,7 @@ import { RunDetailSchema, type GridRow, type RunDetail } from "../../../src/serv
 import { answer, api, cancellable } from "../api.js";
 import { EChart, type ChartOption } from "../components/echart.js";
 import { LoadFailure } from "../components/not-found.js";
-import { formatCost, formatDate, formatPercent, rewardColor, taskLabel } from "../format.js";
+import { formatCost, formatDate, formatPercent, rewardColor, runCoverage, taskLabel } from "../format.js";
 import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
@@ -134,7 +134,16 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                   {row.title && <span className="grid-task-title">{row.title}</span>}
                 </span>
                 <span role="cell" className="grid-score" title={stabilityOf(row)}>
-                  {row.successes}/{row.cells.length}
+                  {graded(row) === 0 ? (
+                    <span className="muted">not graded</span>
+                  ) : (
+                    <>
+                      {row.successes}/{graded(row)}
+                      {graded(row) < row.cells.length && (
+                        <span className="muted small"> ({row.cells.length - graded(row)} not graded)</span>
+                      )}
+                    </>
+                  )}
                   {isFlaky(row) && <span className="badge changed flaky">flaky</span>}
                 </span>
                 <span role="cell" className="grid-cells">
@@ -236,6 +245,7 @@ export function RunPage(props: { runId: string }) {
   if (error) return <LoadFailure error={error} code={code} what="Run" />;
   if (!detail) return <p className="page muted">Loading…</p>;
   const { run } = detail;
+  const coverage = runCoverage(run);
   return (
     <div className="page run-page">
       <nav className="crumbs" aria-label="Breadcrumb">
@@ -249,6 +259,12 @@ export function RunPage(props: { runId: string }) {
           {run.model ?? "unknown model"} · {run.domains.join(", ")} · {run.tasks} tasks × {run.trials} trials
           ({run.simulations} simulations) · {formatCost(run.totalCost)} · {formatDate(run.date)}
         </p>
+        {coverage && (
+          <p className="coverage-note" role="note">
+            Scores cover only part of this run: {coverage} conversations; the others were not graded
+            (infrastructure errors or not run).
+          </p>
+        )}
         <p>
           <ComparabilityBadge comparability={run.comparability} detailed />
         </p>
@@ -269,11 +285,13 @@ export function RunPage(props: { runId: string }) {
                 {formatPercent(p.low, 0)}–{formatPercent(p.high, 0)}
               </span>
             )}
+            {coverage && <span className="small coverage">{coverage}</span>}
           </div>
         ))}
         <div className="stat">
           <span className="stat-label">avg reward</span>
           <span className="stat-value">{run.avgReward.toFixed(3)}</span>
+          {coverage && <span className="small coverage">{coverage}</span>}
         </div>
         {detail.infraErrors > 0 && (
           <div className="stat">

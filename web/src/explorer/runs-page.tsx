@@ -11,7 +11,7 @@ import {
 import { ApiRequestError, answer, api, cancellable, describeError } from "../api.js";
 import { ComparabilityBadge } from "../components/comparability-badge.js";
 import { PassKSparkline } from "../components/sparkline.js";
-import { formatCost, formatDate, formatPercent, taskLabel } from "../format.js";
+import { formatCost, formatDate, formatPercent, runCoverage, taskLabel } from "../format.js";
 import { href } from "../router.js";
 import { ownedConversationIds } from "../playground/owned-conversations.js";
 import { useApiGet } from "../use-api-get.js";
@@ -336,6 +336,7 @@ export function RunsPage() {
             <tbody>
               {list.map((run) => {
                 const k = maxK(run.passHatKs);
+                const coverage = runCoverage(run);
                 return (
                   <tr key={run.id} data-run-id={run.id}>
                     <td className="select-cell">
@@ -356,11 +357,13 @@ export function RunsPage() {
                     </td>
                     <td className="num pass-1" data-label="pass^1">
                       {formatPercent(run.passHatKs["1"])}
+                      {coverage && <span className="muted small coverage"> {coverage}</span>}
                     </td>
                     <td className="num pass-k" data-label={`pass^${k}`}>
                       {k > 1 ? (
                         <span>
                           {formatPercent(run.passHatKs[String(k)])} <span className="muted small">k={k}</span>
+                          {coverage && <span className="muted small coverage"> {coverage}</span>}
                         </span>
                       ) : (
                         <span className="muted small">one trial</span>

@@ -503,7 +503,7 @@ export type SimulationKeyView = z.infer<typeof SimulationKeySchema>;
  */
 export const GoldDivergenceSchema = z.object({
   messageIndex: z.number().int(),
-  kind: z.enum(["unexpected-call", "out-of-order", "missing-action", "wrong-arguments"]),
+  kind: z.enum(["unexpected-call", "out-of-order", "missing-action", "wrong-arguments", "failed-call"]),
   /** The gold action expected at that point (index into the task's actions), if any. */
   expectedAction: z.number().int().nullable(),
   sentence: z.string(),

@@ -26,7 +26,7 @@ import {
 } from "./api-schemas.js";
 import { robustnessRowsOf } from "../runner/robustness-pairs.js";
 import { taskTitle } from "./domain-views.js";
-import { goldDivergence, goldMatches } from "./gold-divergence.js";
+import { goldDivergence, goldMatches, goldReferenceOf } from "./gold-divergence.js";
 import {
   resultsDomainName,
   type RunStore,
@@ -358,13 +358,7 @@ export class RunViews {
     const after = ordered.slice(at + 1);
     const actions = task?.evaluation_criteria?.actions ?? [];
     const data = this.#loadDomainData(domain);
-    const writes = data
-      ? new Set(
-          [...data.domain.agent.tools, ...(data.domain.user?.tools ?? [])]
-            .filter((t) => t.mutatesState)
-            .map((t) => t.name),
-        )
-      : undefined;
+    const tools = data ? [...data.domain.agent.tools, ...(data.domain.user?.tools ?? [])] : undefined;
     return {
       runId: run.id,
       runName: runName({ id: run.id, label: run.label, model: modelOf(run) }),
@@ -383,13 +377,8 @@ export class RunViews {
         .map((s) => ({ trial: s.trial, reward: rewardOf(s) })),
       goldMatched: goldMatches(simulation.messages, actions),
       goldDivergence:
-        actions.length > 0 || writes
-          ? goldDivergence(simulation.messages, {
-              actions,
-              // Without the domain's tools every call the gold list does not name counts.
-              changesState: (name) => writes?.has(name) ?? true,
-              actionsCounted: (task?.evaluation_criteria?.reward_basis ?? []).includes("ACTION"),
-            })
+        actions.length > 0 || tools
+          ? goldDivergence(simulation.messages, goldReferenceOf(task, tools))
           : null,
       task,
       simulation,

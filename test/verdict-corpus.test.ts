@@ -6,7 +6,8 @@ import { MessageSchema } from "../src/core/message.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { evaluateSimulationSync } from "../src/evaluation/evaluate-simulation.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { CulpritSchema } from "../src/review/blame.js";
+import { CulpritSchema, type Review } from "../src/review/blame.js";
+import { reviewSimulations } from "../src/review/review-run.js";
 import { goldDivergence, goldReferenceOf } from "../src/server/gold-divergence.js";
 import { firstDivergence } from "../src/server/trial-divergence.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
@@ -58,6 +59,15 @@ const dataOf = (domain: string) => {
 };
 const toolsOf = (data: DomainData) => [...data.domain.agent.tools, ...(data.domain.user?.tools ?? [])];
 
+const rewardOf = (c: Case) => {
+  const data = dataOf(c.domain);
+  return evaluateSimulationSync(
+    { termination_reason: c.simulation.termination_reason as never, messages: c.simulation.messages },
+    data.task(c.task_id),
+    { newWorld: (options) => data.newWorld(options) },
+  );
+};
+
 describe("the labelled verdict corpus", () => {
   it("holds at least 60 failed conversations over airline, retail, telecom (and its workflow) and banking_knowledge, each graded as the label says", () => {
     expect(failures.length).toBeGreaterThanOrEqual(60);
@@ -65,13 +75,7 @@ describe("the labelled verdict corpus", () => {
       new Set(["airline", "retail", "telecom", "telecom-workflow", "banking_knowledge"]),
     );
     for (const c of corpus) {
-      const data = dataOf(c.domain);
-      const task = data.task(c.task_id);
-      const reward = evaluateSimulationSync(
-        { termination_reason: c.simulation.termination_reason as never, messages: c.simulation.messages },
-        task,
-        { newWorld: (options) => data.newWorld(options) },
-      );
+      const reward = rewardOf(c);
       expect({ id: c.id, passed: reward.reward >= 1 }).toEqual({
         id: c.id,
         passed: c.label.culprit === "none",
@@ -108,5 +112,53 @@ describe("the labelled verdict corpus", () => {
     const divergence = firstDivergence(fail.simulation.messages, pass.simulation.messages);
     expect(divergence).toMatchObject({ kind: "result", a: 15, b: 15 });
     expect(divergence?.sentence).toContain('an error, "Error: the request timed out');
+  });
+
+  it("places failures with deterministic checks only where the label agrees (precision 100%), each citing its evidence; recall is reported", async () => {
+    const { reviews } = await reviewSimulations(
+      failures.map((c) => ({
+        domain: c.domain,
+        task_id: c.task_id,
+        trial: 0,
+        termination_reason: c.simulation.termination_reason,
+        reward_info: rewardOf(c),
+        messages: c.simulation.messages,
+        info: c.simulation.info ?? null,
+      })),
+      {
+        taskOf: (domain, taskId) => dataOf(domain).task(taskId),
+        domainOf: (domain) => {
+          const data = dataOf(domain);
+          return { domain: data.domain, policy: data.policy, newWorld: (options) => data.newWorld(options) };
+        },
+      },
+    );
+    expect(reviews).toHaveLength(failures.length);
+    const wrong: string[] = [];
+    const byCheck = new Map<string, { fired: number; right: number }>();
+    const byCulprit = new Map<string, { failures: number; placed: number }>();
+    failures.forEach((c, i) => {
+      const review: Review = reviews[i]!.review;
+      const culprit = byCulprit.get(c.label.culprit) ?? { failures: 0, placed: 0 };
+      culprit.failures++;
+      byCulprit.set(c.label.culprit, culprit);
+      if (review.check === null) return;
+      const stats = byCheck.get(review.check) ?? { fired: 0, right: 0 };
+      stats.fired++;
+      // Every blame cites what it rests on.
+      expect(review.evidence?.length ?? 0, `${c.id}: ${review.check} cites no evidence`).toBeGreaterThan(0);
+      if (review.culprit === c.label.culprit) {
+        stats.right++;
+        culprit.placed++;
+      } else
+        wrong.push(
+          `${c.id}: ${review.check} said ${review.culprit} (${review.reason}); labelled ${c.label.culprit}`,
+        );
+      byCheck.set(review.check, stats);
+    });
+    const lines = [...byCheck].map(([check, s]) => `${check}: fired ${s.fired}, right ${s.right}`);
+    const recall = [...byCulprit].map(([culprit, s]) => `${culprit}: ${s.placed}/${s.failures} placed`);
+    console.log(`precision by check:\n${lines.join("\n")}\nrecall by culprit:\n${recall.join("\n")}`);
+    expect(wrong, wrong.join("\n")).toEqual([]);
   });
 });

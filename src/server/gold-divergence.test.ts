@@ -124,7 +124,7 @@ describe("goldDivergence", () => {
       result(),
     ];
     expect(goldDivergence(wrongFlight, reference([book]))?.sentence).toContain(
-      'in flights: [{"flight_number":"HAT069"}], gold [{"flight_number":"HAT136"},{"flight_number":"HAT039"}]',
+      'in flights[0].flight_number: "HAT069", gold "HAT136"; flights[1]: (none), gold {"flight_number":"HAT039"}',
     );
     const oneLeg = [
       customer("Book it"),

@@ -1,6 +1,12 @@
 import type { Message, ToolCall } from "../core/message.js";
 import type { Action, Task } from "../core/task.js";
 import { actionMatches } from "../evaluation/actions.js";
+import {
+  argumentDifferences,
+  callsWithResults,
+  showDifference,
+  type CallAt,
+} from "../evaluation/trajectory-calls.js";
 import { showCall } from "./trial-divergence.js";
 import type { GoldDivergence } from "./api-schemas.js";
 
@@ -28,25 +34,6 @@ export function goldReferenceOf(
     changesState: (name) => writes?.has(name) ?? true,
     actionsCounted: (task?.evaluation_criteria?.reward_basis ?? []).includes("ACTION"),
   };
-}
-
-interface CallAt {
-  call: ToolCall;
-  messageIndex: number;
-  /** The tool's answer, when the trajectory holds it: an error answer means the call did nothing. */
-  error: string | undefined;
-}
-
-/** Every tool call of a trajectory, in order, with the error its tool answered (if any). */
-export function callsWithResults(messages: readonly Message[]): CallAt[] {
-  const errors = new Map<string, string>();
-  for (const message of messages)
-    if (message.role === "tool" && message.error) errors.set(message.id, message.content ?? "");
-  return messages.flatMap((message, messageIndex) =>
-    (message.role === "assistant" || message.role === "user") && message.tool_calls
-      ? message.tool_calls.map((call) => ({ call, messageIndex, error: errors.get(call.id) }))
-      : [],
-  );
 }
 
 const quoted = (text: string, max = 100) => {
@@ -186,37 +173,8 @@ function closestUndone(
   let best: { index: number; differences: string[] } | undefined;
   actions.forEach((action, index) => {
     if (matchedAt[index] !== undefined || action.name !== call.name) return;
-    const differences = argumentDifferences(action, call);
+    const differences = argumentDifferences(action, call).map(showDifference);
     if (!best || differences.length < best.differences.length) best = { index, differences };
   });
   return best;
 }
-
-/**
- * The arguments in which a call differs from a gold action, each named down to the differing leaf:
- * `flights[0].flight_number: HAT069, gold HAT136`.
- */
-export function argumentDifferences(action: Action, call: ToolCall): string[] {
-  const keys = action.compare_args ?? [
-    ...new Set([...Object.keys(action.arguments), ...Object.keys(call.arguments)]),
-  ];
-  return keys.flatMap((key) => leafDifferences(key, call.arguments[key], action.arguments[key]));
-}
-
-const shown = (value: unknown) => (value === undefined ? "(none)" : JSON.stringify(value));
-
-function leafDifferences(path: string, value: unknown, gold: unknown): string[] {
-  if (JSON.stringify(value) === JSON.stringify(gold)) return [];
-  if (Array.isArray(value) && Array.isArray(gold)) {
-    if (value.length !== gold.length) return [`${path}: ${shown(value)}, gold ${shown(gold)}`];
-    return value.flatMap((v, i) => leafDifferences(`${path}[${i}]`, v, gold[i]));
-  }
-  if (isRecord(value) && isRecord(gold)) {
-    const keys = [...new Set([...Object.keys(value), ...Object.keys(gold)])];
-    return keys.flatMap((k) => leafDifferences(`${path}.${k}`, value[k], gold[k]));
-  }
-  return [`${path}: ${shown(value)}, gold ${shown(gold)}`];
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);

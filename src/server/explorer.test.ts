@@ -395,6 +395,25 @@ describe("explorer blame (passk review)", () => {
       reason: "left early",
     });
     expect(cells.find((c) => c.trial === 0)!.blame).toBeNull();
+    // The simulation's page gets the whole review, with what it rests on.
+    const evidence = [{ turn: 1, who: "customer", quote: "Okay, I've created it myself. ###STOP###" }];
+    store.putReview(
+      run.id,
+      { domain: "mock", task_id: "create_task_1", trial: 1 },
+      { ...review("user_simulator", "left early"), check: "customer-claimed-undone-action", evidence },
+    );
+    const simulation = (await (
+      await server.request(`/api/runs/${run.id}/simulations/mock/create_task_1/1`)
+    ).json()) as { review: unknown };
+    expect(simulation.review).toEqual({
+      ...review("user_simulator", "left early"),
+      check: "customer-claimed-undone-action",
+      evidence,
+    });
+    const unreviewed = (await (
+      await server.request(`/api/runs/${run.id}/simulations/mock/create_task_1/0`)
+    ).json()) as { review: unknown };
+    expect(unreviewed.review).toBeNull();
     store.close();
   });
 });

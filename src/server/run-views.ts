@@ -380,12 +380,22 @@ export class RunViews {
         actions.length > 0 || tools
           ? goldDivergence(simulation.messages, goldReferenceOf(task, tools))
           : null,
+      review: this.#reviewOf(run.id, key),
       task,
       simulation,
       failedChecks: failedChecks(simulation.reward_info, simulation.termination_reason),
       dbDiff,
       dbDiffSource,
     };
+  }
+
+  /** The stored review of one simulation, if `passk review` placed it (and it still has the known shape). */
+  #reviewOf(runId: string, key: SimulationKey): SimulationDetail["review"] {
+    const stored = (this.#store.reviews?.(runId) ?? []).find(
+      (r) => r.domain === key.domain && r.task_id === key.taskId && r.trial === key.trial,
+    );
+    const parsed = ReviewSchema.safeParse(stored?.review);
+    return parsed.success ? parsed.data : null;
   }
 
   /** The recorded predicted-vs-gold diff, else one recomputed by replaying on this server's data. */

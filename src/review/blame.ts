@@ -8,6 +8,16 @@ import { z } from "zod";
 export const CulpritSchema = z.enum(["agent", "user_simulator", "task", "infrastructure", "undetermined"]);
 export type Culprit = z.infer<typeof CulpritSchema>;
 
+/** One piece of what a verdict rests on: a message (its turn, who, the words quoted) or a run record. */
+export const EvidenceSchema = z.object({
+  /** Index (turn_idx) of the message, null for what is not a message (the run's error, a gold replay). */
+  turn: z.number().int().min(0).nullable(),
+  who: z.enum(["customer", "agent", "tool", "run", "task"]),
+  /** The words quoted, or the tool call shown, or the fact stated (`no toggle_data call exists`). */
+  quote: z.string().min(1).max(1000),
+});
+export type Evidence = z.infer<typeof EvidenceSchema>;
+
 /** The review of one failed simulation. */
 export const ReviewSchema = z.object({
   culprit: CulpritSchema,
@@ -19,6 +29,8 @@ export const ReviewSchema = z.object({
   source: z.enum(["check", "llm"]),
   /** The deterministic check that decided, e.g. `customer-claimed-undone-action`. */
   check: z.string().nullable(),
+  /** What a check's verdict rests on (every check cites some); absent for the reviewer model's. */
+  evidence: z.array(EvidenceSchema).optional(),
 });
 export type Review = z.infer<typeof ReviewSchema>;
 

@@ -105,44 +105,123 @@ describe("deterministic blame checks", () => {
     );
   });
 
-  it("the customer ending while the agent asks, before the work could be done", () => {
+  it("a description of the problem is not a claim; a claim cites the customer's words and the missing call", () => {
+    const taskId = "[mobile_data_issue]data_mode_off[PERSONA:None]";
+    const opening = say(
+      "user",
+      "Hi, I've been having some issues with my mobile data. It's either not working at all or it's extremely slow.",
+    );
+    const described = numbered([
+      say("assistant", "Hi! How can I help?"),
+      opening,
+      say("assistant", "Let me look."),
+    ]);
+    expect(review(telecom, taskId, { termination_reason: "user_stop", messages: described })).toBeUndefined();
+    const claimed = numbered([...described, say("user", "Okay, I've turned mobile data on now. What next?")]);
+    const found = review(telecom, taskId, { termination_reason: "user_stop", messages: claimed });
+    expect(found).toMatchObject({
+      culprit: "user_simulator",
+      check: "customer-claimed-undone-action",
+      turn: 3,
+    });
+    expect(found?.evidence).toEqual([
+      { turn: 3, who: "customer", quote: "Okay, I've turned mobile data on now." },
+      {
+        turn: null,
+        who: "customer",
+        quote: "no toggle_data call by the customer exists in the conversation",
+      },
+    ]);
+  });
+
+  it("the customer ending right after the agent offered to do the undone gold work, and not after small talk", () => {
     const messages = numbered([
       say("assistant", "Hi! How can I help you today?"),
       say("user", "I want to cancel XEHM4B and 59XX6W."),
-      say("assistant", "I can cancel both. Shall I go ahead?"),
+      say("assistant", "I can cancel both. Shall I go ahead and cancel 59XX6W first?"),
       say("user", "###STOP###"),
     ]);
     expect(review(airline, "7", { termination_reason: "user_stop", messages })).toMatchObject({
       culprit: "user_simulator",
-      check: "customer-ended-early",
+      check: "customer-ended-while-reachable",
       turn: 3,
     });
+    const smallTalk = numbered([
+      ...messages.slice(0, 2),
+      say("assistant", "59XX6W has been looked at. Is there anything else?"),
+      messages[3]!,
+    ]);
+    expect(review(airline, "7", { termination_reason: "user_stop", messages: smallTalk })).toBeUndefined();
   });
 
-  it("the agent acting before the explicit confirmation its policy requires", () => {
+  it("a call answered with an error that the agent never retried is the agent's, citing the error", () => {
+    const messages = numbered([
+      say("user", "Please cancel XEHM4B."),
+      call("assistant", "cancel_reservation", { reservation_id: "XEHM4B" }),
+      {
+        role: "tool",
+        id: "c-cancel_reservation",
+        content: "Error: the request timed out after 30 seconds and was not processed. Try again.",
+        requestor: "assistant",
+        error: true,
+      },
+      say("assistant", "All done! It is cancelled."),
+    ]);
+    const found = review(airline, "7", { termination_reason: "user_stop", messages });
+    expect(found).toMatchObject({ culprit: "agent", check: "errored-call-not-retried", turn: 1 });
+    expect(found?.evidence?.map((e) => e.quote)).toContain(
+      "Error: the request timed out after 30 seconds and was not processed. Try again.",
+    );
+  });
+
+  it("a write with other arguments than the gold call names the argument, unless the customer said the value", () => {
+    const cancel = (id: string) => [
+      call("assistant", "cancel_reservation", { reservation_id: id }),
+      {
+        role: "tool" as const,
+        id: "c-cancel_reservation",
+        content: "{}",
+        requestor: "assistant" as const,
+        error: false,
+      },
+    ];
+    const agentsMistake = numbered([say("user", "Cancel my reservations please."), ...cancel("NQNU5R")]);
+    const found = review(airline, "7", { termination_reason: "user_stop", messages: agentsMistake });
+    expect(found).toMatchObject({ culprit: "agent", check: "wrong-write-arguments", turn: 1 });
+    expect(found?.reason).toContain('reservation_id: "NQNU5R", gold');
+    const customersWords = numbered([say("user", "Cancel NQNU5R please."), ...cancel("NQNU5R")]);
+    expect(
+      review(airline, "7", { termination_reason: "user_stop", messages: customersWords })?.check,
+    ).not.toBe("wrong-write-arguments");
+  });
+
+  it("acting without an explicit confirmation is left to the reviewer: passing conversations do it too", () => {
     const messages = numbered([
       say("assistant", "Hi! How can I help you today?"),
       say("user", "I want to cancel XEHM4B."),
-      call("assistant", "cancel_reservation", { reservation_id: "XEHM4B" }),
+      call("assistant", "get_reservation_details", { reservation_id: "XEHM4B" }),
     ]);
-    expect(review(airline, "7", { termination_reason: "user_stop", messages })).toMatchObject({
-      culprit: "agent",
-      check: "acted-without-confirmation",
-      turn: 2,
-    });
-    const confirmed = numbered([
-      ...messages.slice(0, 2),
-      say("assistant", "Cancel XEHM4B, refund to the original payment. Confirm?"),
-      say("user", "Yes, please go ahead."),
-      messages[2]!,
-    ]);
-    expect(review(airline, "7", { termination_reason: "user_stop", messages: confirmed })).toBeUndefined();
+    expect(review(airline, "7", { termination_reason: "user_stop", messages })).toBeUndefined();
   });
 
-  it("an agent that ran out of steps or errors is the agent's; nothing is guessed otherwise", () => {
-    expect(review(airline, "7", { termination_reason: "max_steps", messages: [] })).toMatchObject({
+  it("an agent that kept erroring is the agent's; running out of steps is not guessed", () => {
+    const errors = numbered([
+      call("assistant", "toggle_data", {}),
+      {
+        role: "tool",
+        id: "c-toggle_data",
+        content: "Error: Tool 'toggle_data' not found.",
+        requestor: "assistant",
+        error: true,
+      },
+    ]);
+    expect(
+      review(telecom, telecom.tasks[0]!.id, { termination_reason: "too_many_errors", messages: errors }),
+    ).toMatchObject({
       culprit: "agent",
+      check: "agent-termination",
     });
+    expect(review(airline, "7", { termination_reason: "max_steps", messages: [] })).toBeUndefined();
     expect(review(airline, "7", { termination_reason: "user_stop", messages: [] })).toBeUndefined();
   });
 });

@@ -62,7 +62,7 @@ export async function reviewSimulations(
   simulations: readonly SimulationToReview[],
   options: ReviewOptions,
 ): Promise<{ reviews: ReviewedSimulation[]; cost: number | null }> {
-  const goldReaches = new Map<string, boolean>();
+  const goldReaches = new Map<string, { reaches: boolean; evidence: string }>();
   const reviews: ReviewedSimulation[] = [];
   let cost: number | null = 0;
   for (const simulation of simulations) {
@@ -70,17 +70,23 @@ export async function reviewSimulations(
     const task = options.taskOf(simulation.domain, simulation.task_id);
     const domain = options.domainOf(simulation.domain);
     const key = `${simulation.domain}\u0000${simulation.task_id}`;
-    let reaches = goldReaches.get(key);
-    if (reaches === undefined) {
+    let gold = goldReaches.get(key);
+    if (gold === undefined) {
       const replay = replayGoldActions(simulation.domain, task, domain.newWorld);
-      reaches = isSuccessful(replay.evaluation.reward_excluding_nl_assertions);
-      goldReaches.set(key, reaches);
+      const reward = replay.evaluation.reward_excluding_nl_assertions;
+      const raised = replay.gold_env_errors ?? [];
+      gold = {
+        reaches: isSuccessful(reward),
+        evidence: `replaying the task's ${replay.steps.length} gold actions in its initial world gives reward ${reward}${raised.length > 0 ? `; gold actions raised: ${raised.join("; ")}` : ""}`,
+      };
+      goldReaches.set(key, gold);
     }
     let review = deterministicReview(simulation, {
       task,
       domain: domain.domain,
       policy: domain.policy,
-      goldReachesGoal: reaches,
+      goldReachesGoal: gold.reaches,
+      goldReplayEvidence: gold.evidence,
     });
     if (!review && options.model) {
       try {

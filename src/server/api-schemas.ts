@@ -3,11 +3,12 @@ import { MessageSchema, ToolCallSchema, ToolMessageSchema } from "../core/messag
 import { RunStatusSchema } from "../core/run-store.js";
 import { RewardInfoSchema, SimulationRunSchema, TerminationReasonSchema } from "../core/simulation.js";
 import { TaskSchema } from "../core/task.js";
+import { ReviewSchema } from "../review/blame.js";
 
 /**
  * The web API's wire format, shared by the server (which validates requests with these schemas and
  * types its responses with them) and the web client (which parses responses with them). This module
- * imports only zod and `core/` schemas, so the browser bundle can include it.
+ * imports only zod, `core/` schemas and the review's schema, so the browser bundle can include it.
  */
 
 /** Every non-2xx answer: a stable `code` to branch on and a sentence for people. */
@@ -510,7 +511,7 @@ export type SimulationKeyView = z.infer<typeof SimulationKeySchema>;
  */
 export const GoldDivergenceSchema = z.object({
   messageIndex: z.number().int(),
-  kind: z.enum(["unexpected-call", "out-of-order", "missing-action", "wrong-arguments"]),
+  kind: z.enum(["unexpected-call", "out-of-order", "missing-action", "wrong-arguments", "failed-call"]),
   /** The gold action expected at that point (index into the task's actions), if any. */
   expectedAction: z.number().int().nullable(),
   sentence: z.string(),
@@ -537,6 +538,8 @@ export const SimulationDetailSchema = z.object({
   /** For each gold action of the task, whether some call of the trajectory matched it (τ²'s action check). */
   goldMatched: z.array(z.boolean()),
   goldDivergence: GoldDivergenceSchema.nullable(),
+  /** Who caused this failure and what that rests on, when `passk review` placed it. */
+  review: ReviewSchema.nullable().optional(),
   task: TaskSchema.nullable(),
   simulation: SimulationRunSchema,
   failedChecks: z.array(FailedCheckSchema),

@@ -217,18 +217,15 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("explorer API o
       nextFailing: { taskId: "update_task_1", trial: 2 },
       position: 4,
     });
-    // The forgetful agent skipped the gold create_task: the departure is the agent's turn it was due at.
+    // The forgetful agent skipped the gold create_task: the conversation ended without it, at the
+    // agent's last turn.
     expect(last.goldMatched).toEqual([false]);
     const divergence = last.goldDivergence!;
     expect(divergence).toMatchObject({ kind: "missing-action", expectedAction: 0 });
     expect(divergence.sentence).toMatch(
-      /^Gold action 1, create_task\(.*\), was never done; it was due here\.$/,
+      /^Gold action 1, create_task\(.*\), was never done: this is the agent's last turn\.$/,
     );
-    const due = last.simulation.messages[divergence.messageIndex]!;
-    expect(due.role).toBe("assistant");
-    // Nothing before it called a tool: the first agent turn after the customer's request.
-    const firstCustomer = last.simulation.messages.findIndex((m) => m.role === "user");
-    expect(last.simulation.messages.findIndex((m, i) => i > firstCustomer && m.role === "assistant")).toBe(
+    expect(last.simulation.messages.findLastIndex((m) => m.role === "assistant")).toBe(
       divergence.messageIndex,
     );
     // The grid knows each task's purpose.
@@ -398,6 +395,25 @@ describe("explorer blame (passk review)", () => {
       reason: "left early",
     });
     expect(cells.find((c) => c.trial === 0)!.blame).toBeNull();
+    // The simulation's page gets the whole review, with what it rests on.
+    const evidence = [{ turn: 1, who: "customer", quote: "Okay, I've created it myself. ###STOP###" }];
+    store.putReview(
+      run.id,
+      { domain: "mock", task_id: "create_task_1", trial: 1 },
+      { ...review("user_simulator", "left early"), check: "customer-claimed-undone-action", evidence },
+    );
+    const simulation = (await (
+      await server.request(`/api/runs/${run.id}/simulations/mock/create_task_1/1`)
+    ).json()) as { review: unknown };
+    expect(simulation.review).toEqual({
+      ...review("user_simulator", "left early"),
+      check: "customer-claimed-undone-action",
+      evidence,
+    });
+    const unreviewed = (await (
+      await server.request(`/api/runs/${run.id}/simulations/mock/create_task_1/0`)
+    ).json()) as { review: unknown };
+    expect(unreviewed.review).toBeNull();
     store.close();
   });
 });

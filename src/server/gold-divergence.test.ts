@@ -3,7 +3,7 @@ import type { Message } from "../core/message.js";
 import type { Action } from "../core/task.js";
 import { goldDivergence, goldMatches, type GoldReference } from "./gold-divergence.js";
 
-const WRITES = new Set(["cancel_reservation", "book_reservation", "toggle_airplane_mode"]);
+const WRITES = new Set(["cancel_reservation", "book_reservation", "toggle_airplane_mode", "reboot_device"]);
 
 const action = (
   name: string,
@@ -79,7 +79,7 @@ describe("goldDivergence", () => {
     expect(goldMatches(messages, GOLD)).toEqual([true, true, true]);
   });
 
-  it("places a missing write at the agent's first turn after the gold action before it", () => {
+  it("places a write never attempted at the agent's last turn: the conversation ended without it", () => {
     const messages = [
       agent("Hi"),
       customer("Cancel A and B"),
@@ -87,14 +87,17 @@ describe("goldDivergence", () => {
       result(),
       agentCalls(["cancel_reservation", { reservation_id: "A" }]),
       result(),
-      agent("1628"), // index 6: where cancel_reservation(B) was due
+      agent("A is cancelled."),
+      customer("And B?"),
+      agent("B cannot be cancelled, sorry."), // index 8: the agent's last turn
       customer("Thanks ###STOP###"),
     ];
     expect(goldDivergence(messages, reference())).toEqual({
-      messageIndex: 6,
+      messageIndex: 8,
       kind: "missing-action",
       expectedAction: 2,
-      sentence: 'Gold action 3, cancel_reservation({"reservation_id":"B"}), was never done; it was due here.',
+      sentence:
+        'Gold action 3, cancel_reservation({"reservation_id":"B"}), was never done: this is the agent\'s last turn.',
     });
     expect(goldMatches(messages, GOLD)).toEqual([true, true, false]);
   });
@@ -110,7 +113,68 @@ describe("goldDivergence", () => {
     ];
     const found = goldDivergence(messages, reference(GOLD.slice(0, 2)));
     expect(found).toMatchObject({ messageIndex: 4, kind: "wrong-arguments", expectedAction: 1 });
-    expect(found?.sentence).toContain("(in reservation_id)");
+    expect(found?.sentence).toContain('in reservation_id: "Z", gold "A"');
+    // A booking of another flight names the flight, not "never done".
+    const book = action("book_reservation", {
+      flights: [{ flight_number: "HAT136" }, { flight_number: "HAT039" }],
+    });
+    const wrongFlight = [
+      customer("Book it"),
+      agentCalls(["book_reservation", { flights: [{ flight_number: "HAT069" }] }]),
+      result(),
+    ];
+    expect(goldDivergence(wrongFlight, reference([book]))?.sentence).toContain(
+      'in flights[0].flight_number: "HAT069", gold "HAT136"; flights[1]: (none), gold {"flight_number":"HAT039"}',
+    );
+    const oneLeg = [
+      customer("Book it"),
+      agentCalls([
+        "book_reservation",
+        { flights: [{ flight_number: "HAT136" }, { flight_number: "HAT040" }] },
+      ]),
+      result(),
+    ];
+    expect(goldDivergence(oneLeg, reference([book]))?.sentence).toContain(
+      'in flights[1].flight_number: "HAT040", gold "HAT039"',
+    );
+  });
+
+  it("does not count a call its tool answered with an error as done: a failed call never redone is the departure", () => {
+    const cancelA = agentCalls(["cancel_reservation", { reservation_id: "A" }]);
+    const timedOut: Message = {
+      role: "tool",
+      id: cancelA.role === "assistant" ? cancelA.tool_calls![0]!.id : "",
+      content: "Error: the request timed out after 30 seconds and was not processed. Try again.",
+      requestor: "assistant",
+      error: true,
+    };
+    const messages = [
+      customer("Cancel A"),
+      cancelA,
+      timedOut,
+      agent("All done!"),
+      customer("Thanks ###STOP###"),
+    ];
+    const gold = GOLD.slice(1, 2);
+    expect(goldDivergence(messages, reference(gold))).toMatchObject({
+      messageIndex: 1,
+      kind: "failed-call",
+      expectedAction: 0,
+    });
+    expect(goldDivergence(messages, reference(gold))?.sentence).toContain("timed out");
+    expect(goldMatches(messages, gold)).toEqual([false]);
+    // Retried and answered: done.
+    const retry = agentCalls(["cancel_reservation", { reservation_id: "A" }]);
+    const answered: Message = {
+      role: "tool",
+      id: retry.role === "assistant" ? retry.tool_calls![0]!.id : "",
+      content: "{}",
+      requestor: "assistant",
+      error: false,
+    };
+    const retried = [...messages.slice(0, 3), retry, answered, agent("Done now.")];
+    expect(goldDivergence(retried, reference(gold))).toBeNull();
+    expect(goldMatches(retried, gold)).toEqual([true]);
   });
 
   it("calls a write that no gold action does unexpected, even when all gold actions are done too", () => {
@@ -129,7 +193,7 @@ describe("goldDivergence", () => {
     });
   });
 
-  it("calls doing a later write before an earlier one out of order, but not skipping a lookup", () => {
+  it("calls doing every write, a later one before an earlier one, out of order, but not skipping a lookup", () => {
     const outOfOrder = [
       agentCalls(["get_reservation_details", { reservation_id: "A" }]),
       agentCalls(["cancel_reservation", { reservation_id: "B" }]), // index 1, before A's cancellation
@@ -152,15 +216,23 @@ describe("goldDivergence", () => {
     });
   });
 
-  it("places the customer's missing action at the agent's turn after the customer said what is wrong", () => {
+  it("places the customer's missing action at the agent's transfer, and ignores the customer's other troubleshooting", () => {
     const gold = [action("toggle_airplane_mode", {}, "user")];
-    const messages = [agent("Hi"), customer("No service"), agent("Done."), customer("Thanks ###STOP###")];
+    const messages = [
+      agent("Hi"),
+      customer("No service"),
+      agent("Please restart your phone."),
+      customerCalls(["reboot_device", {}]), // not a gold step, not a departure
+      result(),
+      agentCalls(["transfer_to_human_agents", { summary: "no service" }]), // index 5
+      agent("YOU ARE BEING TRANSFERRED"),
+    ];
     expect(goldDivergence(messages, reference(gold))).toEqual({
-      messageIndex: 2,
+      messageIndex: 5,
       kind: "missing-action",
       expectedAction: 0,
       sentence:
-        "Gold action 1, the customer's toggle_airplane_mode({}), was never done; the agent should have led them to it here.",
+        "Gold action 1, the customer's toggle_airplane_mode({}), was never done: the agent transferred to a human instead.",
     });
     const done = [
       agent("Hi"),

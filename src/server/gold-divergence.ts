@@ -1,6 +1,12 @@
 import type { Message, ToolCall } from "../core/message.js";
-import type { Action } from "../core/task.js";
+import type { Action, Task } from "../core/task.js";
 import { actionMatches } from "../evaluation/actions.js";
+import {
+  argumentDifferences,
+  callsWithResults,
+  showDifference,
+  type CallAt,
+} from "../evaluation/trajectory-calls.js";
 import { showCall } from "./trial-divergence.js";
 import type { GoldDivergence } from "./api-schemas.js";
 
@@ -13,118 +19,162 @@ export interface GoldReference {
   actionsCounted: boolean;
 }
 
-interface CallAt {
-  call: ToolCall;
-  messageIndex: number;
+/**
+ * The reference for a task: its gold actions, its reward basis, and which of the domain's tools (the
+ * agent's and the customer's) change state; without the tools every call the gold list does not name
+ * counts.
+ */
+export function goldReferenceOf(
+  task: Pick<Task, "evaluation_criteria"> | null,
+  tools: ReadonlyArray<{ name: string; mutatesState: boolean }> | undefined,
+): GoldReference {
+  const writes = tools ? new Set(tools.filter((t) => t.mutatesState).map((t) => t.name)) : undefined;
+  return {
+    actions: task?.evaluation_criteria?.actions ?? [],
+    changesState: (name) => writes?.has(name) ?? true,
+    actionsCounted: (task?.evaluation_criteria?.reward_basis ?? []).includes("ACTION"),
+  };
 }
 
+const quoted = (text: string, max = 100) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return `"${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}"`;
+};
+
 /**
- * Where a trajectory first departs from the task's gold actions, walking its tool calls in order:
+ * Where a trajectory first departs from the task's gold actions, walking its tool calls in order. A
+ * call counts as done only when its tool did not answer with an error:
  *
- * - a call that matches the next unmatched gold action moves on;
- * - a call that matches a later gold action while a state-changing one before it is still undone is
+ * - a successful call that matches the next unmatched gold action moves on;
+ * - one that matches a later gold action while a state-changing one before it is still undone is
  *   `out-of-order` (skipped lookups are not a departure: a conversation may find things another way);
+ * - a call that matches a gold action but was answered with an error, and is never done again
+ *   successfully, is `failed-call`;
  * - a state-changing call that matches no gold action is `wrong-arguments` when a gold action of that
- *   tool is still undone, else `unexpected-call`; extra lookups are not a departure;
- * - a gold action never done (a state-changing one, or any when the reward counts actions) is
- *   `missing-action`, placed at the agent's first turn after the gold action before it was done and
- *   after the customer's first words (a customer's own action too: the agent leads them to it).
+ *   tool is still undone (naming the arguments that differ), else `unexpected-call` when it changed
+ *   the world (an error answer changed nothing); extra lookups are not a departure;
+ * - a gold action never attempted (a state-changing one, or any when the reward counts actions) is
+ *   `missing-action`: the conversation ended without it, so it is placed at the agent's transfer to a
+ *   human, else at the agent's last turn.
  *
  * The earliest of these is the answer; null when the trajectory does every gold action in order
  * (a failure is then elsewhere: what was said, or the final state).
  */
 export function goldDivergence(messages: readonly Message[], gold: GoldReference): GoldDivergence | null {
   const { actions } = gold;
-  const calls: CallAt[] = messages.flatMap((message, messageIndex) =>
-    (message.role === "assistant" || message.role === "user") && message.tool_calls
-      ? message.tool_calls.map((call) => ({ call, messageIndex }))
-      : [],
-  );
+  const calls = callsWithResults(messages);
   const matchedAt: Array<number | undefined> = actions.map(() => undefined);
+  const attempted: Array<CallAt | undefined> = actions.map(() => undefined);
   const writes = (action: Action) => gold.changesState(action.name);
   let departure: GoldDivergence | null = null;
+  // Order alone rarely decides a reward: reported only when nothing else departs.
+  let outOfOrder: GoldDivergence | null = null;
   const depart = (found: GoldDivergence) => {
     if (departure === null || found.messageIndex < departure.messageIndex) departure = found;
   };
 
-  for (const { call, messageIndex } of calls) {
-    const next = matchedAt.findIndex((at) => at === undefined);
+  for (const at of calls) {
+    const { call, messageIndex, error } = at;
+    const next = matchedAt.findIndex((m) => m === undefined);
     const match = actions.findIndex((action, j) => matchedAt[j] === undefined && actionMatches(action, call));
+    if (match >= 0 && error !== undefined) {
+      attempted[match] ??= at;
+      continue;
+    }
     if (match >= 0) {
       const skippedWrite = actions.findIndex(
         (action, j) => j >= next && j < match && matchedAt[j] === undefined && writes(action),
       );
-      if (skippedWrite >= 0 && departure === null) {
-        depart({
+      if (skippedWrite >= 0 && outOfOrder === null) {
+        outOfOrder = {
           messageIndex,
           kind: "out-of-order",
           expectedAction: skippedWrite,
           sentence: `${showCall(call)} comes before gold action ${skippedWrite + 1}, ${showCall(actions[skippedWrite]!)}, which had to happen first.`,
-        });
+        };
       }
       matchedAt[match] = messageIndex;
       continue;
     }
     if (!gold.changesState(call.name) || departure !== null) continue;
-    const sameTool = actions.findIndex(
-      (action, j) => matchedAt[j] === undefined && action.name === call.name,
-    );
-    if (sameTool >= 0) {
-      const expected = actions[sameTool]!;
-      const differing = differingKeys(expected, call);
+    const goldTool = actions.findIndex((action) => action.name === call.name);
+    // A customer's own troubleshooting step that no gold action names (a reboot) is not a departure;
+    // one that repeats a gold step may undo it.
+    if (call.requestor === "user" && goldTool < 0) continue;
+    const sameTool = closestUndone(actions, matchedAt, call);
+    if (sameTool !== undefined) {
+      const expected = actions[sameTool.index]!;
       depart({
         messageIndex,
         kind: "wrong-arguments",
-        expectedAction: sameTool,
-        sentence: `${showCall(call)} differs from gold action ${sameTool + 1}, ${showCall(expected)}${differing.length > 0 ? ` (in ${differing.join(", ")})` : ""}.`,
+        expectedAction: sameTool.index,
+        sentence: `${showCall(call)} differs from gold action ${sameTool.index + 1}, ${showCall(expected)}, in ${sameTool.differences.join("; ")}${error !== undefined ? `; its tool answered with an error, ${quoted(error)}` : ""}.`,
       });
-    } else {
+    } else if (error === undefined) {
       depart({
         messageIndex,
         kind: "unexpected-call",
         expectedAction: null,
-        sentence: `${showCall(call)} changes the world, and no gold action does that.`,
+        sentence:
+          goldTool >= 0
+            ? `${showCall(call)} again, after gold action ${goldTool + 1} was done: a call no gold action makes, which may undo it.`
+            : `${showCall(call)} changes the world, and no gold action does that.`,
       });
     }
   }
 
-  const missing = actions.findIndex(
-    (action, j) => matchedAt[j] === undefined && (gold.actionsCounted || writes(action)),
-  );
-  if (missing >= 0) {
-    const action = actions[missing]!;
-    const before = matchedAt.slice(0, missing).filter((at): at is number => at !== undefined);
-    const after = before.length > 0 ? Math.max(...before) : -1;
-    // Due at the agent's next turn after the gold action before it, and not before the customer has
-    // said what they want (the customer's own acts follow the agent's guidance: the agent's turn too).
-    const byCustomer = action.requestor === "user";
-    const firstCustomer = messages.findIndex((message) => message.role === "user");
-    const from = Math.max(after, firstCustomer);
-    let at = messages.findIndex((message, i) => i > from && message.role === "assistant");
-    if (at < 0) at = Math.max(0, messages.length - 1);
+  const undone = actions
+    .map((action, index) => ({ action, index }))
+    .filter(({ action, index }) => matchedAt[index] === undefined && (gold.actionsCounted || writes(action)));
+  for (const { index } of undone) {
+    const failed = attempted[index];
+    if (!failed) continue;
     depart({
-      messageIndex: at,
-      kind: "missing-action",
-      expectedAction: missing,
-      sentence: byCustomer
-        ? `Gold action ${missing + 1}, the customer's ${showCall(action)}, was never done; the agent should have led them to it here.`
-        : `Gold action ${missing + 1}, ${showCall(action)}, was never done; it was due here.`,
+      messageIndex: failed.messageIndex,
+      kind: "failed-call",
+      expectedAction: index,
+      sentence: `${showCall(failed.call)} is gold action ${index + 1}, but its tool answered with an error, ${quoted(failed.error ?? "")}, and it was never done again: it did not happen.`,
     });
   }
-  return departure;
+  const missing = undone.find(({ index }) => !attempted[index]);
+  if (missing) {
+    const transfer = calls.find(
+      (c) => c.call.name.startsWith("transfer_to_human") && !actions.some((a) => a.name === c.call.name),
+    );
+    const lastAgentTurn = messages.findLastIndex((message) => message.role === "assistant");
+    const who =
+      missing.action.requestor === "user"
+        ? `the customer's ${showCall(missing.action)}`
+        : showCall(missing.action);
+    depart({
+      messageIndex: transfer?.messageIndex ?? Math.max(0, lastAgentTurn),
+      kind: "missing-action",
+      expectedAction: missing.index,
+      sentence: transfer
+        ? `Gold action ${missing.index + 1}, ${who}, was never done: the agent transferred to a human instead.`
+        : `Gold action ${missing.index + 1}, ${who}, was never done: this is the agent's last turn.`,
+    });
+  }
+  return departure ?? outOfOrder;
 }
 
-/** The gold actions each matched by some call of the trajectory (τ²'s action check). */
+/** The gold actions each done by some call of the trajectory that its tool did not answer with an error. */
 export function goldMatches(messages: readonly Message[], actions: readonly Action[]): boolean[] {
-  const calls = messages.flatMap((m) =>
-    (m.role === "assistant" || m.role === "user") && m.tool_calls ? m.tool_calls : [],
-  );
-  return actions.map((action) => calls.some((call) => actionMatches(action, call)));
+  const done = callsWithResults(messages).filter((c) => c.error === undefined);
+  return actions.map((action) => done.some(({ call }) => actionMatches(action, call)));
 }
 
-function differingKeys(action: Action, call: ToolCall): string[] {
-  const keys = action.compare_args ?? [
-    ...new Set([...Object.keys(action.arguments), ...Object.keys(call.arguments)]),
-  ];
-  return keys.filter((key) => JSON.stringify(action.arguments[key]) !== JSON.stringify(call.arguments[key]));
+/** The undone gold action of the call's tool with the fewest differing arguments, and what differs. */
+function closestUndone(
+  actions: readonly Action[],
+  matchedAt: ReadonlyArray<number | undefined>,
+  call: ToolCall,
+): { index: number; differences: string[] } | undefined {
+  let best: { index: number; differences: string[] } | undefined;
+  actions.forEach((action, index) => {
+    if (matchedAt[index] !== undefined || action.name !== call.name) return;
+    const differences = argumentDifferences(action, call).map(showDifference);
+    if (!best || differences.length < best.differences.length) best = { index, differences };
+  });
+  return best;
 }

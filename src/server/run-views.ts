@@ -26,7 +26,7 @@ import {
 } from "./api-schemas.js";
 import { robustnessRowsOf } from "../runner/robustness-pairs.js";
 import { taskTitle } from "./domain-views.js";
-import { goldDivergence, goldMatches } from "./gold-divergence.js";
+import { goldDivergence, goldMatches, goldReferenceOf } from "./gold-divergence.js";
 import {
   resultsDomainName,
   type RunStore,
@@ -359,13 +359,7 @@ export class RunViews {
     const after = ordered.slice(at + 1);
     const actions = task?.evaluation_criteria?.actions ?? [];
     const data = this.#loadDomainData(domain);
-    const writes = data
-      ? new Set(
-          [...data.domain.agent.tools, ...(data.domain.user?.tools ?? [])]
-            .filter((t) => t.mutatesState)
-            .map((t) => t.name),
-        )
-      : undefined;
+    const tools = data ? [...data.domain.agent.tools, ...(data.domain.user?.tools ?? [])] : undefined;
     return {
       runId: run.id,
       runName: runName({ id: run.id, label: run.label, model: modelOf(run) }),
@@ -384,20 +378,25 @@ export class RunViews {
         .map((s) => ({ trial: s.trial, reward: rewardOf(s) })),
       goldMatched: goldMatches(simulation.messages, actions),
       goldDivergence:
-        actions.length > 0 || writes
-          ? goldDivergence(simulation.messages, {
-              actions,
-              // Without the domain's tools every call the gold list does not name counts.
-              changesState: (name) => writes?.has(name) ?? true,
-              actionsCounted: (task?.evaluation_criteria?.reward_basis ?? []).includes("ACTION"),
-            })
+        actions.length > 0 || tools
+          ? goldDivergence(simulation.messages, goldReferenceOf(task, tools))
           : null,
+      review: this.#reviewOf(run.id, key),
       task,
       simulation,
       failedChecks: failedChecks(simulation.reward_info, simulation.termination_reason),
       dbDiff,
       dbDiffSource,
     };
+  }
+
+  /** The stored review of one simulation, if `passk review` placed it (and it still has the known shape). */
+  #reviewOf(runId: string, key: SimulationKey): SimulationDetail["review"] {
+    const stored = (this.#store.reviews?.(runId) ?? []).find(
+      (r) => r.domain === key.domain && r.task_id === key.taskId && r.trial === key.trial,
+    );
+    const parsed = ReviewSchema.safeParse(stored?.review);
+    return parsed.success ? parsed.data : null;
   }
 
   /** The recorded predicted-vs-gold diff, else one recomputed by replaying on this server's data. */

@@ -84,6 +84,31 @@ describe("firstDivergence", () => {
     });
   });
 
+  it("tells apart two conversations whose only difference is a tool's answer", () => {
+    const answered = (error: boolean, content: string): Message[] => [
+      say("user", "Cancel A"),
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", name: "cancel", arguments: { id: "A" }, requestor: "assistant" }],
+      },
+      { role: "tool", id: "c1", content, requestor: "assistant", error },
+      say("assistant", "All done!"),
+    ];
+    const timedOut = answered(
+      true,
+      "Error: the request timed out after 30 seconds and was not processed. Try again.",
+    );
+    expect(firstDivergence(timedOut, answered(false, '{"status": "cancelled"}'))).toEqual({
+      a: 2,
+      b: 2,
+      kind: "result",
+      sentence:
+        'Call 1, cancel({"id":"A"}), was answered differently: an error, "Error: the request timed out after 30 seconds and was not processed. Try again." in the first, "{"status": "cancelled"}" in the second.',
+    });
+    expect(firstDivergence(timedOut, answered(true, timedOut[2]!.content!))).toBeNull();
+  });
+
   it("shows calls cut to a length", () => {
     expect(showCall({ name: "f", arguments: { text: "x".repeat(300) } }, 20)).toBe('f({"text":"xxxxxxxx…');
   });

@@ -15,15 +15,33 @@ export function showCall(call: { name: string; arguments: Record<string, unknown
 interface CallAt {
   call: ToolCall;
   messageIndex: number;
+  /** The tool's answer, when the conversation holds it. */
+  result: { content: string; error: boolean; messageIndex: number } | undefined;
 }
 
 function callsOf(messages: readonly Message[]): CallAt[] {
+  const results = new Map<string, CallAt["result"]>();
+  messages.forEach((message, messageIndex) => {
+    if (message.role === "tool")
+      results.set(message.id, { content: message.content ?? "", error: message.error, messageIndex });
+  });
   return messages.flatMap((message, messageIndex) =>
     (message.role === "assistant" || message.role === "user") && message.tool_calls
-      ? message.tool_calls.map((call) => ({ call, messageIndex }))
+      ? message.tool_calls.map((call) => ({ call, messageIndex, result: results.get(call.id) }))
       : [],
   );
 }
+
+const answerOf = (result: CallAt["result"]) =>
+  result === undefined
+    ? "no answer"
+    : result.error
+      ? `an error, "${cut(result.content)}"`
+      : `"${cut(result.content)}"`;
+const cut = (text: string, max = 80) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
 
 /** Arguments as text with keys sorted, so key order does not count as a difference. */
 function canonical(value: unknown): string {
@@ -49,18 +67,20 @@ export interface TrialDivergence {
   a: number;
   b: number;
   /**
-   * `action`: the tool calls part ways (what matters for the final state); `words`: the same calls,
-   * but what was said first differs; `length`: one conversation goes on where the other ended.
+   * `action`: the tool calls part ways (what matters for the final state); `result`: the same call
+   * was answered differently (an error in one, say); `words`: the same calls and answers, but what
+   * was said first differs; `length`: one conversation goes on where the other ended.
    */
-  kind: "action" | "words" | "length";
+  kind: "action" | "result" | "words" | "length";
   sentence: string;
 }
 
 /**
  * The first point where two conversations of the same task differ. Their tool calls are compared
  * first, in order (two model runs never say the same words, but a good agent makes the same calls):
- * the first call that differs, or the first call one makes after the other stopped, is the
- * divergence. When the calls are the same, the first message whose words differ is.
+ * the first call that differs, or whose tool answered differently, or the first call one makes after
+ * the other stopped, is the divergence. When the calls and answers are the same, the first message
+ * whose words differ is.
  */
 export function firstDivergence(a: readonly Message[], b: readonly Message[]): TrialDivergence | null {
   const callsA = callsOf(a);
@@ -75,6 +95,16 @@ export function firstDivergence(a: readonly Message[], b: readonly Message[]): T
         b: y.messageIndex,
         kind: "action",
         sentence: `Call ${i + 1} differs: ${showCall(x.call)} in the first, ${showCall(y.call)} in the second.`,
+      };
+    }
+    const sameAnswer =
+      x.result?.error === y.result?.error && (x.result?.content ?? null) === (y.result?.content ?? null);
+    if (!sameAnswer) {
+      return {
+        a: x.result?.messageIndex ?? x.messageIndex,
+        b: y.result?.messageIndex ?? y.messageIndex,
+        kind: "result",
+        sentence: `Call ${i + 1}, ${showCall(x.call)}, was answered differently: ${answerOf(x.result)} in the first, ${answerOf(y.result)} in the second.`,
       };
     }
   }

@@ -99,7 +99,7 @@ describe("the explorer in Chromium", () => {
       // The forgetful agent did four of the five gold actions, then answered instead of cancelling
       // 59XX6W: that answer (message 11, "1628") is where the trajectory departs.
       expect(await verdict.innerText()).toMatch(
-        /^Turn 11 is where the trajectory departs from the gold actions\. Gold action 5, cancel_reservation\(\{"reservation_id":"59XX6W"\}\), was never done; it was due here\./,
+        /^Turn 11 is where the trajectory departs from the gold actions\. Gold action 5, cancel_reservation\(\{"reservation_id":"59XX6W"\}\), was never done: this is the agent's last turn\./,
       );
       const marked = page.locator(".messages li.marked");
       expect(await marked.count()).toBe(1);
@@ -182,9 +182,9 @@ describe("the explorer in Chromium", () => {
         "Equal to the gold one: the difference is on the customer's side (above).",
       );
       expect(await page.locator("main").innerText()).not.toContain("No differences");
-      // The customer never turned airplane mode off: the agent should have led them to it.
+      // The customer never turned airplane mode off.
       expect(await page.getByTestId("divergence").innerText()).toContain(
-        "Gold action 1, the customer's toggle_airplane_mode({}), was never done; the agent should have led them to it here.",
+        "Gold action 1, the customer's toggle_airplane_mode({}), was never done: this is the agent's last turn.",
       );
       // "What failed" stays inside its card.
       const failed = page.locator(".failed-summary");

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import type { RewardInfo } from "../../../src/core/simulation.js";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
+import type { Review } from "../../../src/review/blame.js";
 import type { FailedCheck } from "../../../src/server/api-schemas.js";
 import { ValueView } from "./value-view.js";
 
@@ -57,12 +58,62 @@ export function dbCheckSentence(match: boolean, sides: DbSides | null | undefine
 }
 
 /** The reward and every check behind it; failed checks that count are highlighted. */
+const CULPRIT_WORDS: Record<Review["culprit"], string> = {
+  agent: "the agent",
+  user_simulator: "the simulated customer",
+  task: "the task (a defect)",
+  infrastructure: "the infrastructure",
+  undetermined: "undetermined",
+};
+
+/** `passk review`'s verdict on a failure: who, at which turn, why, and what it rests on. */
+function ReviewSummary(props: { review: Review; onShowTurn?: (turn: number) => void }) {
+  const { review, onShowTurn } = props;
+  const by = review.source === "llm" ? "the reviewer model" : `check ${review.check ?? ""}`.trim();
+  return (
+    <div className="failed-summary review-summary" data-testid="review">
+      <strong>Who caused it:</strong> <span className="badge bad">{CULPRIT_WORDS[review.culprit]}</span>
+      {review.turn !== null && (
+        <>
+          {" "}
+          at{" "}
+          {onShowTurn ? (
+            <button type="button" className="link-button" onClick={() => onShowTurn(review.turn!)}>
+              turn {review.turn}
+            </button>
+          ) : (
+            `turn ${review.turn}`
+          )}
+        </>
+      )}{" "}
+      <span className="muted small">({by})</span>
+      <p className="review-reason">{review.reason}</p>
+      {review.evidence && review.evidence.length > 0 && (
+        <ul aria-label="Evidence">
+          {review.evidence.map((e, i) => (
+            <li key={i}>
+              <span className="muted small">
+                {e.who}
+                {e.turn !== null ? `, turn ${e.turn}` : ""}:
+              </span>{" "}
+              <q>{e.quote}</q>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 export function RewardCard(props: {
   rewardInfo: RewardInfo;
   failedChecks: readonly FailedCheck[];
   title?: string;
   /** Which database differs, when the predicted-vs-gold diff is known. */
   dbSides?: DbSides | null;
+  /** Who caused the failure, when `passk review` placed it; shown beside what failed. */
+  review?: Review | null;
+  onShowTurn?: (turn: number) => void;
 }) {
   const { rewardInfo: reward } = props;
   const basis = new Set(reward.reward_basis ?? []);
@@ -106,6 +157,7 @@ export function RewardCard(props: {
           </ul>
         </div>
       )}
+      {!passed && props.review && <ReviewSummary review={props.review} onShowTurn={props.onShowTurn} />}
       <Section
         title="Database"
         counted={basis.has("DB")}

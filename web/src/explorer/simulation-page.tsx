@@ -160,6 +160,11 @@ export function SimulationPage(props: { runId: string; domain: string; taskId: s
     document
       .getElementById(`${TRAJECTORY}-${goldDivergence.messageIndex}`)
       ?.scrollIntoView({ block: "center" });
+  // A review names turns by turn_idx; the trajectory's elements are numbered by message index.
+  const showTurn = (turn: number) => {
+    const index = simulation.messages.findIndex((m, i) => (m.turn_idx ?? i) === turn);
+    document.getElementById(`${TRAJECTORY}-${index < 0 ? turn : index}`)?.scrollIntoView({ block: "center" });
+  };
   const userSide = detail.dbDiff && detail.dbDiff.user.length > 0 && (
     <DbDiffView
       diffs={detail.dbDiff.user}
@@ -283,7 +288,13 @@ export function SimulationPage(props: { runId: string; domain: string; taskId: s
         </section>
         <div className="simulation-side">
           {reward ? (
-            <RewardCard rewardInfo={reward} failedChecks={detail.failedChecks} dbSides={dbSides} />
+            <RewardCard
+              rewardInfo={reward}
+              failedChecks={detail.failedChecks}
+              dbSides={dbSides}
+              review={detail.review ?? null}
+              onShowTurn={showTurn}
+            />
           ) : (
             <p className="card muted">This simulation has not been graded.</p>
           )}

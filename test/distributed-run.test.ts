@@ -7,7 +7,7 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { trialSeeds } from "../src/runner/run-plan.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
-import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
 import { freePort, startRedisServer, type TestRedis } from "./helpers/redis-server.js";
 import { conversationStarts, outcomesWithoutIds, passkProcesses, waitFor } from "./helpers/passk-process.js";
 import { mockModelFlags, REPO_ROOT, runCli } from "./helpers/run-cli.js";
@@ -261,6 +261,7 @@ describe("passk run --queue: one run across worker processes on Redis", () => {
     const db = path.join(otherData, "mock", data.domain.data.db);
     writeFileSync(db, `${readFileSync(db, "utf8")}\n`);
     symlinkSync(path.join(tau2DataDir(), "user_simulator"), path.join(otherData, "user_simulator"));
+    symlinkSync(tau2UpstreamDir(), path.join(otherData, "upstream"));
     const stranger = startWorker(["--data", otherData]);
     await waitFor("the other data's worker", () => stranger.output().includes("ready"));
     const store = path.join(dir, "data.db");

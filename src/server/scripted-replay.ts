@@ -26,8 +26,8 @@ export const SCRIPTED_REPLAY_NOTICE = {
 /** A person's pace: a moment to think, then reading speed for text; tool calls are quick. */
 export function humanPaceMs(message: Message): number {
   const text = typeof message.content === "string" ? message.content : "";
-  if (text === "") return 700;
-  return Math.min(4000, 900 + 25 * text.length);
+  if (text === "") return 400;
+  return Math.min(3000, 800 + 20 * text.length);
 }
 
 /** The customer's words when the task has no chip. */

@@ -51,7 +51,7 @@ describe("the keyless playground", () => {
       // The first customer message arrives after a pause, not with the page.
       const first = page.locator(".message.customer .bubble").first();
       await first.waitFor();
-      expect(Date.now() - began, chip.label).toBeGreaterThanOrEqual(700);
+      expect(Date.now() - began, chip.label).toBeGreaterThanOrEqual(800);
       await page.getByTestId("reward-card").waitFor();
       const elapsed = Date.now() - began;
       expect(elapsed, chip.label).toBeGreaterThanOrEqual(3000);

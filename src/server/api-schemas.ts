@@ -56,6 +56,8 @@ export const ServerInfoSchema = z.object({
   perturbations: z.array(
     z.object({ name: z.string(), version: z.number().int(), kind: z.string(), summary: z.string() }),
   ),
+  /** The keyless playground's notice (a scripted replay, not a model), or null with models. */
+  scriptedReplay: z.object({ what: z.string(), replay: z.string(), command: z.string() }).nullable(),
 });
 export type ServerInfo = z.infer<typeof ServerInfoSchema>;
 

@@ -14,6 +14,7 @@ import { rateLimit } from "./rate-limit.js";
 import { RunViews } from "./run-views.js";
 import { FeatureDisabledError, ParticipantNotOfferedError, SpendCapReachedError } from "./server-errors.js";
 import { SpendTracker } from "./spend-tracker.js";
+import { pacedAgent, replayCustomer, SCRIPTED_REPLAY_NOTICE } from "./scripted-replay.js";
 
 /**
  * The server's services over its dependencies: domains (parsed once, on first use), the
@@ -141,6 +142,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
       users: [...deps.participants.users],
       budget: spend.budget(),
       explorer: views !== undefined,
+      scriptedReplay: deps.scriptedReplay ? { ...SCRIPTED_REPLAY_NOTICE } : null,
       perturbations: perturbations.names.map((name) => {
         const definition = perturbations.get(name)!;
         return {
@@ -181,14 +183,23 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
               "start passk serve with --user-llm <provider>:<model>, or play the customer yourself",
           );
         const perturbed = requestedPerturbations(request.perturbations ?? []);
+        // The keyless playground replays the gold path at a person's pace, the customer speaking as one.
+        const replay =
+          deps.scriptedReplay !== undefined &&
+          userSpec?.startsWith("scripted:") === true &&
+          agentSpec.startsWith("scripted:")
+            ? deps.scriptedReplay
+            : undefined;
+        const agent = deps.participants.createAgent(agentSpec);
+        const user = userSpec !== undefined ? deps.participants.createUserSimulator(userSpec) : undefined;
         const { conversation, ownerToken } = hub.start({
           mode: request.mode,
           data,
           ...(task ? { task } : {}),
-          agent: deps.participants.createAgent(agentSpec),
+          agent: replay ? pacedAgent(agent, replay) : agent,
           agentSpec,
-          ...(userSpec !== undefined
-            ? { user: deps.participants.createUserSimulator(userSpec), userSpec }
+          ...(user !== undefined && userSpec !== undefined
+            ? { user: replay ? replayCustomer(user, replay, data.domain.name) : user, userSpec }
             : {}),
           ...(perturbed.length > 0 ? { perturbations: perturbed } : {}),
         });

@@ -18,6 +18,7 @@ import {
   type SequencedEvent,
 } from "./api-schemas.js";
 import { createMemoryConversationStore } from "./conversation-store.js";
+import { HUMAN_PACED_REPLAY, SCRIPTED_REPLAY_NOTICE } from "./scripted-replay.js";
 import {
   MAX_JSON_BODY_BYTES,
   createServer,
@@ -291,6 +292,48 @@ describe("a customer that can answer the agent", () => {
     expect(human.status).toBe(201);
     const { conversationId } = (await human.json()) as { conversationId: string };
     await app.request(`/api/conversations/${conversationId}/end`, { method: "POST" });
+  });
+});
+
+describe("the keyless playground: a paced replay of the gold path", () => {
+  it("says what it is, paces every message, and the customer opens with the chip's line, never its instructions", async () => {
+    const paceMs = 40;
+    const app = server({ scriptedReplay: { ...HUMAN_PACED_REPLAY, paceMs: () => paceMs } });
+    const info = (await (await app.request("/api/info")).json()) as { scriptedReplay: unknown };
+    expect(info.scriptedReplay).toEqual(SCRIPTED_REPLAY_NOTICE);
+    const detail = (await (await app.request("/api/domains/airline")).json()) as {
+      scenarios: Array<{ taskId: string; openingLine: string }>;
+    };
+    expect(detail.scenarios).toHaveLength(5);
+    const airline = new DomainData(builtinDomains.get("airline")!, tau2DataDir());
+    for (const chip of detail.scenarios) {
+      const began = Date.now();
+      const id = await start(app, { domain: "airline", taskId: chip.taskId, mode: "simulate" });
+      const events = await readEvents(app, id);
+      const elapsed = Date.now() - began;
+      const messages = events.flatMap((e) =>
+        e.type === "message" && e.message.role !== "tool" ? [e.message] : [],
+      );
+      const said = messages.filter((m) => m.role === "user" && typeof m.content === "string");
+      expect(said[0]!.content, chip.taskId).toBe(chip.openingLine);
+      const instructions = airline.task(chip.taskId).user_scenario.instructions;
+      const written = (typeof instructions === "string" ? [instructions] : Object.values(instructions))
+        .filter((text): text is string => typeof text === "string")
+        .flatMap((text) => text.split(/\n+/))
+        .map((line) => line.trim())
+        .filter((line) => line.length > 20);
+      for (const message of said)
+        for (const line of written) expect(message.content, chip.taskId).not.toContain(line);
+      // Every message but the greeting (history) waited its pace.
+      expect(elapsed, chip.taskId).toBeGreaterThanOrEqual((messages.length - 1) * paceMs);
+      expect(events.at(-1)).toMatchObject({ type: "conversation-end" });
+    }
+  });
+
+  it("is off with models: no notice, and the scripted customer opens as the task says", async () => {
+    const app = server();
+    const info = (await (await app.request("/api/info")).json()) as { scriptedReplay: unknown };
+    expect(info.scriptedReplay).toBeNull();
   });
 });
 

@@ -1,3 +1,4 @@
+import type { ScriptedReplay } from "./scripted-replay.js";
 import type { ConversationAbout, ConversationTrace } from "../observability/conversation-trace.js";
 import { isIP } from "node:net";
 import { Hono } from "hono";
@@ -97,6 +98,11 @@ export interface ServerDeps {
   newId?: () => string;
   /** Traces each playground conversation (`passk serve --otel`: `Tracing.conversation`). */
   traceConversation?: (about: ConversationAbout) => ConversationTrace;
+  /**
+   * The keyless playground: scripted:gold conversations replayed at a person's pace, the customer
+   * opening as a customer, and `/api/info` saying what this is (`passk serve` with no model).
+   */
+  scriptedReplay?: ScriptedReplay;
 }
 
 /** A host name as compared: lower case, IPv6 without brackets. */

@@ -309,3 +309,8 @@ export function scenarioChips(domain: AnyDomain, tasks: readonly Task[]): Scenar
   }
   return chips;
 }
+
+/** A curated chip's opening line for the task: what its customer says first, as a customer says it. */
+export function curatedOpeningLine(domain: string, taskId: string): string | undefined {
+  return CURATED[domain]?.find((chip) => chip.taskId === taskId)?.openingLine;
+}

@@ -12,6 +12,13 @@ import { replayGoldActions } from "../../src/evaluation/gold-replay.js";
 import { DomainData } from "../../src/formats/tau2/domain-data.js";
 import { runSimulation } from "../../src/orchestrator/orchestrator.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
+import {
+  goldScript,
+  isUserSimulatorRequest,
+  mockReply,
+  type MockLlmReply,
+  type MockLlmRequest,
+} from "../../src/testing/index.js";
 import { REPO_ROOT } from "./run-cli.js";
 
 /** A team's agent in its own process: the URL it printed first, what it wrote to stderr, and a stop. */
@@ -124,11 +131,14 @@ export function goldAgentActions(task: Task): Array<{ name: string; arguments: R
 export interface RecordingProxy {
   url: string;
   readonly bodies: readonly string[];
+  /** Each request's method and path, in order (`GET /.well-known/agent-card.json`). */
+  readonly requests: readonly string[];
   close(): Promise<void>;
 }
 
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const bodies: string[] = [];
+  const requests: string[] = [];
   const to = new URL(target);
   let self = "";
   const server = createServer((incoming: IncomingMessage, response) => {
@@ -137,6 +147,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     incoming.on("end", () => {
       const body = Buffer.concat(chunks);
       bodies.push(body.toString("utf8"));
+      requests.push(`${incoming.method} ${incoming.url}`);
       const forwarded = httpRequest(
         {
           host: to.hostname,
@@ -169,10 +180,35 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   return {
     url: self,
     bodies,
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/**
+ * One mock-model script for the gold path of several tasks at once, for a run of them: each request is
+ * routed to its task by what its caller can see — the customer model by its scenario (system prompt),
+ * the agent's model by the customer's opening words in its conversation.
+ */
+export function goldScriptByTask(tasks: readonly Task[]): (request: MockLlmRequest) => MockLlmReply {
+  const opening = (task: Task) => {
+    const instructions = task.user_scenario.instructions;
+    return typeof instructions === "string" ? instructions : instructions.reason_for_call;
+  };
+  const scripts = new Map(tasks.map((task) => [task, goldScript(task)]));
+  return (request) => {
+    const seen = isUserSimulatorRequest(request)
+      ? [request.system]
+      : request.messages.flatMap((m) =>
+          m.role === "user" && typeof m.content === "string" ? [m.content] : [],
+        );
+    // The scenario's layout may differ from the task's (line breaks, spaces): its first line is enough.
+    const task = tasks.find((t) => seen.some((text) => text.includes(opening(t).split("\n")[0]!.trim())));
+    if (!task) return mockReply.error(400, { message: "no task's opening in this request" });
+    return scripts.get(task)!(request);
   };
 }

@@ -49,10 +49,10 @@ describe("passk serve --daily-spend-cap", () => {
         env: { ...process.env, ...env },
       },
     );
+    let err = "";
     try {
       const started = await new Promise<string>((resolve, reject) => {
         let out = "";
-        let err = "";
         child.stdout.on("data", (d: Buffer) => {
           out += d.toString();
           if (out.includes("passk web app on")) resolve(out);
@@ -61,6 +61,12 @@ describe("passk serve --daily-spend-cap", () => {
         child.on("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
       });
       expect(started).toMatch(/passk web app on http:\/\/127\.0\.0\.1:\d+/);
+      // A model agent with only the scripted customer: only a person can play the customer, and it says so.
+      await expect
+        .poll(() => err)
+        .toContain(
+          "note: no --user-llm model: openai-compatible:mystery-model can be tried only with you as the customer; pass --user-llm <provider>:<model> for simulated customers",
+        );
     } finally {
       child.kill();
     }

@@ -11,6 +11,7 @@ import { createLanguageModel, loadPriceOverrides } from "../../llm/index.js";
 import { meteredToolModel } from "../../llm/tool-model-spend.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { createServer, type Participants } from "../../server/create-server.js";
+import { HUMAN_PACED_REPLAY } from "../../server/scripted-replay.js";
 import { sqliteRunStore } from "../../server/sqlite-run-store.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { Store } from "../../store/store.js";
@@ -188,6 +189,7 @@ export function registerServe(program: Command, context: CliContext): void {
       createUserSimulator: (spec) =>
         users.get(spec) ?? createUserSimulator(spec, { ...userModel, guidelines: userGuidelines }),
     };
+    const keyless = [...options.agentLlm, ...options.userLlm].every(isScriptedSpec);
     const unanswered = options.agentLlm.filter((spec) => !isScriptedSpec(spec));
     if (unanswered.length > 0 && options.userLlm.every(isScriptedSpec))
       context.stderr.write(
@@ -256,6 +258,8 @@ export function registerServe(program: Command, context: CliContext): void {
       allowedHosts: [options.host, ...(options.allowedHost ?? [])],
       log: (line) => context.stderr.write(`${line}\n`),
       ...(tracing ? { traceConversation: tracing.conversation } : {}),
+      // No model at all: the playground is a paced replay of the gold path, and says so.
+      ...(keyless ? { scriptedReplay: HUMAN_PACED_REPLAY } : {}),
     });
     // Parse every domain's data now, so that the first visitor does not wait for it.
     await app.request("/api/info");

@@ -178,6 +178,15 @@ export function Playground(props: {
 
   return (
     <div className="playground">
+      {info.scriptedReplay && (
+        <section className="replay-banner" aria-label="What this is">
+          <p>{info.scriptedReplay.what}</p>
+          <p>
+            <strong>{info.scriptedReplay.replay}</strong> To measure a real model:{" "}
+            <code>{info.scriptedReplay.command}</code>
+          </p>
+        </section>
+      )}
       <AgentScoreStrip domain={domainName} agent={agent} explorer={info.explorer} />
       <div className="playground-body">
         <aside className="setup" aria-label="Conversation setup">

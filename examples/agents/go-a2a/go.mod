@@ -1,0 +1,3 @@
+module passk.example/go-a2a
+
+go 1.19

@@ -172,6 +172,16 @@ describe("deterministic blame checks", () => {
     expect(found?.evidence?.map((e) => e.quote)).toContain(
       "Error: the request timed out after 30 seconds and was not processed. Try again.",
     );
+    // Retried and answered: nothing to blame the retry on.
+    const retried = numbered([
+      ...messages.slice(0, 3),
+      call("assistant", "cancel_reservation", { reservation_id: "XEHM4B" }),
+      { role: "tool", id: "c-cancel_reservation", content: "{}", requestor: "assistant", error: false },
+      say("assistant", "Done now."),
+    ]);
+    expect(review(airline, "7", { termination_reason: "user_stop", messages: retried })?.check).not.toBe(
+      "errored-call-not-retried",
+    );
   });
 
   it("a write with other arguments than the gold call names the argument, unless the customer said the value", () => {

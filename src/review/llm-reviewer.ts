@@ -36,6 +36,8 @@ const SYSTEM_PROMPT = [
   '- "user_simulator": the simulated customer did not follow its instructions (left early, invented facts, claimed actions it never took, changed its goal);',
   '- "task": the task itself cannot be solved as written;',
   '- "undetermined": the transcript does not say.',
+  "Acting without a confirmation the policy asks for is the cause only if that action is what failed the grading.",
+  "A tool call answered with an error did not happen.",
   "Name the turn (the number in brackets) where it went wrong, and give one sentence of reason.",
   'Answer with JSON only: {"culprit": "...", "turn": 12, "reason": "..."} (turn may be null).',
 ].join("\n");

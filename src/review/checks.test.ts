@@ -26,7 +26,6 @@ function review(domain: DomainData, taskId: string, simulation: FailedSimulation
   return deterministicReview(simulation, {
     task: domain.task(taskId),
     domain: domain.domain,
-    policy: domain.policy,
     goldReachesGoal,
   });
 }

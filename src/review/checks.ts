@@ -25,8 +25,6 @@ export interface FailedSimulation {
 export interface CheckContext {
   task: Task;
   domain: AnyDomain;
-  /** The domain's policy as the agent saw it. */
-  policy: string;
   /** Whether the task's own gold actions reach its goal (false: a task defect); from a gold replay. */
   goldReachesGoal: boolean;
   /** What the gold replay showed when it did not reach the goal (its reward, the gold actions that raised). */

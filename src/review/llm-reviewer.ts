@@ -68,9 +68,10 @@ export function parseReviewerOutput(text: string): Review {
 /** Asks a model (`--judge-llm`) who caused a failure the deterministic checks could not place. */
 export async function llmReview(
   model: LanguageModel,
-  input: { task: Task; messages: readonly Message[]; failed: readonly FailedCheck[] },
+  input: { task: Task; policy: string; messages: readonly Message[]; failed: readonly FailedCheck[] },
 ): Promise<{ review: Review; cost: number | null }> {
   const prompt = [
+    `The agent's policy:\n${input.policy}`,
     `The customer's hidden instructions:\n${scenarioText(input.task.user_scenario)}`,
     `What failed in the grading:\n${input.failed.map((f) => `- ${f.kind}: ${f.check}`).join("\n") || "- (not recorded)"}`,
     `The conversation:\n${numberedTranscript(input.messages)}`,

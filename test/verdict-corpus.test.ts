@@ -40,12 +40,14 @@ const CaseSchema = z.object({
 type Case = z.infer<typeof CaseSchema> & { domain: string };
 
 const DIR = path.join(import.meta.dirname, "fixtures", "verdicts");
-const corpus: Case[] = readdirSync(DIR).flatMap((file) => {
-  const { domain, cases } = z
-    .object({ domain: z.string(), cases: z.array(CaseSchema) })
-    .parse(JSON.parse(readFileSync(path.join(DIR, file), "utf8")));
-  return cases.map((c) => ({ ...c, domain }));
-});
+const corpus: Case[] = readdirSync(DIR)
+  .filter((file) => file.endsWith(".json"))
+  .flatMap((file) => {
+    const { domain, cases } = z
+      .object({ domain: z.string(), cases: z.array(CaseSchema) })
+      .parse(JSON.parse(readFileSync(path.join(DIR, file), "utf8")));
+    return cases.map((c) => ({ ...c, domain }));
+  });
 const failures = corpus.filter((c) => c.label.culprit !== "none");
 
 const datas = new Map<string, DomainData>();

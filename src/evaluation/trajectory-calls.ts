@@ -16,14 +16,22 @@ export interface CallAt {
 
 /** Every tool call of a trajectory, in order, with the error its tool answered (if any). */
 export function callsWithResults(messages: readonly Message[]): CallAt[] {
-  const errors = new Map<string, string>();
-  for (const message of messages)
-    if (message.role === "tool" && message.error) errors.set(message.id, message.content ?? "");
-  return messages.flatMap((message, messageIndex) =>
-    (message.role === "assistant" || message.role === "user") && message.tool_calls
-      ? message.tool_calls.map((call) => ({ call, messageIndex, error: errors.get(call.id) }))
-      : [],
-  );
+  const calls: CallAt[] = [];
+  // Each tool message answers the earliest unanswered call with its id (models reuse ids).
+  const unanswered = new Map<string, CallAt[]>();
+  messages.forEach((message, messageIndex) => {
+    if ((message.role === "assistant" || message.role === "user") && message.tool_calls) {
+      for (const call of message.tool_calls) {
+        const at: CallAt = { call, messageIndex, error: undefined };
+        calls.push(at);
+        unanswered.set(call.id, [...(unanswered.get(call.id) ?? []), at]);
+      }
+    } else if (message.role === "tool") {
+      const at = unanswered.get(message.id)?.shift();
+      if (at && message.error) at.error = message.content ?? "";
+    }
+  });
+  return calls;
 }
 
 /** One argument, down to its leaf, in which a call differs from a gold action. */

@@ -26,7 +26,6 @@ function review(domain: DomainData, taskId: string, simulation: FailedSimulation
   return deterministicReview(simulation, {
     task: domain.task(taskId),
     domain: domain.domain,
-    policy: domain.policy,
     goldReachesGoal,
   });
 }
@@ -172,6 +171,16 @@ describe("deterministic blame checks", () => {
     expect(found?.evidence?.map((e) => e.quote)).toContain(
       "Error: the request timed out after 30 seconds and was not processed. Try again.",
     );
+    // Retried and answered: nothing to blame the retry on.
+    const retried = numbered([
+      ...messages.slice(0, 3),
+      call("assistant", "cancel_reservation", { reservation_id: "XEHM4B" }),
+      { role: "tool", id: "c-cancel_reservation", content: "{}", requestor: "assistant", error: false },
+      say("assistant", "Done now."),
+    ]);
+    expect(review(airline, "7", { termination_reason: "user_stop", messages: retried })?.check).not.toBe(
+      "errored-call-not-retried",
+    );
   });
 
   it("a write with other arguments than the gold call names the argument, unless the customer said the value", () => {
@@ -193,6 +202,38 @@ describe("deterministic blame checks", () => {
     expect(
       review(airline, "7", { termination_reason: "user_stop", messages: customersWords })?.check,
     ).not.toBe("wrong-write-arguments");
+  });
+
+  it("an extra write no gold action makes is the agent's when the database ended different, unless the customer named it", () => {
+    const extra = (said: string) =>
+      numbered([
+        say("user", said),
+        call("assistant", "cancel_reservation", { reservation_id: "NQNU5R" }),
+        { role: "tool", id: "c-cancel_reservation", content: "{}", requestor: "assistant", error: false },
+      ]);
+    const graded = { reward: 0, db_check: { db_match: false, db_reward: 0 } };
+    // Task 1's gold only looks things up: the cancellation is the agent's own idea.
+    const found = review(airline, "1", {
+      termination_reason: "user_stop",
+      messages: extra("Please help with my trip."),
+      reward_info: graded,
+    });
+    expect(found).toMatchObject({ culprit: "agent", check: "unexpected-write", turn: 1 });
+    // The customer named it — an id its scenario does not hold: the customer's own invention.
+    expect(
+      review(airline, "1", {
+        termination_reason: "user_stop",
+        messages: extra("Cancel NQNU5R."),
+        reward_info: graded,
+      }),
+    ).toMatchObject({ culprit: "user_simulator", check: "customer-invented-fact" });
+    expect(
+      review(airline, "1", {
+        termination_reason: "user_stop",
+        messages: extra("Please help with my trip."),
+        reward_info: { reward: 0, db_check: { db_match: true, db_reward: 1 } },
+      }),
+    ).toBeUndefined();
   });
 
   it("acting without an explicit confirmation is left to the reviewer: passing conversations do it too", () => {

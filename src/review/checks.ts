@@ -1,5 +1,6 @@
 import { USER_STOP_TOKENS } from "../core/agent.js";
 import type { Message, ToolCall } from "../core/message.js";
+import type { RewardInfo } from "../core/simulation.js";
 import type { Action, Task } from "../core/task.js";
 import type { AnyDomain } from "../env/domain.js";
 import { actionMatches } from "../evaluation/actions.js";
@@ -17,13 +18,13 @@ export interface FailedSimulation {
   termination_reason: string;
   messages: readonly Message[];
   info?: Record<string, unknown> | null;
+  /** Its grading, when known: a check about the final database reads it. */
+  reward_info?: RewardInfo | null;
 }
 
 export interface CheckContext {
   task: Task;
   domain: AnyDomain;
-  /** The domain's policy as the agent saw it. */
-  policy: string;
   /** Whether the task's own gold actions reach its goal (false: a task defect); from a gold replay. */
   goldReachesGoal: boolean;
   /** What the gold replay showed when it did not reach the goal (its reward, the gold actions that raised). */
@@ -181,6 +182,7 @@ export function deterministicReview(simulation: FailedSimulation, context: Check
     ...customerEndedWhileReachable(simulation, context),
     ...erroredCallsNeverRetried(messages, context),
     ...wrongWriteArguments(messages, context),
+    ...unexpectedWrites(simulation, context),
     ...transfersOfSolvableTasks(messages, context),
   ];
   const earliest = found.sort((a, b) => a.at - b.at)[0];
@@ -463,6 +465,58 @@ function wrongWriteArguments(messages: readonly Message[], context: CheckContext
               ),
             },
             { turn: null, who: "customer", quote: "the customer never said the differing values" },
+          ],
+        ),
+      },
+    ];
+  }
+  return [];
+}
+
+/** What the customer said, lower-cased, to tell the agent's own choices from the customer's requests. */
+const customerSaid = (messages: readonly Message[]) => {
+  const words = messages
+    .filter((m) => m.role === "user")
+    .map((m) => (m.content ?? "").toLowerCase())
+    .join("\n");
+  return (value: unknown) =>
+    typeof value === "string" && value.length >= 3 && words.includes(value.toLowerCase());
+};
+
+/**
+ * The agent's write that its tool carried out, that no gold action makes (nor any undone gold action
+ * of that tool), on a task graded on its database, which ended different from the gold one — unless the
+ * customer named what the write was about (then it may have asked for it).
+ */
+function unexpectedWrites(simulation: FailedSimulation, context: CheckContext): Found[] {
+  const { messages } = simulation;
+  const dbCheck = simulation.reward_info?.db_check;
+  const basis = context.task.evaluation_criteria?.reward_basis ?? [];
+  if (!basis.includes("DB") || !dbCheck || dbCheck.db_match) return [];
+  const calls = callsWithResults(messages);
+  const writes = writeTools(context);
+  const gold = goldOf(context);
+  const done = doneIn(calls);
+  const said = customerSaid(messages);
+  for (const at of calls) {
+    if (at.call.requestor === "user" || at.error !== undefined || !writes.has(at.call.name)) continue;
+    if (gold.some((action) => actionMatches(action, at.call))) continue;
+    if (gold.some((action) => action.name === at.call.name && !done(action))) continue;
+    if (Object.values(at.call.arguments).some(said)) continue;
+    const turn = turnOf(messages, at.messageIndex);
+    return [
+      {
+        at: at.messageIndex,
+        review: verdict(
+          "unexpected-write",
+          "agent",
+          turn,
+          `the agent's ${showCall(at.call)} at turn ${turn} changed the database though no gold action does, and the final database differs from the gold one`,
+          [
+            { turn, who: "agent", quote: showCall(at.call) },
+            { turn: null, who: "task", quote: `no gold action calls ${at.call.name} with these arguments` },
+            { turn: null, who: "run", quote: "db_check: the final database differs from the gold one" },
+            { turn: null, who: "customer", quote: "the customer never named the values of this call" },
           ],
         ),
       },

@@ -36,6 +36,8 @@ const SYSTEM_PROMPT = [
   '- "user_simulator": the simulated customer did not follow its instructions (left early, invented facts, claimed actions it never took, changed its goal);',
   '- "task": the task itself cannot be solved as written;',
   '- "undetermined": the transcript does not say.',
+  "Acting without a confirmation the policy asks for is the cause only if that action is what failed the grading.",
+  "A tool call answered with an error did not happen.",
   "Name the turn (the number in brackets) where it went wrong, and give one sentence of reason.",
   'Answer with JSON only: {"culprit": "...", "turn": 12, "reason": "..."} (turn may be null).',
 ].join("\n");
@@ -66,9 +68,10 @@ export function parseReviewerOutput(text: string): Review {
 /** Asks a model (`--judge-llm`) who caused a failure the deterministic checks could not place. */
 export async function llmReview(
   model: LanguageModel,
-  input: { task: Task; messages: readonly Message[]; failed: readonly FailedCheck[] },
+  input: { task: Task; policy: string; messages: readonly Message[]; failed: readonly FailedCheck[] },
 ): Promise<{ review: Review; cost: number | null }> {
   const prompt = [
+    `The agent's policy:\n${input.policy}`,
     `The customer's hidden instructions:\n${scenarioText(input.task.user_scenario)}`,
     `What failed in the grading:\n${input.failed.map((f) => `- ${f.kind}: ${f.check}`).join("\n") || "- (not recorded)"}`,
     `The conversation:\n${numberedTranscript(input.messages)}`,

@@ -84,7 +84,6 @@ export async function reviewSimulations(
     let review = deterministicReview(simulation, {
       task,
       domain: domain.domain,
-      policy: domain.policy,
       goldReachesGoal: gold.reaches,
       goldReplayEvidence: gold.evidence,
     });
@@ -92,6 +91,7 @@ export async function reviewSimulations(
       try {
         const answer = await llmReview(options.model, {
           task,
+          policy: domain.policy,
           messages: simulation.messages,
           failed: failedChecks(simulation.reward_info, simulation.termination_reason),
         });

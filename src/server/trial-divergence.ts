@@ -20,16 +20,22 @@ interface CallAt {
 }
 
 function callsOf(messages: readonly Message[]): CallAt[] {
-  const results = new Map<string, CallAt["result"]>();
+  const calls: CallAt[] = [];
+  // Each tool message answers the earliest unanswered call with its id (models reuse ids).
+  const unanswered = new Map<string, CallAt[]>();
   messages.forEach((message, messageIndex) => {
-    if (message.role === "tool")
-      results.set(message.id, { content: message.content ?? "", error: message.error, messageIndex });
+    if ((message.role === "assistant" || message.role === "user") && message.tool_calls) {
+      for (const call of message.tool_calls) {
+        const at: CallAt = { call, messageIndex, result: undefined };
+        calls.push(at);
+        unanswered.set(call.id, [...(unanswered.get(call.id) ?? []), at]);
+      }
+    } else if (message.role === "tool") {
+      const at = unanswered.get(message.id)?.shift();
+      if (at) at.result = { content: message.content ?? "", error: message.error, messageIndex };
+    }
   });
-  return messages.flatMap((message, messageIndex) =>
-    (message.role === "assistant" || message.role === "user") && message.tool_calls
-      ? message.tool_calls.map((call) => ({ call, messageIndex, result: results.get(call.id) }))
-      : [],
-  );
+  return calls;
 }
 
 const answerOf = (result: CallAt["result"]) =>

@@ -24,6 +24,26 @@ const TASKS = ["0", "1", "7", "8", "11", "14"];
 const FAILS = (task: string, trial: number) =>
   (task === "7" && trial % 2 === 1) || task === "11" || (task === "14" && trial === 2);
 let store: RunStore;
+const SEEDED_REVIEW = {
+  domain: "airline",
+  task_id: "7",
+  trial: 1,
+  review: {
+    culprit: "agent",
+    turn: 10,
+    reason: "the agent answered with a number instead of cancelling 59XX6W",
+    source: "check",
+    check: "example-check",
+    evidence: [
+      { turn: 10, who: "agent", quote: "1628" },
+      {
+        turn: null,
+        who: "task",
+        quote: 'gold action cancel_reservation({"reservation_id":"59XX6W"}) was never done',
+      },
+    ],
+  },
+};
 let web: WebServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let folder: string;
@@ -38,7 +58,9 @@ beforeAll(async () => {
   ensureWebBuilt();
   mkdirSync(SCREENS, { recursive: true });
   folder = mkdtempSync(path.join(tmpdir(), "passk-explorer-web-"));
-  store = createMemoryRunStore();
+  // Reviews as `passk review` stores them (the memory store keeps none of its own).
+  const memory = createMemoryRunStore();
+  store = { ...memory, reviews: (runId) => (runId === runs.seeded ? [SEEDED_REVIEW] : []) };
   const add = (results: unknown, label: string, domain = "airline") =>
     store.importResults(parseResults(JSON.stringify(results), `${label}.json`), { label, domain });
   runs.seeded = add(await buildResults(airline, { taskIds: TASKS, trials: 4, fails: FAILS }), "seeded run");
@@ -105,6 +127,18 @@ describe("the explorer in Chromium", () => {
       expect(await marked.count()).toBe(1);
       expect(await marked.getAttribute("data-index")).toBe("10");
       expect(await marked.locator(".bubble").innerText()).toBe("1628");
+      // The review beside what failed: who, at which turn, why, and what it rests on.
+      const reviewed = page.getByTestId("review");
+      expect(await reviewed.innerText()).toContain(
+        "Who caused it: the agent at turn 10 (check example-check)",
+      );
+      expect(await reviewed.innerText()).toContain(
+        "the agent answered with a number instead of cancelling 59XX6W",
+      );
+      expect(await reviewed.getByRole("list", { name: "Evidence" }).locator("li").allInnerTexts()).toEqual([
+        "agent, turn 10: 1628",
+        'task: gold action cancel_reservation({"reservation_id":"59XX6W"}) was never done',
+      ]);
       // The full gold action list: four done, the fifth not, and it is the one expected there.
       const gold = page.getByTestId("gold-actions").locator("li");
       expect(await gold.count()).toBe(5);

@@ -67,7 +67,7 @@ const CULPRIT_WORDS: Record<Review["culprit"], string> = {
 };
 
 /** `passk review`'s verdict on a failure: who, at which turn, why, and what it rests on. */
-function ReviewSummary(props: { review: Review; onShowTurn?: (turn: number) => void }) {
+export function ReviewSummary(props: { review: Review; onShowTurn?: (turn: number) => void }) {
   const { review, onShowTurn } = props;
   const by = review.source === "llm" ? "the reviewer model" : `check ${review.check ?? ""}`.trim();
   return (

@@ -10,7 +10,7 @@ import { answer, api, cancellable } from "../api.js";
 import { MessageList, type MessageMark } from "../components/message-list.js";
 import { LoadFailure } from "../components/not-found.js";
 import { DbDiffView } from "../components/record-diff.js";
-import { RewardCard, type DbSides } from "../components/reward-card.js";
+import { RewardCard, ReviewSummary, type DbSides } from "../components/reward-card.js";
 import { ScenarioView } from "../components/scenario-view.js";
 import { ValueView } from "../components/value-view.js";
 import { formatCost, taskLabel } from "../format.js";
@@ -296,7 +296,10 @@ export function SimulationPage(props: { runId: string; domain: string; taskId: s
               onShowTurn={showTurn}
             />
           ) : (
-            <p className="card muted">This simulation has not been graded.</p>
+            <section className="card">
+              <p className="muted">This simulation has not been graded.</p>
+              {detail.review && <ReviewSummary review={detail.review} onShowTurn={showTurn} />}
+            </section>
           )}
           {detail.dbDiff ? (
             <>

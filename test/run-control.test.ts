@@ -116,6 +116,16 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
 
   it("runs delete refuses a run a live process is running (its lock), which then completes untouched", async () => {
     const store = path.join(dir, "delete-running.db");
+    // Once a conversation is stored, the model holds its answers until the delete was tried: the run
+    // (12 conversations) is surely still live then.
+    const model = craftedModel({ tasks: TASKS.map((id) => data.task(id)), trialSeeds: trialSeeds(300, 4) });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding = false;
+    server.setScript(async (request) => {
+      if (holding) await released;
+      return model(request);
+    });
     const child = spawn(
       process.execPath,
       [
@@ -139,8 +149,11 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
       query(store, "SELECT name FROM sqlite_master WHERE name = 'simulations'").length > 0 &&
       query<{ n: number }>(store, "SELECT COUNT(*) AS n FROM simulations")[0]!.n > 0;
     while (!running()) await new Promise((resolve) => setTimeout(resolve, 10));
+    holding = true;
     const id = query<{ id: string }>(store, "SELECT id FROM runs")[0]!.id;
     const refused = await runCli(["runs", "delete", id, "--store", store], { env });
+    release();
+    server.setScript(model);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`error: run ${id} is being run by process ${child.pid} on this machine`);
     expect(await exited, stderr).toBe(0);

@@ -37,6 +37,8 @@ run("distributed-run.ts", ["40", "8", "200", "3"], [], false);
 run("mcp-hop.ts", ["500"]);
 // The float-preserving JSON reader on 4 MB of digits (hostile MCP requests and uploads): linear time.
 run("json-float-parser.ts");
+// A run's metrics as trials grow (pass^k up to k = 32 with intervals): linear in the trials.
+run("metrics-trials.ts");
 // Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.
 run("adaptive-trials.ts", ["0.05", "400"]);
 run("prompt-caching.ts");

@@ -277,24 +277,11 @@ describe("runs of many trials", () => {
         reward_info: { reward: trial % 3 === 0 ? 0 : 1 },
       })),
     );
-  /** Fastest of three timings of computing a run's metrics, in ms. */
-  const time = (simulations: ScoredSimulation[]) =>
-    Math.min(
-      ...[0, 1, 2].map(() => {
-        const started = performance.now();
-        computeMetrics(simulations, { numTrials: simulations.length / 2, bootstrap: { resamples: 50 } });
-        return performance.now() - started;
-      }),
-    );
-
-  it("reports pass^k up to k = 32, and costs time linear in the number of trials", () => {
+  // What that costs as trials grow is measured in bench/metrics-trials.ts (linear).
+  it("reports pass^k up to k = 32", () => {
     const metrics = computeMetrics(run(8000), { numTrials: 8000, bootstrap: { resamples: 50 } });
     expect(Object.keys(metrics.pass_hat_ks).length).toBe(32);
     // Each k of a task: C(c, k) / C(n, k), exact.
     expect(metrics.pass_hat_ks["2"]).toBe(passHatK(8000, 5333, 2));
-    const small = time(run(2000));
-    const large = time(run(16000));
-    // 8× the trials: linear is ~8× the time, quadratic 64×; allow a wide margin for a loaded machine.
-    expect(large / Math.max(small, 0.5)).toBeLessThan(24);
   });
 });

@@ -2,7 +2,7 @@ import { AGENT_STOP_TOKEN, type AgentStart } from "../../core/agent.js";
 import { ConfigError } from "../../core/errors.js";
 import { InfrastructureError } from "../../core/llm.js";
 import type { AssistantMessage, Message, ToolMessage } from "../../core/message.js";
-import { redactSecrets } from "../../llm/redact.js";
+import { redactKnownSecretsDeep, redactSecrets } from "../../llm/redact.js";
 import { retryDelayMs, type RetryOptions } from "../../llm/retry.js";
 import type { McpEndpoint, McpToolServer } from "./mcp-tool-server.js";
 import type { HistoryMessage } from "./protocol.js";
@@ -245,7 +245,15 @@ export class RemoteConversation {
     return {
       role: "assistant",
       content: null,
-      tool_calls: [{ id: call.id, name: call.name, arguments: call.arguments, requestor: "assistant" }],
+      tool_calls: [
+        {
+          id: call.id,
+          name: call.name,
+          // An agent echoing its tokens into a tool call must not get them into the trajectory.
+          arguments: redactKnownSecretsDeep(call.arguments, this.secrets),
+          requestor: "assistant",
+        },
+      ],
     };
   }
 

@@ -334,7 +334,14 @@ export class RemoteConversation {
           `${spec} failed while ${what}, ${attemptNumber} attempt${attemptNumber === 1 ? "" : "s"} (last: ${reason}); not the agent's score — the conversation ends as an infrastructure error and is run again on resume`,
           attemptNumber,
         );
-      const delayMs = retryDelayMs(attemptNumber, retry, failure.details.retryAfterMs);
+      const retryAfterMs = failure.details.retryAfterMs;
+      // As for model calls: a wait longer than passk's ceiling is not sat through (nor overflows a timer).
+      if (retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs)
+        throw new InfrastructureError(
+          `${spec} asked passk to wait ${Math.ceil(retryAfterMs / 1000)} s (Retry-After) while ${what}, longer than the ${retry.maxRetryAfterMs / 1000} s passk waits (last: ${reason}); not the agent's score — the conversation ends as an infrastructure error and is run again on resume`,
+          attemptNumber,
+        );
+      const delayMs = retryDelayMs(attemptNumber, retry, retryAfterMs);
       retry.onRetry?.({ attempt: attemptNumber, delayMs, reason });
       try {
         await retry.sleep(delayMs, this.lifetime.signal);

@@ -45,7 +45,12 @@ export function a2aTransport(
     try {
       return await (url.endsWith(".json") ? factory.createFromUrl(url, "") : factory.createFromUrl(url));
     } catch (error) {
-      if (error instanceof RemoteCallError) throw error;
+      if (error instanceof RemoteCallError || ConfigError.isInstance(error)) throw error;
+      if (isMalformed(error))
+        throw new RemoteCallError(
+          "its agent card is malformed (a field A2A requires is missing or of the wrong type)",
+          true,
+        );
       const message = error instanceof Error ? error.message : String(error);
       if (/no compatible transport/i.test(message))
         throw new ConfigError(
@@ -94,9 +99,17 @@ class A2aConversation implements RemoteConversationTransport {
       },
     });
     const reply = new A2aReply(this.maxMessageBytes);
-    for await (const event of this.client.sendMessageStream(request, { signal: options.signal })) {
-      options.onActivity();
-      if (reply.add(event)) break;
+    try {
+      for await (const event of this.client.sendMessageStream(request, { signal: options.signal })) {
+        options.onActivity();
+        if (reply.add(event)) break;
+      }
+    } catch (error) {
+      if (!isMalformed(error)) throw error;
+      throw new RemoteCallError(
+        "the agent's A2A answer is malformed (a JSON-RPC response without a result, or a field of the wrong type)",
+        true,
+      );
     }
     const text = reply.text();
     this.first = false;
@@ -208,6 +221,16 @@ class A2aReply {
     if (message && state !== undefined && (ANSWERED.has(state) || FAILED.has(state)))
       this.statusMessage = textOf(message.parts);
   }
+}
+
+/**
+ * A JavaScript error raised while reading what the agent sent ("Cannot read properties of undefined"),
+ * as opposed to a network failure (fetch's own TypeError carries a cause) or passk's own errors.
+ */
+function isMalformed(error: unknown): boolean {
+  return (
+    error instanceof TypeError && error.cause === undefined && !/fetch failed|terminated/i.test(error.message)
+  );
 }
 
 /** The text parts of a message or artifact, joined; files and data parts are not for the customer. */

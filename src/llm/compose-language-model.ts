@@ -6,6 +6,7 @@ import type { RetryPolicy } from "./with-retry.js";
 import { withArgs } from "./with-args.js";
 import { withCache } from "./with-cache.js";
 import { withCost, type CostOptions } from "./with-cost.js";
+import { withRedactedReplies } from "./with-redacted-replies.js";
 import { classifyFault, withRetry } from "./with-retry.js";
 import { withTimeout } from "./with-timeout.js";
 
@@ -25,6 +26,8 @@ export interface LanguageModelLayers {
   observe?: (model: LanguageModel) => LanguageModel;
   /** Limits on concurrent calls, requests and tokens per minute, shared by a run's processes ({@link withCallLimits}). */
   limiter?: CallLimiter;
+  /** Configured keys and tokens, taken out of every reply by value ({@link withRedactedReplies}). */
+  secrets?: readonly string[];
 }
 
 /**
@@ -37,6 +40,7 @@ export interface LanguageModelLayers {
  *    first cost;
  * 4. cost: the reply priced from its usage, once, whichever attempt gave it;
  * 5. retries: faults retried with backoff and Retry-After, spent retries an infrastructure error;
+ *    the reply they give has every configured secret taken out (nothing above ever holds one);
  * 6. limits: each attempt waits for the run's call limits, and a 429 holds every process's calls;
  * 7. timeout: each attempt abandoned after `timeoutMs`.
  *
@@ -61,6 +65,7 @@ export function composeLanguageModel(model: LanguageModel, layers: LanguageModel
     });
   }
   let composed = withRetry(attempt, layers.retry);
+  if (layers.secrets) composed = withRedactedReplies(composed, layers.secrets);
   if (layers.cost) composed = withCost(composed, layers.cost);
   if (layers.cache) composed = withCache(composed, layers.cache);
   if (layers.observe) composed = layers.observe(composed);

@@ -2,6 +2,7 @@ import { ConfigError } from "../core/errors.js";
 import type { LanguageModel } from "../core/llm.js";
 import { aiSdkErrorPolicy, createAiSdkLanguageModel } from "./ai-sdk-language-model.js";
 import type { CallLimiter } from "./call-limits.js";
+import { environmentSecrets } from "../observability/span-text.js";
 import { composeLanguageModel } from "./compose-language-model.js";
 import type { PriceOverrides } from "./cost.js";
 import { checkLlmArgs, parseLlmArgs, type LlmArgs } from "./llm-args.js";
@@ -139,18 +140,15 @@ export function createLanguageModel(
     stream: options.stream ?? false,
     ...(promptCache ? { promptCache } : {}),
   });
-  const errors = aiSdkErrorPolicy({
-    spec: parsed,
-    provider,
-    // Other credentials (AWS's key pair) and a base URL's own (`user:pass@`, `?api-key=`) are secrets too.
-    secrets: [
-      ...(apiKey !== undefined ? [apiKey] : []),
-      ...(provider.extraEnv ?? [])
-        .filter((variable) => variable.kind === "credential")
-        .flatMap((variable) => envValue(env, variable.name) ?? []),
-      ...urlCredentials(baseUrl),
-    ],
-  });
+  // Other credentials (AWS's key pair) and a base URL's own (`user:pass@`, `?api-key=`) are secrets too.
+  const secrets = [
+    ...(apiKey !== undefined ? [apiKey] : []),
+    ...(provider.extraEnv ?? [])
+      .filter((variable) => variable.kind === "credential")
+      .flatMap((variable) => envValue(env, variable.name) ?? []),
+    ...urlCredentials(baseUrl),
+  ];
+  const errors = aiSdkErrorPolicy({ spec: parsed, provider, secrets });
   const observer = options.observer;
   const onRetry = options.retry?.onRetry;
   const retry = resolveRetryOptions(
@@ -188,6 +186,8 @@ export function createLanguageModel(
         }
       : {}),
     ...(options.limiter ? { limiter: options.limiter } : {}),
+    // Every provider's key the environment holds, not only this model's: a reply echoing any is cleaned.
+    secrets: [...new Set([...secrets, ...environmentSecrets(env)])],
   });
   return {
     spec: label,

@@ -19,18 +19,57 @@ const CREDENTIAL_PATTERNS: readonly RegExp[] = [
  * redactSecrets("401: bad key sk-abc123456789", ["sk-abc123456789"]) // "401: bad key [redacted]"
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
-  let result = text;
-  // Longest first, so that a secret containing another is removed whole.
-  const known = secrets
-    .filter((secret): secret is string => typeof secret === "string" && secret.length >= 4)
-    .sort((a, b) => b.length - a.length);
-  for (const secret of known) result = result.split(secret).join(REDACTED);
+  let result = redactKnownSecrets(text, secrets);
   for (const pattern of CREDENTIAL_PATTERNS) {
     result = result.replace(pattern, (_match, prefix: unknown) =>
       typeof prefix === "string" ? `${prefix}${REDACTED}` : REDACTED,
     );
   }
   return result;
+}
+
+/** Secrets worth looking for, longest first (so that a secret containing another is removed whole). */
+function knownSecrets(secrets: readonly (string | undefined)[]): string[] {
+  return secrets
+    .filter((secret): secret is string => typeof secret === "string" && secret.length >= 4)
+    .sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Removes the given secrets, by value, from a text — and nothing else: what a model or an agent says
+ * is graded, so only a configured key or token (never a look-alike) may be taken out of it.
+ */
+export function redactKnownSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  let result = text;
+  for (const secret of knownSecrets(secrets))
+    if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  return result;
+}
+
+/**
+ * Removes the given secrets, by value, from every string and key inside `value` (tool-call arguments),
+ * in place, so that the holders — and the Python float marks on them — stay the same objects. Walks
+ * iteratively: arguments nested thousands deep cannot exhaust the stack. Returns `value`.
+ */
+export function redactKnownSecretsDeep<T>(value: T, secrets: readonly (string | undefined)[]): T {
+  const known = knownSecrets(secrets);
+  if (known.length === 0) return value;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== "object" || node === null) continue;
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const child = record[key];
+      const clean = typeof child === "string" ? redactKnownSecrets(child, known) : child;
+      if (!Array.isArray(node) && known.some((secret) => key.includes(secret))) {
+        delete record[key];
+        record[redactKnownSecrets(key, known)] = clean;
+      } else if (clean !== child) record[key] = clean;
+      if (typeof child === "object" && child !== null) stack.push(child);
+    }
+  }
+  return value;
 }
 
 /** Query parameters whose values are credentials (`?api-key=…`, `?token=…`, `?sig=…`). */

@@ -60,7 +60,8 @@ export interface SimulationSetup {
   protocol?: "tau2" | "passk";
   /**
    * Wall-clock limit of the whole conversation, in milliseconds: past it the conversation ends as an
-   * infrastructure error (a stuck provider is nobody's score), the call in flight aborted.
+   * infrastructure error (a stuck provider is nobody's score), the call in flight aborted. Default
+   * {@link DEFAULT_MAX_DURATION_MS}.
    */
   maxDurationMs?: number;
   /**
@@ -134,13 +135,11 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
   });
   // Participants get a signal that also fires when the conversation runs out of time.
   const deadline = new AbortController();
-  const timer =
-    setup.maxDurationMs === undefined
-      ? undefined
-      : setTimeout(
-          () => deadline.abort(new SimulationTimeoutError(setup.maxDurationMs!)),
-          setup.maxDurationMs,
-        );
+  const maxDurationMs = setup.maxDurationMs ?? DEFAULT_MAX_DURATION_MS;
+  const timer = setTimeout(() => deadline.abort(new SimulationTimeoutError(maxDurationMs)), maxDurationMs);
+  // The default ceiling never keeps a process alive by itself (a conversation left unfinished by its
+  // consumer would otherwise hold it for an hour); a limit the user set does, as before.
+  if (setup.maxDurationMs === undefined) timer.unref();
   const signal = setup.signal ? AbortSignal.any([setup.signal, deadline.signal]) : deadline.signal;
   const checkAbort = () => {
     if (setup.signal?.aborted) throw new SimulationAbortedError();
@@ -516,6 +515,13 @@ export class UserSimulatorError extends Error {
     this.name = "UserSimulatorError";
   }
 }
+
+/**
+ * Every conversation's wall-clock ceiling unless `--max-sim-seconds` says otherwise: one hour, far above
+ * a real conversation's minutes, so that nothing — a remote agent streaming "working" forever, a
+ * provider trickling bytes — holds a run, a worker or the playground for ever.
+ */
+export const DEFAULT_MAX_DURATION_MS = 3_600_000;
 
 /** The conversation ran past its wall-clock limit (`--max-sim-seconds`). */
 export class SimulationTimeoutError extends Error {

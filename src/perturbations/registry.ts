@@ -77,13 +77,18 @@ export function createPerturbationRegistry(
         throw new ConfigError(
           `--perturb "${spec}": ${name} is at version ${definition.version} here; version ${version} is not available (drop @${version} or use @${definition.version})`,
         );
-      const given: Record<string, string> = {};
+      // A Map, then own properties: a key such as `__proto__` is a setting like any other (and refused
+      // as unknown), never the prototype of the settings object.
+      const pairs = new Map<string, string>();
       for (const part of (settings ?? "").split(",").filter((p) => p.trim() !== "")) {
         const [key, ...rest] = part.split("=");
         if (!key || rest.length === 0)
           throw new ConfigError(`--perturb "${spec}": "${part}" is not KEY=VALUE, e.g. rate=0.2`);
-        given[key.trim()] = rest.join("=").trim();
+        if (pairs.has(key.trim()))
+          throw new ConfigError(`--perturb "${spec}": ${key.trim()} is given twice; give each setting once`);
+        pairs.set(key.trim(), rest.join("=").trim());
       }
+      const given: Record<string, string> = Object.fromEntries(pairs);
       const parsed = definition.params.safeParse(given);
       if (!parsed.success)
         throw new ConfigError(

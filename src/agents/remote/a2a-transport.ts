@@ -53,7 +53,12 @@ export function a2aTransport(
     try {
       return await (url.endsWith(".json") ? factory.createFromUrl(url, "") : factory.createFromUrl(url));
     } catch (error) {
-      if (error instanceof RemoteCallError) throw error;
+      if (error instanceof RemoteCallError || ConfigError.isInstance(error)) throw error;
+      if (isMalformed(error))
+        throw new RemoteCallError(
+          "its agent card is malformed (a field A2A requires is missing or of the wrong type)",
+          true,
+        );
       const message = error instanceof Error ? error.message : String(error);
       if (/no compatible transport/i.test(message))
         throw new ConfigError(
@@ -112,8 +117,13 @@ class A2aConversation implements RemoteConversationTransport {
       // A JSON-RPC (or REST) error answer: the agent answered, with an error of its own.
       if (error instanceof A2AError)
         throw agentAnswerError(`the agent answered an A2A error: ${error.message.slice(0, 300)}`);
-      // The SDK reads answers it cannot parse with a plain Error ("Invalid response…"); a connection that
-      // breaks mid-stream surfaces as a TypeError or a DOMException instead: a transport failure.
+      // An answer the SDK cannot read (a response without a result, a field of the wrong type) is the
+      // agent's malformed answer, as is one it reads with a plain Error ("Invalid response…"); a
+      // connection that breaks mid-stream surfaces as another TypeError or a DOMException: a transport failure.
+      if (isMalformed(error))
+        throw agentAnswerError(
+          "the agent's A2A answer is malformed (a JSON-RPC response without a result, or a field of the wrong type)",
+        );
       if (error instanceof Error && error.constructor === Error)
         throw agentAnswerError(
           `the agent answered something that is not A2A: ${error.message.slice(0, 300)}`,
@@ -251,6 +261,16 @@ class A2aReply {
     if (message && state !== undefined && (ANSWERED.has(state) || FAILED.has(state)))
       this.statusMessage = textOf(message.parts);
   }
+}
+
+/**
+ * A JavaScript error raised while reading what the agent sent ("Cannot read properties of undefined"),
+ * as opposed to a network failure (fetch's own TypeError carries a cause) or passk's own errors.
+ */
+function isMalformed(error: unknown): boolean {
+  return (
+    error instanceof TypeError && error.cause === undefined && !/fetch failed|terminated/i.test(error.message)
+  );
 }
 
 /** The text parts of a message or artifact, joined; files and data parts are not for the customer. */

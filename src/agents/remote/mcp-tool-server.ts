@@ -15,6 +15,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { ConfigError } from "../../core/errors.js";
 import type { LlmToolSpec } from "../../core/llm.js";
 import { parseJsonKeepingPyFloats } from "../../python/py-float.js";
 import { passkVersion } from "../../version.js";
@@ -137,7 +138,7 @@ export class McpToolServer {
       });
       server.once("error", (error) => {
         this.listener = undefined;
-        reject(error);
+        reject(listenFailure(error, this.host, this.port));
       });
       server.listen(this.port, this.host, () => {
         server.unref();
@@ -278,6 +279,26 @@ function rawToolArguments(body: unknown): Map<string | number, Record<string, un
       found.set(id, args as Record<string, unknown>);
   }
   return found;
+}
+
+/**
+ * Why the MCP listener could not start, as a set-up error: the harness cannot serve the agent's tools,
+ * so no conversation may be graded (before, every conversation ended as the agent's error, reward 0).
+ */
+function listenFailure(error: Error, host: string, port: number): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const reason =
+    code === "EADDRINUSE"
+      ? `port ${port} is already in use (another passk run with the same PASSK_MCP_PORT, or another program); set PASSK_MCP_PORT to a free port, or leave it unset for any free port`
+      : code === "EACCES"
+        ? `this user may not listen on port ${port}; set PASSK_MCP_PORT to a port above 1023, or leave it unset`
+        : code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EADDRNOTAVAIL"
+          ? `"${host}" is not an address of this machine (${code}); set PASSK_MCP_HOST to one of its addresses (e.g. 127.0.0.1 or 0.0.0.0), or leave it unset`
+          : `${error.message}${code ? ` (${code})` : ""}`;
+  return new ConfigError(`passk cannot serve the agent's tools over MCP at ${where}: ${reason}`, {
+    cause: error,
+  });
 }
 
 function sameToken(given: Buffer, expected: Buffer): boolean {

@@ -62,6 +62,7 @@ export function remoteAgent(spec: string, options: RemoteAgentOptions = {}): Rem
   const fetchImpl = remoteAgentFetch({
     ...(env.PASSK_REMOTE_AGENT_TOKEN !== undefined ? { authToken: env.PASSK_REMOTE_AGENT_TOKEN } : {}),
     defaultTimeoutMs: timeoutMs,
+    origin: new URL(url).origin,
   });
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_AGENT_MESSAGE_BYTES;
   const transport =

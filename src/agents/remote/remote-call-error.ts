@@ -1,3 +1,4 @@
+import { ConfigError } from "../../core/errors.js";
 import { httpFetch } from "../../llm/http-fetch.js";
 import { parseRetryAfterMs } from "../../llm/retry.js";
 
@@ -95,9 +96,26 @@ const SHOWN_BODY_CHARS = 300;
  * Retry-After); 401, 403 and 407 are the set-up's; every other status (500 above all) is the agent's own
  * error answer.
  */
-export function remoteAgentFetch(options: { authToken?: string; defaultTimeoutMs: number }): typeof fetch {
+export function remoteAgentFetch(options: {
+  authToken?: string;
+  defaultTimeoutMs: number;
+  /**
+   * The origin of the URL the user named. passk's bearer token, the MCP token and the policy go only
+   * there: a request elsewhere (an agent card naming another host) is refused as a set-up error.
+   */
+  origin?: string;
+}): typeof fetch {
   return async (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (
+      options.origin !== undefined &&
+      URL.canParse(url) &&
+      !sameOrigin(new URL(url), new URL(options.origin))
+    )
+      throw new ConfigError(
+        `the agent at ${options.origin} sent passk to ${new URL(url).origin} (its agent card names another origin); ` +
+          "passk sends its tokens and the conversation only to the origin you named — name the agent's own URL in --agent-llm",
+      );
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
     if (options.authToken !== undefined) headers.authorization = `Bearer ${options.authToken}`;
@@ -140,6 +158,16 @@ export function connectionFailure(error: unknown): string {
   if (error instanceof DOMException && error.name === "TimeoutError") return "no answer in time";
   const message = error instanceof Error ? error.message : String(error);
   return code ? `${message} (${code})` : message;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Same scheme and port, and the same host — every loopback name counting as one (localhost, 127.0.0.1, ::1). */
+function sameOrigin(a: URL, b: URL): boolean {
+  if (a.origin === b.origin) return true;
+  return (
+    a.protocol === b.protocol && a.port === b.port && LOOPBACK.test(a.hostname) && LOOPBACK.test(b.hostname)
+  );
 }
 
 function pathOf(url: string): string {

@@ -2,7 +2,7 @@ import { AGENT_STOP_TOKEN, type AgentStart } from "../../core/agent.js";
 import { ConfigError } from "../../core/errors.js";
 import { InfrastructureError } from "../../core/llm.js";
 import type { AssistantMessage, Message, ToolMessage } from "../../core/message.js";
-import { redactSecrets } from "../../llm/redact.js";
+import { redactKnownSecretsDeep, redactSecrets } from "../../llm/redact.js";
 import { retryDelayMs, type RetryOptions } from "../../llm/retry.js";
 import type { McpEndpoint, McpToolServer } from "./mcp-tool-server.js";
 import type { HistoryMessage } from "./protocol.js";
@@ -257,7 +257,15 @@ export class RemoteConversation {
     return {
       role: "assistant",
       content: null,
-      tool_calls: [{ id: call.id, name: call.name, arguments: call.arguments, requestor: "assistant" }],
+      tool_calls: [
+        {
+          id: call.id,
+          name: call.name,
+          // An agent echoing its tokens into a tool call must not get them into the trajectory.
+          arguments: redactKnownSecretsDeep(call.arguments, this.secrets),
+          requestor: "assistant",
+        },
+      ],
     };
   }
 
@@ -346,7 +354,14 @@ export class RemoteConversation {
           `${spec} failed while ${what}, ${attemptNumber} attempt${attemptNumber === 1 ? "" : "s"} (last: ${reason}); not the agent's score — the conversation ends as an infrastructure error and is run again on resume`,
           attemptNumber,
         );
-      const delayMs = retryDelayMs(attemptNumber, retry, failure.details.retryAfterMs);
+      const retryAfterMs = failure.details.retryAfterMs;
+      // As for model calls: a wait longer than passk's ceiling is not sat through (nor overflows a timer).
+      if (retryAfterMs !== undefined && retryAfterMs > retry.maxRetryAfterMs)
+        throw new InfrastructureError(
+          `${spec} asked passk to wait ${Math.ceil(retryAfterMs / 1000)} s (Retry-After) while ${what}, longer than the ${retry.maxRetryAfterMs / 1000} s passk waits (last: ${reason}); not the agent's score — the conversation ends as an infrastructure error and is run again on resume`,
+          attemptNumber,
+        );
+      const delayMs = retryDelayMs(attemptNumber, retry, retryAfterMs);
       retry.onRetry?.({ attempt: attemptNumber, delayMs, reason });
       try {
         await retry.sleep(delayMs, this.lifetime.signal);

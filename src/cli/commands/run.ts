@@ -138,7 +138,7 @@ export function withRunOptions(command: Command): Command {
         )
         .option(
           "--max-sim-seconds <s>",
-          "wall-clock limit of one conversation; past it, it ends as an infrastructure error (default: none)",
+          "wall-clock limit of one conversation; past it, it ends as an infrastructure error (default: 3600)",
         )
         .option(
           "--checkpoint-turns",

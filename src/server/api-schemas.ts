@@ -326,6 +326,9 @@ export const AgentScoreSchema = z.object({
       trials: z.number().int(),
       /** pass^k for k = 1…trials over this domain's tasks of the run. */
       passHatKs: z.record(z.string(), z.number()),
+      /** The domain's simulations of the run, and how many of them were graded (the scores cover those). */
+      simulations: z.number().int(),
+      graded: z.number().int(),
     })
     .nullable(),
 });

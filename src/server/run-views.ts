@@ -505,6 +505,8 @@ export class RunViews {
           tasks: trialsPerTask.size,
           trials: run.numTrials ?? Math.max(0, ...trialsPerTask.values()),
           passHatKs: metrics.pass_hat_ks,
+          simulations: simulations.length,
+          graded: metrics.total_simulations,
         },
       };
     }

@@ -1,6 +1,6 @@
 import { AgentScoreSchema } from "../../../src/server/api-schemas.js";
 import { answer, api, cancellable } from "../api.js";
-import { formatDate, formatPercent } from "../format.js";
+import { formatDate, formatPercent, runCoverage } from "../format.js";
 import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 
@@ -22,6 +22,7 @@ export function AgentScoreStrip(props: { domain: string; agent: string; explorer
   if (!props.explorer || !domain || !agent) return null;
   const run = score.data?.run;
   const k = run ? Math.max(...Object.keys(run.passHatKs).map(Number)) : 0;
+  const coverage = run ? runCoverage({ ...run, progress: { planned: 0 } }) : undefined;
   return (
     <div className="score-strip" data-testid="agent-score" role="status">
       <span className="score-agent">
@@ -53,6 +54,11 @@ export function AgentScoreStrip(props: { domain: string; agent: string; explorer
               : "one trial per task"}{" "}
             · {run.tasks} tasks × {run.trials} trials
           </span>
+          {coverage && (
+            <span className="small coverage" data-testid="agent-coverage">
+              {coverage}
+            </span>
+          )}
           <a href={href({ page: "run", runId: run.id })} className="score-run">
             {run.name} · {formatDate(run.date)}
           </a>

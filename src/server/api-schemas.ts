@@ -440,6 +440,8 @@ export const GridRowSchema = z.object({
   taskId: z.string(),
   /** One line about the task: its purpose, else the customer's reason for calling; null if unknown. */
   title: z.string().nullable(),
+  /** Task defects: gold actions that raise when replayed, each naming the action and its error. */
+  defects: z.array(z.string()).optional(),
   successes: z.number().int(),
   cells: z.array(GridCellSchema),
 });

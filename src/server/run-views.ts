@@ -5,6 +5,7 @@ import { parseResults } from "../formats/tau2/results.js";
 import { ReviewSchema } from "../review/blame.js";
 import type { Task } from "../core/task.js";
 import { evaluateEnvironment } from "../evaluation/environment.js";
+import { validateTask } from "../evaluation/validate-task.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { compareRuns } from "../metrics/compare-runs.js";
 import { describeSignificance } from "../metrics/statistics.js";
@@ -105,6 +106,8 @@ export class RunViews {
   readonly #store: RunStore;
   readonly #loadDomainData: (name: string) => DomainData | undefined;
   readonly #cache = new Map<string, RunMetricsEntry>();
+  /** Per run: its tasks whose gold actions raise (task defects), by domain and task id. */
+  readonly #defects = new Map<string, Map<string, string[]>>();
   readonly #now: () => Date;
 
   constructor(
@@ -115,6 +118,25 @@ export class RunViews {
     this.#store = store;
     this.#loadDomainData = loadDomainData;
     this.#now = now;
+  }
+
+  /** The run's tasks whose gold actions raise when replayed, each with its warnings (computed once). */
+  #taskDefects(runId: string): Map<string, string[]> {
+    let found = this.#defects.get(runId);
+    if (found) return found;
+    found = new Map();
+    for (const { domain, task } of this.#store.runTasks(runId)) {
+      const data = this.#loadDomainData(domain);
+      if (!data) continue;
+      try {
+        const { warnings } = validateTask(data.domain, task, (o) => data.newWorld(o));
+        if (warnings.length > 0) found.set(`${domain}\u0000${task.id}`, warnings);
+      } catch {
+        // A task this domain cannot replay: no defect is claimed without the evidence.
+      }
+    }
+    this.#defects.set(runId, found);
+    return found;
   }
 
   #run(runId: string): StoredRun {
@@ -257,6 +279,7 @@ export class RunViews {
         // A task recorded in another shape has no title here.
       }
     }
+    const defects = this.#taskDefects(run.id);
     for (const s of simulations) {
       const key = `${s.domain}\u0000${s.task_id}`;
       let row = rows.get(key);
@@ -265,6 +288,7 @@ export class RunViews {
           domain: s.domain,
           taskId: s.task_id,
           title: titles.get(key) ?? null,
+          ...(defects.has(key) ? { defects: defects.get(key)! } : {}),
           successes: 0,
           cells: [],
         };
@@ -477,6 +501,7 @@ export class RunViews {
     if (!this.#store.deleteRun) throw new FeatureDisabledError("this server's store cannot delete runs");
     const deleted = this.#store.deleteRun(run.id);
     this.#cache.delete(run.id);
+    this.#defects.delete(run.id);
     return deleted;
   }
 

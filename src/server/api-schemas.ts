@@ -313,7 +313,11 @@ export const ConversationDetailSchema = z.object({
 });
 export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
 
-/** The agent's measured reliability on a domain: its latest run there in the store. */
+/**
+ * The agent's measured reliability on a domain: its newest clean run there (unperturbed, not a scripted
+ * demo, the full base split; with the customer model when one is given), else its newest unperturbed
+ * run, labelled.
+ */
 export const AgentScoreSchema = z.object({
   agent: z.string(),
   domain: z.string(),
@@ -329,11 +333,15 @@ export const AgentScoreSchema = z.object({
       /** The domain's simulations of the run, and how many of them were graded (the scores cover those). */
       simulations: z.number().int(),
       graded: z.number().int(),
+      /** 95% bootstrap interval of each pass^k. */
+      intervals: z.record(z.string(), z.object({ low: z.number(), high: z.number() })),
+      /** What the run is when it is not a clean full-split measurement: "scripted demo", "task subset: …". */
+      labels: z.array(z.string()),
     })
     .nullable(),
 });
 export type AgentScore = z.infer<typeof AgentScoreSchema>;
-export const AgentScoreQuerySchema = z.strictObject({ agent: name("agent") });
+export const AgentScoreQuerySchema = z.strictObject({ agent: name("agent"), user: name("user").optional() });
 export const DocumentQuerySchema = z.strictObject({ q: name("q") });
 
 // ── Explorer ─────────────────────────────────────────────────────────────────────────────────────

@@ -506,36 +506,64 @@ export class RunViews {
   }
 
   /**
-   * The agent's pass^k on one domain from its most recent run there (runs whose agent model is
-   * `agent`), over that domain's simulations only.
+   * The agent's pass^k on one domain, over that domain's simulations: from its newest clean run there
+   * (not perturbed, not a scripted demo, every task of the base split; the customer model `user` when
+   * given), else from its newest unperturbed run, labelled with what it is. Perturbed runs measure
+   * robustness, never the agent's score.
    */
-  agentScore(domain: string, agent: string): AgentScore {
+  agentScore(domain: string, agent: string, user?: string): AgentScore {
+    const userOf = (run: StoredRun) => {
+      const info = (run.info["user_info"] ?? {}) as Record<string, unknown>;
+      return stringOr(info["llm"]) ?? stringOr(info["implementation"]);
+    };
+    const data = this.#loadDomainData(domain);
+    const base = data?.domain.tau2 ? data.splits?.base : undefined;
     const candidates = this.#store
       .listRuns()
-      .filter((run) => modelOf(run) === agent)
-      .sort((x, y) => (y.timestamp ?? y.createdAt).localeCompare(x.timestamp ?? x.createdAt));
-    for (const run of candidates) {
-      const simulations = this.#metrics(run).simulations.filter((s) => s.domain === domain);
-      if (simulations.length === 0) continue;
-      const trialsPerTask = new Map<string, number>();
-      for (const s of simulations) trialsPerTask.set(s.task_id, (trialsPerTask.get(s.task_id) ?? 0) + 1);
-      const metrics = computeRunMetrics(simulations, { numTrials: run.numTrials });
-      return {
-        agent,
-        domain,
-        run: {
-          id: run.id,
-          name: runName({ id: run.id, label: run.label, model: modelOf(run) }),
-          date: run.timestamp ?? run.createdAt,
-          tasks: trialsPerTask.size,
-          trials: run.numTrials ?? Math.max(0, ...trialsPerTask.values()),
-          passHatKs: metrics.pass_hat_ks,
-          simulations: simulations.length,
-          graded: metrics.total_simulations,
-        },
-      };
-    }
-    return { agent, domain, run: null };
+      .filter((run) => modelOf(run) === agent && (user === undefined || userOf(run) === user))
+      .sort((x, y) => (y.timestamp ?? y.createdAt).localeCompare(x.timestamp ?? x.createdAt))
+      .flatMap((run) => {
+        const simulations = this.#metrics(run).simulations.filter((s) => s.domain === domain);
+        if (simulations.length === 0) return [];
+        const { deviations } = tau2Comparability({
+          domain,
+          info: run.info,
+          taskIds: simulations.map((s) => s.task_id),
+          numTrials: run.numTrials,
+          rewardInfos: simulations.map((s) => s.reward_info),
+          ...(base ? { baseTaskIds: base } : {}),
+        });
+        const perturbed = deviations.some((d) => d.reason.startsWith("perturbed"));
+        const labels = [
+          ...(deviations.some((d) => d.kind === "scripted-demo") ? ["scripted demo"] : []),
+          ...deviations.filter((d) => d.kind === "task-subset").map((d) => `subset: ${d.reason}`),
+        ];
+        return perturbed ? [] : [{ run, simulations, labels }];
+      });
+    const chosen = candidates.find((c) => c.labels.length === 0) ?? candidates[0];
+    if (!chosen) return { agent, domain, run: null };
+    const { run, simulations, labels } = chosen;
+    const trialsPerTask = new Map<string, number>();
+    for (const s of simulations) trialsPerTask.set(s.task_id, (trialsPerTask.get(s.task_id) ?? 0) + 1);
+    const metrics = computeRunMetrics(simulations, { numTrials: run.numTrials, bootstrap: { seed: 0 } });
+    return {
+      agent,
+      domain,
+      run: {
+        id: run.id,
+        name: runName({ id: run.id, label: run.label, model: modelOf(run) }),
+        date: run.timestamp ?? run.createdAt,
+        tasks: trialsPerTask.size,
+        trials: run.numTrials ?? Math.max(0, ...trialsPerTask.values()),
+        passHatKs: metrics.pass_hat_ks,
+        simulations: simulations.length,
+        graded: metrics.total_simulations,
+        intervals: Object.fromEntries(
+          Object.entries(metrics.pass_hat_k_cis).map(([k, ci]) => [k, { low: ci.low, high: ci.high }]),
+        ),
+        labels,
+      },
+    };
   }
 
   compare(a: string, b: string): CompareResponse {

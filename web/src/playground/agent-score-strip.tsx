@@ -5,15 +5,16 @@ import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 
 /**
- * How reliable the selected agent is on this domain, measured: pass^1 and pass^k of its latest run
- * there in the store, linked to the run. Without a run, how to make one.
+ * How reliable the selected agent is on this domain, measured: pass^1 and pass^k with their intervals,
+ * from its newest clean run there with the chosen customer model (else its newest unperturbed run,
+ * labelled a scripted demo or a subset), linked to the run. Without a run, how to make one.
  */
-export function AgentScoreStrip(props: { domain: string; agent: string; explorer: boolean }) {
-  const { domain, agent } = props;
-  const score = useApiGet(`${domain}\u0000${agent}`, (signal) =>
+export function AgentScoreStrip(props: { domain: string; agent: string; user: string; explorer: boolean }) {
+  const { domain, agent, user } = props;
+  const score = useApiGet(`${domain}\u0000${agent}\u0000${user}`, (signal) =>
     answer(
       api.domains[":domain"]["agent-score"].$get(
-        { param: { domain }, query: { agent } },
+        { param: { domain }, query: { agent, ...(user ? { user } : {}) } },
         cancellable(signal),
       ),
       AgentScoreSchema,
@@ -42,10 +43,12 @@ export function AgentScoreStrip(props: { domain: string; agent: string; explorer
         <>
           <span className="score">
             pass^1 <strong data-testid="agent-pass-1">{formatPercent(run.passHatKs["1"])}</strong>
+            <Interval interval={run.intervals["1"]} />
           </span>
           {k > 1 && (
             <span className="score">
               pass^{k} <strong data-testid="agent-pass-k">{formatPercent(run.passHatKs[String(k)])}</strong>
+              <Interval interval={run.intervals[String(k)]} />
             </span>
           )}
           <span className="muted small">
@@ -54,6 +57,11 @@ export function AgentScoreStrip(props: { domain: string; agent: string; explorer
               : "one trial per task"}{" "}
             · {run.tasks} tasks × {run.trials} trials
           </span>
+          {run.labels.map((label) => (
+            <span key={label} className="badge changed" data-testid="agent-run-label">
+              {label}
+            </span>
+          ))}
           {coverage && (
             <span className="small coverage" data-testid="agent-coverage">
               {coverage}
@@ -65,5 +73,16 @@ export function AgentScoreStrip(props: { domain: string; agent: string; explorer
         </>
       )}
     </div>
+  );
+}
+
+/** A 95% interval, in whole percents. */
+function Interval(props: { interval: { low: number; high: number } | undefined }) {
+  if (!props.interval) return null;
+  return (
+    <span className="muted small">
+      {" "}
+      [{formatPercent(props.interval.low, 0)}–{formatPercent(props.interval.high, 0)}]
+    </span>
   );
 }

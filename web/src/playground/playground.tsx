@@ -178,7 +178,7 @@ export function Playground(props: {
 
   return (
     <div className="playground">
-      <AgentScoreStrip domain={domainName} agent={agent} explorer={info.explorer} />
+      <AgentScoreStrip domain={domainName} agent={agent} user={user} explorer={info.explorer} />
       <div className="playground-body">
         <aside className="setup" aria-label="Conversation setup">
           <div className="field">

@@ -112,6 +112,10 @@ describe("passk submit: airline and retail, full base split, 4 trials (scripted 
     expect(lines(checked.stdout, "warning:")).toContainEqual(
       expect.stringMatching(/\(airline\) is a scripted demo .*not a model's score/),
     );
+    // As the reference's `tau2 submit validate` warns: the name differs from the trajectories' model.
+    expect(lines(checked.stdout, "warning:")).toContain(
+      "warning: submission.json model_name is \"Scripted Gold\" but the trajectories' agent model is scripted:gold (info.agent_info.llm); the reference's validation warns that they do not match — name the model as the trajectories record it.",
+    );
     expect(checked.stdout).toMatch(/: valid \(0 errors, \d+ warnings\)$/m);
   });
 

@@ -9,6 +9,11 @@ export interface TaskValidation {
   ok: boolean;
   /** Why the task failed: unknown names, a gold replay that crashed, components below 1. */
   problems: string[];
+  /**
+   * Task defects that do not fail it: gold actions that raise when replayed (the reference's own replay
+   * raises on them too; its evaluator swallows the error), each naming the action and the error.
+   */
+  warnings: string[];
   /** Reward components of the gold replay (`null` = needs an LLM judge). */
   breakdown: Record<string, number | null>;
   /** NL assertions left for a judge. */
@@ -38,14 +43,26 @@ export function validateTask(
   for (const [component, value] of Object.entries(breakdown)) {
     if (value !== null && value !== 1) problems.push(`${component} = ${value} for the gold actions`);
   }
+  const warnings = goldActionsThatRaise(record).map(
+    ({ index, step }) =>
+      `task defect: gold action ${index + 1}, ${step.name}(${JSON.stringify(step.arguments)}), raises: ${step.output.replace(/^Error: /, "")}`,
+  );
   return {
     taskId: task.id,
     ok: problems.length === 0,
     problems,
+    warnings,
     breakdown,
     needsJudge: record?.evaluation.nl_assertions_needing_llm_judge ?? 0,
     ...(record ? { record } : {}),
   };
+}
+
+/** The gold actions whose replay answered an error, with their index in the task's gold list. */
+export function goldActionsThatRaise(
+  record: GoldReplayRecord | undefined,
+): Array<{ index: number; step: GoldReplayRecord["steps"][number] }> {
+  return (record?.steps ?? []).flatMap((step, index) => (step.error ? [{ index, step }] : []));
 }
 
 function checkNames(domain: AnyDomain, task: Task): string[] {

@@ -178,20 +178,22 @@ describe("tau2Comparability's deviations", () => {
 });
 
 describe("scoreDomain", () => {
-  it("gives pass^1…pass^4 in percent (2 decimals) and the average total cost per trajectory", () => {
+  it("gives pass^1…pass^4 in percent and the agent's average cost per trajectory, as the reference does", () => {
     const results = validateResults(
       run({ passes: { "0": 4, "1": 2, "2": 4 }, cost: { agent: 0.01, user: 0.002, judge: 0.001 } }),
       "r",
     ).results;
     const score = scoreDomain(results, "airline");
     // Task 1: pass^2 = C(2,2)/C(4,2) = 1/6, so (1 + 1/6 + 1) / 3.
-    expect(score.pass).toEqual([83.33, 72.22, 66.67, 66.67]);
-    expect(score.cost).toBe(0.013);
+    expect(score.pass.map((p) => p!.toFixed(2))).toEqual(["83.33", "72.22", "66.67", "66.67"]);
+    expect(score.pass[0]).toBeCloseTo(250 / 3, 10);
+    // τ²'s avg_agent_cost: the customer's and the judge's costs are not the agent's.
+    expect(score.cost).toBeCloseTo(0.01, 12);
     expect(score).toMatchObject({ numTrials: 4, k: 4, unknownCosts: 0, nonEvaluable: 0 });
   });
 
-  it("is null beyond the run's K, and null cost when any trajectory's cost is unknown", () => {
-    const results = validateResults(run({ trials: 2, cost: { agent: 0.01, user: null } }), "r").results;
+  it("is null beyond the run's K, and null cost when any trajectory's agent cost is unknown", () => {
+    const results = validateResults(run({ trials: 2, cost: { agent: null, user: 0.002 } }), "r").results;
     const score = scoreDomain(results, "airline");
     expect(score.pass).toEqual([100, 100, null, null]);
     expect(score.cost).toBeNull();
@@ -243,7 +245,13 @@ describe("prepareSubmission", () => {
       submission_type: "standard",
       trajectories_available: true,
       results: {
-        airline: { pass_1: 83.33, pass_2: 72.22, pass_3: 66.67, pass_4: 66.67, cost: 0.012 },
+        airline: {
+          pass_1: expect.closeTo(250 / 3, 10),
+          pass_2: expect.closeTo(650 / 9, 10),
+          pass_3: expect.closeTo(200 / 3, 10),
+          pass_4: expect.closeTo(200 / 3, 10),
+          cost: expect.closeTo(0.01, 12),
+        },
         retail: { pass_1: 100, pass_4: 100 },
       },
       trajectory_files: {
@@ -355,6 +363,7 @@ describe("validateSubmission", () => {
   it("accepts what prepareSubmission wrote", () => {
     const dir = writePrepared([entry(run()), entry(run({ domain: "retail" }))], {
       ...METADATA,
+      modelName: "openai:gpt-4.1",
       references: ["https://example.com"],
     });
     const { errors, warnings } = validateSubmission(dir, { baseTaskIds: base });
@@ -376,16 +385,87 @@ describe("validateSubmission", () => {
       expect.stringMatching(
         /^submission\.json results\.airline\.pass_1 is 42 but trajectories\/\S+ gives 100\.00/,
       ),
-      expect.stringMatching(/^submission\.json results\.airline\.cost is 0\.5 but .* gives 0\.012 USD/),
+      expect.stringMatching(
+        /^submission\.json results\.airline\.cost is 0\.5 but .* gives 0\.0(1|09+\d) USD/,
+      ),
     ]);
   });
 
-  it("tolerates 0.01 points of rounding", () => {
+  it("tolerates 0.01 points of rounding, with the reference's warning that the value is not exact", () => {
     const dir = writePrepared([entry(run({ passes: { "1": 2 } }))]);
     editSubmission(dir, (json) => {
       (json.results as Record<string, Record<string, number>>).airline!.pass_1 = 83.34;
     });
-    expect(validateSubmission(dir, { baseTaskIds: base }).errors).toEqual([]);
+    const { errors, warnings } = validateSubmission(dir, { baseTaskIds: base });
+    expect(errors).toEqual([]);
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^submission\.json results\.airline\.pass_1 is 83\.34, not exactly the 83\.333\d* the reference computes/,
+      ),
+    );
+  });
+
+  describe("every warning of the reference's `tau2 submit validate`", () => {
+    const reported = (edit?: (json: Record<string, unknown>) => void, modelName = "openai:gpt-4.1") => {
+      const dir = writePrepared([entry(run())], { ...METADATA, modelName });
+      if (edit) editSubmission(dir, edit);
+      return validateSubmission(dir, { baseTaskIds: base }).warnings;
+    };
+    const COVERAGE = expect.stringMatching(
+      /^submission\.json results cover airline; the leaderboard recommends/,
+    );
+
+    it("none beyond domain coverage on what prepare wrote with the trajectories' model name", () => {
+      expect(reported()).toEqual([COVERAGE]);
+    });
+
+    it("the model name differs from the model of the trajectories", () => {
+      expect(reported(undefined, "gpt-4.1")).toContain(
+        "submission.json model_name is \"gpt-4.1\" but the trajectories' agent model is openai:gpt-4.1 (info.agent_info.llm); the reference's validation warns that they do not match — name the model as the trajectories record it.",
+      );
+    });
+
+    it("the user simulator differs, or is not given", () => {
+      const differs = reported((json) => {
+        (json.methodology as Record<string, unknown>).user_simulator = "gpt-4.1";
+      });
+      expect(differs).toContainEqual(
+        expect.stringMatching(
+          /^submission\.json methodology\.user_simulator is "gpt-4\.1" but the trajectories' user simulator is openai:gpt-4\.1/,
+        ),
+      );
+      const missing = reported((json) => {
+        delete (json.methodology as Record<string, unknown>).user_simulator;
+      });
+      expect(missing).toContainEqual(
+        expect.stringMatching(/user_simulator is not given but the trajectories'/),
+      );
+    });
+
+    it("a domain's cost differs from the agent's average cost, or is missing", () => {
+      const results = (json: Record<string, unknown>) =>
+        (json.results as Record<string, Record<string, number>>).airline!;
+      expect(reported((json) => void (results(json).cost = 0.010001))).toContainEqual(
+        expect.stringMatching(
+          /^submission\.json results\.airline\.cost is 0\.010001, not exactly the 0\.0(1|09+\d) USD/,
+        ),
+      );
+      expect(reported((json) => void delete results(json).cost)).toContainEqual(
+        expect.stringMatching(
+          /^submission\.json results\.airline\.cost is not given though .* gives 0\.0(1|09+\d) USD/,
+        ),
+      );
+    });
+
+    it("a domain's pass^k is missing", () => {
+      expect(
+        reported(
+          (json) => void delete (json.results as Record<string, Record<string, number>>).airline!.pass_2,
+        ),
+      ).toContainEqual(
+        expect.stringMatching(/^submission\.json results\.airline\.pass_2 is not given though/),
+      );
+    });
   });
 
   it("a task subset is an error naming how many and which tasks are missing", () => {

@@ -12,7 +12,6 @@ import {
   taskOutcomes,
   type ScoredSimulation,
 } from "../metrics/run-metrics.js";
-import { simulationCost } from "./execute-run.js";
 import { tau2Comparability, type Deviation, type DeviationKind } from "./tau2-comparability.js";
 
 export type { Deviation, DeviationKind };
@@ -170,25 +169,20 @@ export function isScriptedDemoResults(results: Results | ResultsInput): boolean 
 
 /** What a domain's trajectories give on the leaderboard: pass^1…pass^4 in percent, average cost. */
 export interface DomainScore {
-  /** pass^1…pass^4 in percent, 2 decimals; null beyond the run's K. */
+  /** pass^1…pass^4 in percent, unrounded as the reference computes them; null beyond the run's K. */
   pass: [number | null, number | null, number | null, number | null];
-  /** Average total cost (agent + user, + judge where recorded) per trajectory in USD, 5 decimals. */
+  /** The agent's average cost per trajectory in USD (τ²'s `avg_agent_cost`); null when a price is unknown. */
   cost: number | null;
   /** Trials per task the run asked for (else the most any task has). */
   numTrials: number;
   /** τ²'s K: trials per task the pass^k are computed over. */
   k: number;
-  /** Evaluable trajectories whose cost is unknown (a model without a price). */
+  /** Evaluable trajectories whose agent cost is unknown (a model without a price). */
   unknownCosts: number;
   /** Simulations that ended in an infrastructure error (left out of every score). */
   nonEvaluable: number;
   evaluable: number;
 }
-
-const round = (value: number, digits: number) => {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-};
 
 const scored = (results: Results, domain: string): ScoredSimulation[] =>
   scoredSimulations(results.simulations, domain);
@@ -200,19 +194,19 @@ export function scoreDomain(results: Results, domain: string): DomainScore {
   const metrics = computeMetrics(simulations, { numTrials: recorded, bootstrap: { resamples: 0 } });
   const outcomes = taskOutcomes(simulations);
   const k = Object.keys(metrics.pass_hat_ks).length;
+  // Exactly the reference's figures (`tau2 submit validate` compares them for equality): pass^k in
+  // percent unrounded, and τ²'s average agent cost.
   const pass = [1, 2, 3, 4].map((i) => {
     const value = metrics.pass_hat_ks[i];
-    return value === undefined ? null : round(value * 100, 2);
+    return value === undefined ? null : value * 100;
   }) as DomainScore["pass"];
-  // The leaderboard compares cost per trajectory: an average that skipped unpriced trajectories would
-  // undercount, so any unknown cost makes the whole figure unknown.
   const evaluable = results.simulations.filter((s) => !NON_EVALUABLE_TERMINATIONS.has(s.termination_reason));
-  const costs = evaluable.map((s) => simulationCost(s));
-  const unknownCosts = costs.filter((c) => c === null).length;
+  const unknownCosts = metrics.unknown_agent_costs;
+  // An average that skipped unpriced trajectories would undercount: any unknown cost makes it unknown.
   const cost =
-    costs.length === 0 || unknownCosts > 0
+    unknownCosts > 0 || metrics.avg_agent_cost === null || Number.isNaN(metrics.avg_agent_cost)
       ? null
-      : round(costs.reduce<number>((sum, c) => sum + c!, 0) / costs.length, 5);
+      : metrics.avg_agent_cost;
   return {
     pass,
     cost,
@@ -734,11 +728,17 @@ export function validateSubmission(dir: string, options: ValidateOptions = {}): 
             `${other.file} has ${name} ${b.model} with llm_args ${b.args} but ${first.file} has ${a.model} with ${a.args}; the leaderboard needs the same ${name} and arguments in every domain.`,
           );
       }
-    const userModel = participant(first, "user_info").model;
-    const stated = submission.methodology?.user_simulator;
-    if (stated && stated !== userModel)
+    // The reference's `tau2 submit validate` warns when these differ from the first trajectories' llm.
+    const agentModel = text(infoOf(first.results).agent_info?.llm) ?? "(none)";
+    if (submission.model_name !== agentModel)
       warnings.push(
-        `submission.json methodology.user_simulator is "${stated}" but the trajectories' user simulator is ${userModel}; make them agree.`,
+        `submission.json model_name is "${submission.model_name}" but the trajectories' agent model is ${agentModel} (info.agent_info.llm); the reference's validation warns that they do not match — name the model as the trajectories record it.`,
+      );
+    const userModel = text(infoOf(first.results).user_info?.llm) ?? "(none)";
+    const stated = submission.methodology?.user_simulator;
+    if (submission.methodology && stated !== userModel)
+      warnings.push(
+        `submission.json methodology.user_simulator is ${stated === undefined || stated === null ? "not given" : `"${stated}"`} but the trajectories' user simulator is ${userModel}; make them agree.`,
       );
   }
 
@@ -802,6 +802,10 @@ export function validateSubmission(dir: string, options: ValidateOptions = {}): 
           errors.push(
             `${where} is ${value} but ${file} gives ${formatPercent(computed)}; fix the value (or prepare the submission again).`,
           );
+        } else if (value !== computed) {
+          warnings.push(
+            `${where} is ${value}, not exactly the ${computed} the reference computes from ${file}; its validation warns of any difference (prepare the submission again).`,
+          );
         }
       });
       const cost = submitted.cost;
@@ -812,9 +816,16 @@ export function validateSubmission(dir: string, options: ValidateOptions = {}): 
           );
         else if (Math.abs(cost - score.cost) > COST_TOLERANCE + 1e-12)
           errors.push(
-            `submission.json results.${domain}.cost is ${cost} but ${file} gives ${score.cost} USD per trajectory; fix the value (or prepare the submission again).`,
+            `submission.json results.${domain}.cost is ${cost} but ${file} gives ${score.cost} USD per trajectory (the agent's cost); fix the value (or prepare the submission again).`,
           );
-      }
+        else if (cost !== score.cost)
+          warnings.push(
+            `submission.json results.${domain}.cost is ${cost}, not exactly the ${score.cost} USD the reference computes from ${file} (the agent's average cost); its validation warns of any difference.`,
+          );
+      } else if (score.cost !== null)
+        warnings.push(
+          `submission.json results.${domain}.cost is not given though ${file} gives ${score.cost} USD per trajectory (the agent's average cost); the reference's validation warns that they do not match.`,
+        );
     }
 
     for (const d of deviations) {

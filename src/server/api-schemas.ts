@@ -321,7 +321,11 @@ export const ConversationDetailSchema = z.object({
 });
 export type ConversationDetail = z.infer<typeof ConversationDetailSchema>;
 
-/** The agent's measured reliability on a domain: its latest run there in the store. */
+/**
+ * The agent's measured reliability on a domain: its newest clean run there (unperturbed, not a scripted
+ * demo, the full base split; with the customer model when one is given), else its newest unperturbed
+ * run, labelled.
+ */
 export const AgentScoreSchema = z.object({
   agent: z.string(),
   domain: z.string(),
@@ -334,11 +338,18 @@ export const AgentScoreSchema = z.object({
       trials: z.number().int(),
       /** pass^k for k = 1…trials over this domain's tasks of the run. */
       passHatKs: z.record(z.string(), z.number()),
+      /** The domain's simulations of the run, and how many of them were graded (the scores cover those). */
+      simulations: z.number().int(),
+      graded: z.number().int(),
+      /** 95% bootstrap interval of each pass^k. */
+      intervals: z.record(z.string(), z.object({ low: z.number(), high: z.number() })),
+      /** What the run is when it is not a clean full-split measurement: "scripted demo", "task subset: …". */
+      labels: z.array(z.string()),
     })
     .nullable(),
 });
 export type AgentScore = z.infer<typeof AgentScoreSchema>;
-export const AgentScoreQuerySchema = z.strictObject({ agent: name("agent") });
+export const AgentScoreQuerySchema = z.strictObject({ agent: name("agent"), user: name("user").optional() });
 export const DocumentQuerySchema = z.strictObject({ q: name("q") });
 
 // ── Explorer ─────────────────────────────────────────────────────────────────────────────────────
@@ -445,6 +456,8 @@ export const GridRowSchema = z.object({
   taskId: z.string(),
   /** One line about the task: its purpose, else the customer's reason for calling; null if unknown. */
   title: z.string().nullable(),
+  /** Task defects: gold actions that raise when replayed, each naming the action and its error. */
+  defects: z.array(z.string()).optional(),
   successes: z.number().int(),
   cells: z.array(GridCellSchema),
 });

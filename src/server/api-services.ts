@@ -29,7 +29,7 @@ export interface ApiServices {
   domain(name: string): DomainDetail;
   task(domain: string, taskId: string): TaskDetail;
   /** The agent's pass^k on the domain from its latest run in the store. */
-  agentScore(domain: string, agent: string): AgentScore;
+  agentScore(domain: string, agent: string, user?: string): AgentScore;
   /** The domain's documents that best match a query (banking_knowledge's knowledge base). */
   documents(domain: string, query: string): DocumentSearchResponse;
   conversations: ConversationServices;

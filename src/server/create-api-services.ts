@@ -162,9 +162,9 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
         throw new PasskError("documents_not_found", `domain ${domain} has no documents to search`);
       return { query, hits: data.searchDocuments(query) };
     },
-    agentScore: (domain, agent) => {
+    agentScore: (domain, agent, user) => {
       domainData(domain); // an unknown domain is a 404 naming the known ones
-      return views ? views.agentScore(domain, agent) : { agent, domain, run: null };
+      return views ? views.agentScore(domain, agent, user) : { agent, domain, run: null };
     },
     conversations: {
       start: (request): StartConversationResponse => {

@@ -5,6 +5,7 @@ import { parseResults } from "../formats/tau2/results.js";
 import { ReviewSchema } from "../review/blame.js";
 import type { Task } from "../core/task.js";
 import { evaluateEnvironment } from "../evaluation/environment.js";
+import { validateTask } from "../evaluation/validate-task.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { compareRuns } from "../metrics/compare-runs.js";
 import { describeSignificance } from "../metrics/statistics.js";
@@ -105,6 +106,8 @@ export class RunViews {
   readonly #store: RunStore;
   readonly #loadDomainData: (name: string) => DomainData | undefined;
   readonly #cache = new Map<string, RunMetricsEntry>();
+  /** Per run: its tasks whose gold actions raise (task defects), by domain and task id. */
+  readonly #defects = new Map<string, Map<string, string[]>>();
   readonly #now: () => Date;
 
   constructor(
@@ -115,6 +118,25 @@ export class RunViews {
     this.#store = store;
     this.#loadDomainData = loadDomainData;
     this.#now = now;
+  }
+
+  /** The run's tasks whose gold actions raise when replayed, each with its warnings (computed once). */
+  #taskDefects(runId: string): Map<string, string[]> {
+    let found = this.#defects.get(runId);
+    if (found) return found;
+    found = new Map();
+    for (const { domain, task } of this.#store.runTasks(runId)) {
+      const data = this.#loadDomainData(domain);
+      if (!data) continue;
+      try {
+        const { warnings } = validateTask(data.domain, task, (o) => data.newWorld(o));
+        if (warnings.length > 0) found.set(`${domain}\u0000${task.id}`, warnings);
+      } catch {
+        // A task this domain cannot replay: no defect is claimed without the evidence.
+      }
+    }
+    this.#defects.set(runId, found);
+    return found;
   }
 
   #run(runId: string): StoredRun {
@@ -257,6 +279,7 @@ export class RunViews {
         // A task recorded in another shape has no title here.
       }
     }
+    const defects = this.#taskDefects(run.id);
     for (const s of simulations) {
       const key = `${s.domain}\u0000${s.task_id}`;
       let row = rows.get(key);
@@ -265,6 +288,7 @@ export class RunViews {
           domain: s.domain,
           taskId: s.task_id,
           title: titles.get(key) ?? null,
+          ...(defects.has(key) ? { defects: defects.get(key)! } : {}),
           successes: 0,
           cells: [],
         };
@@ -476,38 +500,69 @@ export class RunViews {
     if (!this.#store.deleteRun) throw new FeatureDisabledError("this server's store cannot delete runs");
     const deleted = this.#store.deleteRun(run.id);
     this.#cache.delete(run.id);
+    this.#defects.delete(run.id);
     return deleted;
   }
 
   /**
-   * The agent's pass^k on one domain from its most recent run there (runs whose agent model is
-   * `agent`), over that domain's simulations only.
+   * The agent's pass^k on one domain, over that domain's simulations: from its newest clean run there
+   * (not perturbed, not a scripted demo, every task of the base split; the customer model `user` when
+   * given), else from its newest unperturbed run, labelled with what it is. Perturbed runs measure
+   * robustness, never the agent's score.
    */
-  agentScore(domain: string, agent: string): AgentScore {
+  agentScore(domain: string, agent: string, user?: string): AgentScore {
+    const userOf = (run: StoredRun) => {
+      const info = (run.info["user_info"] ?? {}) as Record<string, unknown>;
+      return stringOr(info["llm"]) ?? stringOr(info["implementation"]);
+    };
+    const data = this.#loadDomainData(domain);
+    const base = data?.domain.tau2 ? data.splits?.base : undefined;
     const candidates = this.#store
       .listRuns()
-      .filter((run) => modelOf(run) === agent)
-      .sort((x, y) => (y.timestamp ?? y.createdAt).localeCompare(x.timestamp ?? x.createdAt));
-    for (const run of candidates) {
-      const simulations = this.#metrics(run).simulations.filter((s) => s.domain === domain);
-      if (simulations.length === 0) continue;
-      const trialsPerTask = new Map<string, number>();
-      for (const s of simulations) trialsPerTask.set(s.task_id, (trialsPerTask.get(s.task_id) ?? 0) + 1);
-      const metrics = computeRunMetrics(simulations, { numTrials: run.numTrials });
-      return {
-        agent,
-        domain,
-        run: {
-          id: run.id,
-          name: runName({ id: run.id, label: run.label, model: modelOf(run) }),
-          date: run.timestamp ?? run.createdAt,
-          tasks: trialsPerTask.size,
-          trials: run.numTrials ?? Math.max(0, ...trialsPerTask.values()),
-          passHatKs: metrics.pass_hat_ks,
-        },
-      };
-    }
-    return { agent, domain, run: null };
+      .filter((run) => modelOf(run) === agent && (user === undefined || userOf(run) === user))
+      .sort((x, y) => (y.timestamp ?? y.createdAt).localeCompare(x.timestamp ?? x.createdAt))
+      .flatMap((run) => {
+        const simulations = this.#metrics(run).simulations.filter((s) => s.domain === domain);
+        if (simulations.length === 0) return [];
+        const { deviations } = tau2Comparability({
+          domain,
+          info: run.info,
+          taskIds: simulations.map((s) => s.task_id),
+          numTrials: run.numTrials,
+          rewardInfos: simulations.map((s) => s.reward_info),
+          ...(base ? { baseTaskIds: base } : {}),
+        });
+        const perturbed = deviations.some((d) => d.reason.startsWith("perturbed"));
+        const labels = [
+          ...(deviations.some((d) => d.kind === "scripted-demo") ? ["scripted demo"] : []),
+          ...deviations.filter((d) => d.kind === "task-subset").map((d) => `subset: ${d.reason}`),
+        ];
+        return perturbed ? [] : [{ run, simulations, labels }];
+      });
+    const chosen = candidates.find((c) => c.labels.length === 0) ?? candidates[0];
+    if (!chosen) return { agent, domain, run: null };
+    const { run, simulations, labels } = chosen;
+    const trialsPerTask = new Map<string, number>();
+    for (const s of simulations) trialsPerTask.set(s.task_id, (trialsPerTask.get(s.task_id) ?? 0) + 1);
+    const metrics = computeRunMetrics(simulations, { numTrials: run.numTrials, bootstrap: { seed: 0 } });
+    return {
+      agent,
+      domain,
+      run: {
+        id: run.id,
+        name: runName({ id: run.id, label: run.label, model: modelOf(run) }),
+        date: run.timestamp ?? run.createdAt,
+        tasks: trialsPerTask.size,
+        trials: run.numTrials ?? Math.max(0, ...trialsPerTask.values()),
+        passHatKs: metrics.pass_hat_ks,
+        simulations: simulations.length,
+        graded: metrics.total_simulations,
+        intervals: Object.fromEntries(
+          Object.entries(metrics.pass_hat_k_cis).map(([k, ci]) => [k, { low: ci.low, high: ci.high }]),
+        ),
+        labels,
+      },
+    };
   }
 
   compare(a: string, b: string): CompareResponse {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
-import type { RunDetail } from "../../src/server/api-schemas.js";
+import type { AgentScore, RunDetail } from "../../src/server/api-schemas.js";
 import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
 import type { RunConfig } from "../../src/runner/run-config.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
@@ -89,6 +89,28 @@ describe("the explorer's robustness table", () => {
     expect(row.perturbed).toBeCloseTo(2 / 6, 12);
     expect(row.drop).toBeCloseTo(1 / 6, 12);
     expect(row.kept).toBeCloseTo(2 / 3, 12);
+  });
+
+  it("labels the perturbed run in the runs list and compare title; the playground strip never takes it", async () => {
+    const score = (await (
+      await fetch(`${web.url}/api/domains/airline/agent-score?agent=scripted:gold`)
+    ).json()) as AgentScore;
+    expect(score.run?.id).toBe(runs.clean);
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${web.url}/#/runs`);
+    await page.locator(`tr[data-run-id="${runs.perturbed}"]`).waitFor();
+    expect(await page.locator(`tr[data-run-id="${runs.perturbed}"] .perturbed`).innerText()).toBe(
+      "perturbed: --perturb tool-faults@1:rate=0.2",
+    );
+    expect(await page.locator(`tr[data-run-id="${runs.clean}"] .perturbed`).count()).toBe(0);
+    await page.goto(`${web.url}/#/compare/${runs.clean}/${runs.perturbed}`);
+    const title = page.locator(".page-head h1");
+    await title.locator(".perturbed").waitFor();
+    expect(await title.innerText()).toMatch(
+      /^clean → tool faults\s*perturbed: --perturb tool-faults@1:rate=0\.2$/,
+    );
+    await page.close();
   });
 
   it("shows the table and chart on the clean run's page", async () => {

@@ -118,3 +118,10 @@ export function runCoverage(run: {
     total: Math.max(run.simulations, run.progress.planned),
   });
 }
+
+/** "perturbed: --perturb X" when the run is a robustness measurement (its comparability says so), else undefined. */
+export function runPerturbation(run: { comparability: { reasons: readonly string[] } }): string | undefined {
+  const reason = run.comparability.reasons.find((r) => /(^|: )perturbed \(--perturb /.test(r));
+  const flags = reason ? /perturbed \((--perturb [^)]*)\)/.exec(reason)?.[1] : undefined;
+  return reason ? `perturbed${flags ? `: ${flags}` : ""}` : undefined;
+}

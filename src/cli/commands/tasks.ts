@@ -70,11 +70,13 @@ export function registerTasks(program: Command, context: CliContext): Command {
       let passed = 0;
       let failed = 0;
       let judged = 0;
+      const defective: string[] = [];
       for (const task of selectTasks(data, options)) {
         const result = validateTask(data.domain, task, (o) => data.newWorld(o));
         if (result.ok) passed++;
         else failed++;
         if (result.needsJudge > 0) judged++;
+        if (result.warnings.length > 0) defective.push(task.id);
         if (options.json) {
           const { record: _record, ...rest } = result;
           println(context, JSON.stringify(rest));
@@ -86,10 +88,17 @@ export function registerTasks(program: Command, context: CliContext): Command {
         const detail = result.ok ? components : result.problems.join("; ");
         const note = result.needsJudge > 0 ? ` (${result.needsJudge} NL assertion(s) need --judge-llm)` : "";
         println(context, `${result.ok ? "PASS" : "FAIL"} ${task.id}  ${detail}${note}`);
+        for (const warning of result.warnings) println(context, `  WARNING ${task.id}: ${warning}`);
       }
       if (!options.json && judged > 0)
         println(context, `${judged} task(s) have NL assertions that only an LLM judge can score`);
-      println(context, `${passed} passed, ${failed} failed`);
+      println(
+        context,
+        `${passed} passed, ${failed} failed` +
+          (defective.length > 0
+            ? `; ${defective.length} task(s) with a task-defect warning (gold actions that raise): ${defective.join(", ")}`
+            : ""),
+      );
       if (failed > 0) process.exitCode = 1;
     });
   registerTasksGenerate(tasks, context);

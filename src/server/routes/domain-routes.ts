@@ -30,6 +30,9 @@ export function domainRoutes(services: ApiServices) {
       "/domains/:domain/agent-score",
       validate("param", DomainParamSchema),
       validate("query", AgentScoreQuerySchema),
-      (c) => c.json(services.agentScore(c.req.valid("param").domain, c.req.valid("query").agent)),
+      (c) => {
+        const { agent, user } = c.req.valid("query");
+        return c.json(services.agentScore(c.req.valid("param").domain, agent, user));
+      },
     );
 }

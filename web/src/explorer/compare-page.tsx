@@ -7,6 +7,7 @@ import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
 import { runName } from "./runs-page.js";
+import { runCoverage, runPerturbation } from "../format.js";
 
 const points = (passHatKs: Record<string, number>) =>
   Object.entries(passHatKs).map(([k, value]) => ({ k: Number(k), value, low: null, high: null }));
@@ -59,7 +60,11 @@ export function ComparePage(props: { a: string; b: string }) {
       </nav>
       <header className="page-head">
         <h1>
-          {runName(a)} → {runName(b)}
+          {runName(a)}
+          {runPerturbation(a) && <span className="badge changed perturbed">{runPerturbation(a)}</span>}
+          {runCoverage(a) && <span className="small coverage"> ({runCoverage(a)})</span>} → {runName(b)}
+          {runPerturbation(b) && <span className="badge changed perturbed">{runPerturbation(b)}</span>}
+          {runCoverage(b) && <span className="small coverage"> ({runCoverage(b)})</span>}
         </h1>
         <p className="muted">
           {comparison.tasks.length} common tasks · {regressed} regressed · {improved} improved · k up to{" "}

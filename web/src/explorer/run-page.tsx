@@ -131,6 +131,11 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                   title={`${row.taskId}${row.title ? `\n${row.title}` : ""}`}
                 >
                   <span className="grid-task-id">{taskLabel(row.taskId, 44)}</span>
+                  {row.defects && (
+                    <span className="badge task-defect" title={row.defects.join("\n")}>
+                      task defect
+                    </span>
+                  )}
                   {row.title && <span className="grid-task-title">{row.title}</span>}
                 </span>
                 <span role="cell" className="grid-score" title={stabilityOf(row)}>

@@ -11,7 +11,7 @@ import {
 import { ApiRequestError, answer, api, cancellable, describeError } from "../api.js";
 import { ComparabilityBadge } from "../components/comparability-badge.js";
 import { PassKSparkline } from "../components/sparkline.js";
-import { formatCost, formatDate, formatPercent, runCoverage, taskLabel } from "../format.js";
+import { formatCost, formatDate, formatPercent, runCoverage, runPerturbation, taskLabel } from "../format.js";
 import { href } from "../router.js";
 import { ownedConversationIds } from "../playground/owned-conversations.js";
 import { useApiGet } from "../use-api-get.js";
@@ -88,6 +88,7 @@ function RunNameCell(props: { run: RunSummary; onRenamed: () => void }) {
     <span className="run-name">
       <a href={href({ page: "run", runId: run.id })}>{runName(run)}</a>{" "}
       {run.status !== "imported" && <RunStatusBadge run={run} />}{" "}
+      {runPerturbation(run) && <span className="badge changed perturbed">{runPerturbation(run)}</span>}{" "}
       <ComparabilityBadge comparability={run.comparability} />
       <button
         type="button"

@@ -187,7 +187,7 @@ export function Playground(props: {
           </p>
         </section>
       )}
-      <AgentScoreStrip domain={domainName} agent={agent} explorer={info.explorer} />
+      <AgentScoreStrip domain={domainName} agent={agent} user={user} explorer={info.explorer} />
       <div className="playground-body">
         <aside className="setup" aria-label="Conversation setup">
           <div className="field">

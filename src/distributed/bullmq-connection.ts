@@ -54,3 +54,15 @@ export async function checkRedisReachable(address: RedisAddress, flag = "--queue
     client.disconnect();
   }
 }
+
+/**
+ * When Redis answers but what it holds under passk's queue keys cannot be read (keys of the wrong
+ * type, job data that is not JSON — another program's keys, or damaged ones): the sentence to show,
+ * else undefined. Waiting would not help, unlike an unreachable Redis.
+ */
+export function damagedQueueSentence(address: RedisAddress, error: Error): string | undefined {
+  if (!(error instanceof SyntaxError) && !/WRONGTYPE|not valid JSON|Unexpected token/.test(error.message))
+    return undefined;
+  const other = describeRedisAddress({ ...address, db: address.db === 15 ? 14 : address.db + 1 });
+  return `Redis at ${describeRedisAddress(address)} answers, but its passk queue keys (bull:passk-conversations:*) are damaged or another program's (${error.message.slice(0, 200)}); give passk a database of its own (e.g. ${other}) or delete those keys, then resume the run`;
+}

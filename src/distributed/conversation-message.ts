@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { JobKey } from "../core/job-queue.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
-import { RunConfigSchema } from "../runner/run-config.js";
+import { RunConfigSchema, runIdentity } from "../runner/run-config.js";
 
 /** The BullMQ queue passk's coordinators and workers share (one per Redis database). */
 export const CONVERSATION_QUEUE = "passk-conversations";
@@ -34,6 +34,35 @@ export const ConversationJobDataSchema = z.object({
   dataFingerprint: z.string(),
 });
 export type ConversationJobData = z.infer<typeof ConversationJobDataSchema>;
+
+/**
+ * A digest of what a job's conversation and grade depend on: the (task, trial), its seed, the task,
+ * the data's digest and what the run measures (not operational settings a resume may change, such as
+ * base URLs). The worker hands back the digest of the job it ran, so a job changed in Redis after it
+ * was queued (another task, its criteria, the configuration) is never graded as the coordinator's.
+ */
+export function jobDataDigest(data: ConversationJobData): string {
+  const identity = Object.entries(runIdentity(data.config)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const measured = [
+    data.runId,
+    data.domain,
+    data.taskId,
+    data.trial,
+    data.seed,
+    data.task,
+    data.dataFingerprint,
+  ];
+  return createHash("sha256")
+    .update(JSON.stringify([...measured, identity]))
+    .digest("hex")
+    .slice(0, 32);
+}
+
+/** What a worker hands back for a job: the digest of the data it ran, and the simulation as JSON text. */
+export const ConversationResultSchema = z.object({
+  jobDigest: z.string(),
+  simulation: z.unknown(),
+});
 
 /** What a worker reports while it works on a job (BullMQ job progress). */
 export const ConversationProgressSchema = z.union([

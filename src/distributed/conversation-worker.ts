@@ -6,10 +6,11 @@ import { TaskSchema, type Task } from "../core/task.js";
 import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
 import { errorSimulation, type RunJob } from "../runner/execute-run.js";
 import { passkVersion } from "../version.js";
-import { bullmqConnection } from "./bullmq-connection.js";
+import { bullmqConnection, damagedQueueSentence } from "./bullmq-connection.js";
 import {
   CONVERSATION_QUEUE,
   ConversationJobDataSchema,
+  jobDataDigest,
   type ConversationJobData,
   type ConversationProgress,
 } from "./conversation-message.js";
@@ -141,7 +142,8 @@ export async function startConversationWorker(
         );
       }
       options.onJobEnd?.(data, simulation.termination_reason);
-      return stringifyKeepingPyFloats(simulation);
+      // The digest of the data as it was read here: the coordinator checks it against what it queued.
+      return `{"jobDigest":${JSON.stringify(jobDataDigest(data))},"simulation":${stringifyKeepingPyFloats(simulation)}}`;
     },
     {
       connection: bullmqConnection(options.address),
@@ -156,7 +158,11 @@ export async function startConversationWorker(
       name: id,
     },
   );
-  worker.on("error", (error) => note(`worker ${id}: the queue is unreachable (${error.message}); retrying`));
+  worker.on("error", (error) =>
+    note(
+      `worker ${id}: ${damagedQueueSentence(options.address, error) ?? `the queue is unreachable (${error.message})`}; retrying`,
+    ),
+  );
   await worker.waitUntilReady();
   return {
     id,

@@ -6,12 +6,15 @@ import type { RunJob } from "../runner/execute-run.js";
 import type { RunJobFactory } from "../runner/run.js";
 import { storableConfig } from "../runner/run-config.js";
 import { passkVersion } from "../version.js";
-import { bullmqConnection } from "./bullmq-connection.js";
+import { ConfigError } from "../core/errors.js";
+import { bullmqConnection, damagedQueueSentence } from "./bullmq-connection.js";
 import {
   CONVERSATION_QUEUE,
   ConversationProgressSchema,
+  ConversationResultSchema,
   conversationJobId,
   dataFingerprint,
+  jobDataDigest,
   type ConversationJobData,
 } from "./conversation-message.js";
 import { describeRedisAddress, type RedisAddress } from "./redis-url.js";
@@ -31,6 +34,7 @@ export interface Dispatcher {
 }
 
 interface Waiter {
+  expected: Expected;
   resolve: (simulation: SimulationRunInput) => void;
   reject: (error: Error) => void;
   reportCost: (cost: number | null) => void;
@@ -43,12 +47,44 @@ class RemoteJobFailedError extends Error {
 /** A job that was left or lost: look at it again from the start. */
 const KEEP = { age: 7 * 24 * 3600 };
 
-function simulationOf(returnvalue: unknown): SimulationRunInput {
+/** What the coordinator queued for a job: what a worker's result must answer. */
+interface Expected {
+  /** The job in words, for sentences. */
+  what: string;
+  taskId: string;
+  trial: number;
+  digest: string;
+}
+
+/**
+ * The simulation a finished job hands back, checked against what the coordinator queued: a result
+ * that is not a simulation, answers another (task, trial), or ran data changed in Redis after it was
+ * queued is this job's infrastructure error (the job is queued again), never a graded conversation.
+ */
+function simulationOf(returnvalue: unknown, expected: Expected): SimulationRunInput {
   const text = typeof returnvalue === "string" ? returnvalue : JSON.stringify(returnvalue);
-  const value = parseJsonKeepingPyFloats(text);
-  const parsed = SimulationRunSchema.safeParse(value);
-  if (!parsed.success) throw new RemoteJobFailedError("a worker returned something that is not a simulation");
-  return value as SimulationRunInput;
+  let value: unknown;
+  try {
+    value = parseJsonKeepingPyFloats(text);
+  } catch {
+    throw new RemoteJobFailedError("a worker's result is not JSON; the job is queued again");
+  }
+  const result = ConversationResultSchema.safeParse(value);
+  const parsed = result.success ? SimulationRunSchema.safeParse(result.data.simulation) : undefined;
+  if (!result.success || !parsed?.success)
+    throw new RemoteJobFailedError(
+      "a worker returned something that is not a passk simulation; the job is queued again",
+    );
+  const simulation = result.data.simulation as SimulationRunInput;
+  if (result.data.jobDigest !== expected.digest)
+    throw new RemoteJobFailedError(
+      `the job's data was changed in Redis after it was queued (the worker ran data with digest ${result.data.jobDigest}, the coordinator queued ${expected.digest}); its result is not graded and the job is queued again — check who else writes to this Redis`,
+    );
+  if (simulation.task_id !== expected.taskId || simulation.trial !== expected.trial)
+    throw new RemoteJobFailedError(
+      `a worker answered task ${JSON.stringify(expected.taskId)} trial ${expected.trial} with the simulation of task ${JSON.stringify(simulation.task_id)} trial ${simulation.trial}; it is not graded and the job is queued again`,
+    );
+  return simulation;
 }
 
 /**
@@ -73,7 +109,15 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
     options.onNote?.(text);
   };
   let redisDown = false;
+  // Keys passk cannot read: the run stops with a sentence instead of waiting for a Redis that answers.
+  let damaged: ConfigError | undefined;
   const onError = (error: Error) => {
+    const sentence = damagedQueueSentence(options.address, error);
+    if (sentence !== undefined) {
+      damaged ??= new ConfigError(sentence);
+      for (const waiter of [...waiters.values()]) waiter.reject(damaged);
+      return;
+    }
     if (redisDown) return;
     redisDown = true;
     note(
@@ -87,8 +131,10 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
     const waiter = waiters.get(jobId);
     if (!waiter) return;
     try {
-      waiter.resolve(simulationOf(returnvalue));
+      waiter.resolve(simulationOf(returnvalue, waiter.expected));
     } catch (error) {
+      // The run's owner reads why a finished conversation was not graded.
+      note(`${waiter.expected.what}: ${(error as Error).message}`);
       waiter.reject(error as Error);
     }
   });
@@ -107,9 +153,10 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
   /** The finished job's simulation, or undefined while it is not finished; throws if it failed. */
   async function finished(
     job: BullJob<ConversationJobData, string>,
+    expected: Expected,
   ): Promise<SimulationRunInput | undefined> {
     const state = await job.getState();
-    if (state === "completed") return simulationOf(job.returnvalue);
+    if (state === "completed") return simulationOf(job.returnvalue, expected);
     if (state === "failed") throw new RemoteJobFailedError(`a worker failed on it: ${job.failedReason}`);
     return undefined;
   }
@@ -117,6 +164,7 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
   const runJob: RunJobFactory = ({ run, config, domains }) => {
     const stored = storableConfig({ ...config, runner: null });
     const remote: RunJob = async ({ job, seed, signal, reportCost }) => {
+      if (damaged) throw damaged;
       const id = conversationJobId(job);
       const domain = domains.get(job.domain);
       const task = domain?.tasks.get(job.taskId);
@@ -132,15 +180,33 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
         passkVersion: passkVersion(),
         dataFingerprint: dataFingerprint(domain.data),
       };
+      const expected: Expected = {
+        what: `${job.domain} task ${job.taskId} trial ${job.trial}`,
+        taskId: job.taskId,
+        trial: job.trial,
+        digest: jobDataDigest(data),
+      };
       const ensureQueued = async (): Promise<SimulationRunInput | undefined> => {
-        const existing = await queue.getJob(id);
+        let existing: BullJob<ConversationJobData, string> | undefined;
+        try {
+          existing = await queue.getJob(id);
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw error;
+          // Its data in Redis is not JSON (damaged, or overwritten): no worker can run it, so it is
+          // taken away and queued again (a worker's lock on it may hold the removal off until it expires).
+          note(
+            `${expected.what}: its job's data in Redis is not JSON (damaged or overwritten); it is queued again`,
+          );
+          if ((await queue.remove(id)) === 0) return undefined;
+        }
         if (existing) {
           try {
-            const result = await finished(existing);
+            const result = await finished(existing, expected);
             if (result) return result;
             return undefined; // waiting or running: wait for it
-          } catch {
-            // A failed job (a worker gave up on it): take it away and queue it again.
+          } catch (error) {
+            // A failed job (a worker gave up on it) or a refused result: take it away and queue it again.
+            if (error instanceof RemoteJobFailedError) note(`${expected.what}: ${error.message}`);
             await existing.remove();
           }
         }
@@ -164,6 +230,7 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
         };
         signal.addEventListener("abort", onAbort);
         waiters.set(id, {
+          expected,
           resolve: (simulation) => settle(() => resolve(simulation)),
           reject: (error) => settle(() => reject(error)),
           reportCost,

@@ -109,7 +109,7 @@ export const OPERATIONAL_MODEL_FLAGS = new Set<keyof RunModels>([
 const kebab = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 /** The settings that define what a run measures, flattened to `flag → value` for comparison. */
-function runIdentity(config: RunConfig): Record<string, unknown> {
+export function runIdentity(config: RunConfig): Record<string, unknown> {
   const identity: Record<string, unknown> = {
     "--domain": config.domains,
     "--data": config.data,

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
@@ -192,5 +192,170 @@ describe("a job naming an endpoint: the worker's credentials go only where its o
     const worker = processes.spawn(["worker", "--queue", redis.url, "--allow-endpoint", "ftp://x"]);
     expect(await worker.exited).toBe(1);
     expect(worker.output()).toContain('--allow-endpoint "ftp://x" is not an http(s) URL');
+  });
+});
+
+interface JobData {
+  taskId: string;
+  task: string;
+  config: { models: Record<string, unknown> };
+}
+
+/**
+ * A whole run of `tasks` (scripted on both sides: no endpoint), whose queued jobs are rewritten in
+ * Redis before a worker takes them: `tamper` returns the data to write (text for garbage). Returns the
+ * coordinator and the worker once the coordinator has exited.
+ */
+async function tamperedRun(
+  name: string,
+  tasks: string[],
+  tamper: (data: JobData, index: number) => JobData | string,
+) {
+  const client = new Redis(redis.url);
+  try {
+    await client.flushall();
+    const store = path.join(dir, `${name}.db`);
+    const coordinator = processes.spawn([
+      "run",
+      "--domain",
+      "mock",
+      "--task-ids",
+      ...tasks,
+      "--agent-llm",
+      "scripted:gold",
+      "--user-llm",
+      "scripted:gold",
+      "--queue",
+      redis.url,
+      "--local-workers",
+      "0",
+      "--store",
+      store,
+      "--save-to",
+      path.join(dir, `${name}.json`),
+      "--progress",
+      "lines",
+    ]);
+    await waitFor("the jobs on the queue", async () => (await client.llen(`${QUEUE}:wait`)) >= tasks.length);
+    const ids = await client.lrange(`${QUEUE}:wait`, 0, -1);
+    for (const [index, id] of ids.entries()) {
+      const data = JSON.parse((await client.hget(`${QUEUE}:${id}`, "data"))!) as JobData;
+      const out = tamper(data, index);
+      await client.hset(`${QUEUE}:${id}`, "data", typeof out === "string" ? out : JSON.stringify(out));
+    }
+    const worker = processes.spawn(["worker", "--queue", redis.url, "--lock-seconds", "1"]);
+    const code = await Promise.race([
+      coordinator.exited,
+      new Promise<string>((resolve) => setTimeout(() => resolve("still running after 40 s"), 40_000)),
+    ]);
+    const file = path.join(dir, `${name}.json`);
+    const results = JSON.parse(existsSync(file) ? readFileSync(file, "utf8") : '{"simulations":[]}') as {
+      simulations: Array<{ task_id: string; trial: number; reward_info: { reward: number } | null }>;
+    };
+    return { code, coordinator, worker, results };
+  } finally {
+    client.disconnect();
+  }
+}
+
+describe("a job or result changed in Redis is never graded as the coordinator's", () => {
+  const graded = (results: Awaited<ReturnType<typeof tamperedRun>>["results"]) =>
+    results.simulations.map((s) => [s.task_id, s.trial, s.reward_info?.reward ?? null]).sort();
+
+  it.each([
+    [
+      "a job's task swapped for another's (the result answers another task)",
+      (d: JobData, i: number) => {
+        if (i !== 0) return d;
+        const other = d.taskId === "create_task_1" ? "update_task_1" : "create_task_1";
+        const task = JSON.parse(d.task) as { id: string };
+        return { ...d, taskId: other, task: JSON.stringify({ ...task, id: other }) };
+      },
+    ],
+    [
+      "a job's evaluation criteria rewritten (the gold agent would score 0)",
+      (d: JobData) => {
+        const task = JSON.parse(d.task) as Record<string, unknown>;
+        task.evaluation_criteria = {
+          actions: [
+            { action_id: "x", name: "delete_task", arguments: { task_id: "ZZZ" }, requestor: "assistant" },
+          ],
+          reward_basis: ["ACTION"],
+          communicate_info: [],
+          nl_assertions: null,
+          env_assertions: null,
+        };
+        return { ...d, task: JSON.stringify(task) };
+      },
+    ],
+    [
+      "a job's configuration changed (max_steps 1)",
+      (d: JobData) => ({ ...d, config: { ...d.config, max_steps: 1 } as JobData["config"] }),
+    ],
+  ])(
+    "%s: refused as that job's infrastructure error, queued again, graded on the real task",
+    async (what, tamper) => {
+      const tasks = ["create_task_1", "update_task_1"];
+      const { code, coordinator, results } = await tamperedRun(
+        `tamper-${what.slice(8, 30).replace(/\W+/g, "-")}`,
+        tasks,
+        tamper,
+      );
+      expect(code, coordinator.output()).toBe(0);
+      expect(coordinator.output()).toContain("the job's data was changed in Redis after it was queued");
+      expect(graded(results)).toEqual([
+        ["create_task_1", 0, 1],
+        ["update_task_1", 0, 1],
+      ]);
+    },
+  );
+
+  it("a job whose data is not JSON: queued again by the coordinator with a sentence, and the run completes", async () => {
+    const { code, coordinator, worker, results } = await tamperedRun(
+      "garbage",
+      ["create_task_1"],
+      () => "not json at all {{{",
+    );
+    expect(coordinator.output()).toContain(
+      "mock task create_task_1 trial 0: its job's data in Redis is not JSON (damaged or overwritten); it is queued again",
+    );
+    // A worker that read it first says the keys are damaged: never that Redis is unreachable.
+    expect(worker.output()).not.toContain("unreachable");
+    expect(code, coordinator.output()).toBe(0);
+    expect(graded(results)).toEqual([["create_task_1", 0, 1]]);
+  });
+
+  it("wrong-typed queue keys: the coordinator stops with a sentence, exit 1, instead of waiting for Redis", async () => {
+    const client = new Redis(redis.url);
+    await client.flushall();
+    await client.rpush(`${QUEUE}:meta`, "x", "y");
+    await client.set(`${QUEUE}:wait`, "a string");
+    client.disconnect();
+    const coordinator = processes.spawn([
+      "run",
+      "--domain",
+      "mock",
+      "--task-ids",
+      "create_task_1",
+      "--agent-llm",
+      "scripted:gold",
+      "--queue",
+      redis.url,
+      "--local-workers",
+      "0",
+      "--store",
+      path.join(dir, "wrongtype.db"),
+      "--progress",
+      "none",
+    ]);
+    const code = await Promise.race([
+      coordinator.exited,
+      new Promise<string>((resolve) => setTimeout(() => resolve("still running after 30 s"), 30_000)),
+    ]);
+    expect(code, coordinator.output()).toBe(1);
+    expect(coordinator.output()).toContain(
+      `Redis at ${redis.url} answers, but its passk queue keys (bull:passk-conversations:*) are damaged or another program's (WRONGTYPE`,
+    );
+    expect(coordinator.output()).not.toContain("unreachable");
   });
 });

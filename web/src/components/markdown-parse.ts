@@ -15,10 +15,21 @@ export interface ListItem {
   children: MarkdownBlock[];
 }
 
-const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+// One way to match each line: the closing #s are taken off by `headingText`, not by the pattern (an
+// optional tail after a lazy group made a line of spaces cost cubic time).
+const HEADING = /^(#{1,6})\s+(.*)$/;
 const LIST_ITEM = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/;
 const FENCE = /^\s*```/;
 const RULE = /^\s*([-*_])(\s*\1){2,}\s*$/;
+
+/** A heading's text without its optional closing sequence (`## Title ##`): #s after a space, at the end. */
+function headingText(rest: string): string {
+  const text = rest.trim();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === "#") end--;
+  if (end === 0) return "";
+  return end < text.length && /\s/.test(text[end - 1]!) ? text.slice(0, end).trimEnd() : text;
+}
 
 interface OpenList {
   indent: number;
@@ -59,7 +70,7 @@ export function parseMarkdown(text: string): MarkdownBlock[] {
     if (heading) {
       flushParagraph();
       closeLists();
-      blocks.push({ kind: "heading", level: heading[1]!.length, text: heading[2]! });
+      blocks.push({ kind: "heading", level: heading[1]!.length, text: headingText(heading[2]!) });
       continue;
     }
     if (RULE.test(line) && paragraph.length === 0) {

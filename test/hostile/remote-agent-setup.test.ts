@@ -82,6 +82,8 @@ describe("passk's MCP listener cannot start", () => {
         "3",
         "--agent-llm",
         `http:${agentSide.url}`,
+        "--user-llm",
+        "scripted:gold",
         "--store",
         path.join(dir, "s.db"),
         "--save-to",

@@ -211,6 +211,26 @@ describe("the playground in Chromium", () => {
   });
 
   for (const width of WIDTHS) {
+    it(`shows the whole reward card when a conversation ends, not a sliver (${width} px)`, async () => {
+      const page = await openPage(width);
+      await page.goto(`${web.url}/#/`);
+      await page.getByRole("button", { name: /Book a flight/ }).click();
+      await showPane(page, width, "Trace");
+      const card = page.getByTestId("reward-card");
+      await card.waitFor({ timeout: 30_000 });
+      await card.scrollIntoViewIfNeeded();
+      const { shown, content } = await card.evaluate((el) => ({
+        shown: el.clientHeight,
+        content: el.scrollHeight,
+      }));
+      expect(shown).toBeGreaterThan(100);
+      expect(shown).toBeGreaterThanOrEqual(content - 1);
+      expect(await isInView(page.locator(".trace"), page.getByTestId("reward-value"))).toBe(true);
+      await page.close();
+    });
+  }
+
+  for (const width of WIDTHS) {
     it(`shows real requests, the rendered policy and the agent's measured reliability (${width} px)`, async () => {
       const page = await openPage(width);
       await page.goto(`${web.url}/#/`);

@@ -133,6 +133,31 @@ describe("the playground in Chromium", () => {
     });
   }
 
+  it("pages opened while the server is down recover by themselves when it comes back", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/runs`);
+    await page.getByText("gold on airline").first().waitFor();
+    const sections = page.getByRole("navigation", { name: "Sections" });
+    const unreachable = page.getByRole("alert").filter({ hasText: "cannot reach the passk server" });
+
+    await web.kill();
+    await sections.getByRole("link", { name: "Playground" }).click();
+    await unreachable.waitFor();
+    await web.restart();
+    // No reload: the chips and the policy come back, and the page no longer says the server is gone.
+    await page.getByRole("button", { name: /Book a flight/ }).waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByRole("region", { name: "Policy" }).innerText()).not.toMatch(/Loading…/);
+    expect(await unreachable.count()).toBe(0);
+
+    await web.kill();
+    await sections.getByRole("link", { name: "Runs" }).click();
+    await unreachable.waitFor();
+    await web.restart();
+    await page.getByText("gold on airline").first().waitFor({ timeout: 30_000 });
+    expect(await unreachable.count()).toBe(0);
+    await page.close();
+  });
+
   it("resumes after a dropped connection without showing anything twice", async () => {
     const page = await openPage(1280);
     await startHumanConversation(page, 1280);

@@ -9,7 +9,7 @@ import {
   type ServerInfo,
   type TaskDetail,
 } from "../../../src/server/api-schemas.js";
-import { answer, api, cancellable, describeError } from "../api.js";
+import { answer, api, cancellable, describeError, untilReachable } from "../api.js";
 import { ScenarioView } from "../components/scenario-view.js";
 import { taskLabel } from "../format.js";
 import { navigate, type Route } from "../router.js";
@@ -68,9 +68,14 @@ export function Playground(props: {
     setDomain(null);
     setTaskId(pendingTask.current);
     pendingTask.current = null;
-    answer(
-      api.domains[":domain"].$get({ param: { domain: domainName } }, cancellable(abort.signal)),
-      DomainDetailSchema,
+    untilReachable(
+      () =>
+        answer(
+          api.domains[":domain"].$get({ param: { domain: domainName } }, cancellable(abort.signal)),
+          DomainDetailSchema,
+        ),
+      abort.signal,
+      (error) => setLoadError(describeError(error)),
     )
       .then((detail) => {
         setDomain(detail);

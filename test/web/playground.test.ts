@@ -325,6 +325,16 @@ describe("the playground in Chromium", () => {
     await page.close();
   });
 
+  it("shows telecom's two policies as sections, not their tags", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/play/telecom`);
+    const policy = page.getByTestId("policy-text");
+    await policy.locator("h3", { hasText: "Tech support policy" }).waitFor();
+    expect(await policy.locator("h3", { hasText: /^Main policy$/ }).count()).toBe(1);
+    expect(await policy.innerText()).not.toMatch(/<\/?(main|tech_support)_policy>/);
+    await page.close();
+  });
+
   it("names telecom tasks by issue · faults · persona, and keeps the task list's selection in view", async () => {
     const page = await openPage(1280);
     await page.goto(`${web.url}/#/play/telecom`);

@@ -325,6 +325,22 @@ describe("the playground in Chromium", () => {
     await page.close();
   });
 
+  it("keeps the link and the playground on the same domain, and says when a linked domain is unknown", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/play/airline`);
+    await page.getByRole("button", { name: /Book a flight/ }).waitFor();
+    await page.getByLabel("Domain").selectOption("telecom");
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/play/telecom");
+    // Following a link to another domain, without a reload, shows it.
+    await page.evaluate(() => (location.hash = "#/play/airline"));
+    await expect.poll(() => page.getByLabel("Domain").inputValue()).toBe("airline");
+    await page.evaluate(() => (location.hash = "#/play/nowhere"));
+    expect(await page.getByTestId("unknown-domain").innerText()).toBe(
+      "This server has no domain “nowhere”; showing airline instead.",
+    );
+    await page.close();
+  });
+
   it("shows telecom's two policies as sections, not their tags", async () => {
     const page = await openPage(1280);
     await page.goto(`${web.url}/#/play/telecom`);

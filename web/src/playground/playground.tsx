@@ -105,6 +105,15 @@ export function Playground(props: {
     return () => abort.abort();
   }, [domainName, taskId]);
 
+  // A link to another domain, followed without a reload, shows that domain.
+  useEffect(() => {
+    if (route.domain !== undefined && known(route.domain) && route.domain !== domainName) {
+      pendingTask.current = route.taskId ?? null;
+      setDomainName(route.domain);
+    }
+  }, [route.domain]);
+  const unknownDomain = route.domain !== undefined && !known(route.domain) ? route.domain : null;
+
   // A link to a conversation (#/play/<domain>/<task>/<id>) opens it: live, or as kept by the server.
   const { open } = conversation;
   useEffect(() => {
@@ -200,7 +209,11 @@ export function Playground(props: {
             <select
               id="domain"
               value={domainName}
-              onChange={(e) => setDomainName(e.target.value)}
+              onChange={(e) => {
+                // The link says the domain shown, so a copied link opens it.
+                setDomainName(e.target.value);
+                navigate({ page: "playground", domain: e.target.value });
+              }}
               disabled={busy}
             >
               {info.domains.map((d) => (
@@ -210,6 +223,11 @@ export function Playground(props: {
               ))}
             </select>
           </div>
+          {unknownDomain !== null && (
+            <p className="error-text" role="alert" data-testid="unknown-domain">
+              This server has no domain “{unknownDomain}”; showing {domainName} instead.
+            </p>
+          )}
           <fieldset className="field mode">
             <legend>Customer</legend>
             <label>

@@ -2,7 +2,10 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Agent } from "../../src/core/agent.js";
+import { goldAgent } from "../../src/agents/gold-agent.js";
 import { builtinDomains } from "../../src/domains/registry.js";
+import { goldUser } from "../../src/users/gold-user.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
 import { DomainDetailSchema } from "../../src/server/api-schemas.js";
 import { createMemoryConversationStore } from "../../src/server/conversation-store.js";
@@ -178,6 +181,54 @@ describe("the playground in Chromium", () => {
     await page.close();
   });
 
+  it("End & grade pressed while the agent is answering grades the conversation after its turn", async () => {
+    // The gold agent, held in its second turn (its answer to the person) until the test lets it go.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const heldAgent: Agent = {
+      name: "held-gold",
+      start: async (init) => {
+        const session = await goldAgent.start(init);
+        let turns = 0;
+        return {
+          respond: async (incoming) => (turns++ === 1 ? await held : undefined, session.respond(incoming)),
+        };
+      },
+    };
+    const slow = await startWebServer({
+      store,
+      participants: {
+        agents: ["scripted:gold"],
+        users: ["scripted:gold"],
+        createAgent: () => heldAgent,
+        createUserSimulator: () => goldUser,
+      },
+    });
+    const page = await openPage(1280);
+    try {
+      await page.goto(`${slow.url}/#/play/airline/8`);
+      await page.locator('[data-task-id="8"][aria-selected="true"]').waitFor();
+      await page.getByLabel("Me (type as the customer)").check();
+      await page.getByRole("button", { name: "Start conversation" }).click();
+      const box = page.getByLabel("Message to the agent");
+      await expect.poll(() => box.isEnabled()).toBe(true);
+      await box.fill("I want to book a one-way flight from ORD to PHL on May 26.");
+      await box.press("Enter");
+      await page.locator(".message.customer .bubble", { hasText: "ORD to PHL" }).waitFor();
+      expect(await box.isDisabled()).toBe(true);
+      await page.getByRole("button", { name: "End & grade" }).click();
+      await expect.poll(() => page.getByTestId("stop-event").count()).toBe(0);
+      release();
+      await page.getByTestId("reward-card").waitFor({ timeout: 30_000 });
+      expect(await page.getByTestId("closed-card").count()).toBe(0);
+      expect(await page.getByTestId("stop-event").last().innerText()).toMatch(/You ended the conversation$/);
+    } finally {
+      release();
+      await page.close();
+      await slow.kill();
+    }
+  });
+
   it("a shared link lets another browser watch, not control; the starter still types and ends it", async () => {
     const page = await openPage(1280);
     await startHumanConversation(page, 1280);
@@ -332,9 +383,9 @@ describe("the playground in Chromium", () => {
     await page.getByLabel("Domain").selectOption("telecom");
     await expect.poll(() => new URL(page.url()).hash).toBe("#/play/telecom");
     // Following a link to another domain, without a reload, shows it.
-    await page.evaluate(() => (location.hash = "#/play/airline"));
+    await page.evaluate("location.hash = '#/play/airline'");
     await expect.poll(() => page.getByLabel("Domain").inputValue()).toBe("airline");
-    await page.evaluate(() => (location.hash = "#/play/nowhere"));
+    await page.evaluate("location.hash = '#/play/nowhere'");
     expect(await page.getByTestId("unknown-domain").innerText()).toBe(
       "This server has no domain “nowhere”; showing airline instead.",
     );

@@ -359,7 +359,7 @@ export class ConversationHub {
   end(id: string, ownerToken: string | undefined): void {
     const conversation = this.#owned(id, ownerToken);
     if (conversation.ended) return;
-    if (conversation.human?.awaiting) conversation.human.say("###STOP###");
+    if (conversation.human) conversation.human.end();
     else conversation.abort.abort();
   }
 

@@ -206,6 +206,37 @@ describe("playground API", () => {
     expect(end.some((e) => e.type === "reward")).toBe(true);
   });
 
+  it("grades a person's conversation ended while the agent is answering, once the agent's turn is over", async () => {
+    // The gold agent, held mid-turn after its greeting until the test lets it answer.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const heldAgent: Agent = {
+      name: "held-gold",
+      start: async (init) => {
+        const session = await goldAgent.start(init);
+        let turns = 0;
+        return {
+          respond: async (incoming) => {
+            if (turns++ === 1) await held;
+            return session.respond(incoming);
+          },
+        };
+      },
+    };
+    const app = server({ participants: participants({ createAgent: () => heldAgent }) });
+    const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "human" });
+    const opening = await readEvents(app, id, (e) => e.type === "awaiting-customer");
+    expect((await post(app, `/api/conversations/${id}/messages`, { content: "hello" })).status).toBe(200);
+    expect((await post(app, `/api/conversations/${id}/end`, {})).status).toBe(200);
+    release();
+    const end = await readEvents(app, id, undefined, opening.at(-1)!.seq);
+    expect(end.at(-1)).toMatchObject({ type: "conversation-end", reason: "finished" });
+    expect(end.find((e) => e.type === "simulation-end")).toMatchObject({ terminationReason: "user_stop" });
+    expect(end.some((e) => e.type === "reward")).toBe(true);
+    // The agent's held turn was answered, not thrown away.
+    expect(end.some((e) => e.type === "message" && e.message.role === "assistant")).toBe(true);
+  });
+
   it("a person stopping a simulated conversation ends it as stopped: ungraded, nobody's failure", async () => {
     // A simulated customer whose model call is in flight (it waits until aborted, as a fetch would).
     const waitingUser: UserSimulator = {

@@ -2,6 +2,9 @@ import type { UserSession, UserSimulator } from "../core/agent.js";
 import type { UserMessage } from "../core/message.js";
 import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
 
+/** The stop token: the person ended the conversation (an event, never words they typed). */
+const STOP = "###STOP###";
+
 /** Raised to a caller that types while the agent is still answering. */
 export class NotAwaitingCustomerError extends Error {}
 
@@ -16,6 +19,8 @@ export class HumanCustomer implements UserSimulator {
   readonly name = "human";
   #waiting: ((turn: CustomerTurn) => void) | undefined;
   #calls = 0;
+  /** The person ended the conversation while the agent was answering: their next turn is the stop. */
+  #stopRequested = false;
   readonly #onAwaiting: () => void;
 
   constructor(onAwaiting: () => void) {
@@ -34,12 +39,22 @@ export class HumanCustomer implements UserSimulator {
     deliver(turn);
   }
 
+  /**
+   * End the conversation as the person: now if it is their turn, else as soon as the agent's turn is
+   * over (so the agent finishes what it was doing and the conversation is graded).
+   */
+  end(): void {
+    if (this.#waiting) this.say(STOP);
+    else this.#stopRequested = true;
+  }
+
   start(init: { signal?: AbortSignal }): UserSession {
     return {
       respond: () =>
         new Promise<UserMessage>((resolve, reject) => {
           const signal = init.signal;
           if (signal?.aborted) return reject(new SimulationAbortedError());
+          if (this.#stopRequested) return resolve({ role: "user", content: STOP, cost: 0 });
           const onAbort = () => {
             this.#waiting = undefined;
             reject(new SimulationAbortedError());

@@ -2,7 +2,10 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Agent } from "../../src/core/agent.js";
+import { goldAgent } from "../../src/agents/gold-agent.js";
 import { builtinDomains } from "../../src/domains/registry.js";
+import { goldUser } from "../../src/users/gold-user.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
 import { DomainDetailSchema } from "../../src/server/api-schemas.js";
 import { createMemoryConversationStore } from "../../src/server/conversation-store.js";
@@ -133,6 +136,31 @@ describe("the playground in Chromium", () => {
     });
   }
 
+  it("pages opened while the server is down recover by themselves when it comes back", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/runs`);
+    await page.getByText("gold on airline").first().waitFor();
+    const sections = page.getByRole("navigation", { name: "Sections" });
+    const unreachable = page.getByRole("alert").filter({ hasText: "cannot reach the passk server" });
+
+    await web.kill();
+    await sections.getByRole("link", { name: "Playground" }).click();
+    await unreachable.waitFor();
+    await web.restart();
+    // No reload: the chips and the policy come back, and the page no longer says the server is gone.
+    await page.getByRole("button", { name: /Book a flight/ }).waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByRole("region", { name: "Policy" }).innerText()).not.toMatch(/Loading…/);
+    expect(await unreachable.count()).toBe(0);
+
+    await web.kill();
+    await sections.getByRole("link", { name: "Runs" }).click();
+    await unreachable.waitFor();
+    await web.restart();
+    await page.getByText("gold on airline").first().waitFor({ timeout: 30_000 });
+    expect(await unreachable.count()).toBe(0);
+    await page.close();
+  });
+
   it("resumes after a dropped connection without showing anything twice", async () => {
     const page = await openPage(1280);
     await startHumanConversation(page, 1280);
@@ -151,6 +179,54 @@ describe("the playground in Chromium", () => {
     expect(await page.locator(".message.customer .bubble", { hasText: "###" }).count()).toBe(0);
     expect(await page.getByTestId("stop-event").last().innerText()).toMatch(/You ended the conversation$/);
     await page.close();
+  });
+
+  it("End & grade pressed while the agent is answering grades the conversation after its turn", async () => {
+    // The gold agent, held in its second turn (its answer to the person) until the test lets it go.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const heldAgent: Agent = {
+      name: "held-gold",
+      start: async (init) => {
+        const session = await goldAgent.start(init);
+        let turns = 0;
+        return {
+          respond: async (incoming) => (turns++ === 1 ? await held : undefined, session.respond(incoming)),
+        };
+      },
+    };
+    const slow = await startWebServer({
+      store,
+      participants: {
+        agents: ["scripted:gold"],
+        users: ["scripted:gold"],
+        createAgent: () => heldAgent,
+        createUserSimulator: () => goldUser,
+      },
+    });
+    const page = await openPage(1280);
+    try {
+      await page.goto(`${slow.url}/#/play/airline/8`);
+      await page.locator('[data-task-id="8"][aria-selected="true"]').waitFor();
+      await page.getByLabel("Me (type as the customer)").check();
+      await page.getByRole("button", { name: "Start conversation" }).click();
+      const box = page.getByLabel("Message to the agent");
+      await expect.poll(() => box.isEnabled()).toBe(true);
+      await box.fill("I want to book a one-way flight from ORD to PHL on May 26.");
+      await box.press("Enter");
+      await page.locator(".message.customer .bubble", { hasText: "ORD to PHL" }).waitFor();
+      expect(await box.isDisabled()).toBe(true);
+      await page.getByRole("button", { name: "End & grade" }).click();
+      await expect.poll(() => page.getByTestId("stop-event").count()).toBe(0);
+      release();
+      await page.getByTestId("reward-card").waitFor({ timeout: 30_000 });
+      expect(await page.getByTestId("closed-card").count()).toBe(0);
+      expect(await page.getByTestId("stop-event").last().innerText()).toMatch(/You ended the conversation$/);
+    } finally {
+      release();
+      await page.close();
+      await slow.kill();
+    }
   });
 
   it("a shared link lets another browser watch, not control; the starter still types and ends it", async () => {
@@ -209,6 +285,26 @@ describe("the playground in Chromium", () => {
     expect(await page.locator(".message .bubble").allInnerTexts()).toEqual(said);
     await page.close();
   });
+
+  for (const width of WIDTHS) {
+    it(`shows the whole reward card when a conversation ends, not a sliver (${width} px)`, async () => {
+      const page = await openPage(width);
+      await page.goto(`${web.url}/#/`);
+      await page.getByRole("button", { name: /Book a flight/ }).click();
+      await showPane(page, width, "Trace");
+      const card = page.getByTestId("reward-card");
+      await card.waitFor({ timeout: 30_000 });
+      await card.scrollIntoViewIfNeeded();
+      const { shown, content } = await card.evaluate((el) => ({
+        shown: el.clientHeight,
+        content: el.scrollHeight,
+      }));
+      expect(shown).toBeGreaterThan(100);
+      expect(shown).toBeGreaterThanOrEqual(content - 1);
+      expect(await isInView(page.locator(".trace"), page.getByTestId("reward-value"))).toBe(true);
+      await page.close();
+    });
+  }
 
   for (const width of WIDTHS) {
     it(`shows real requests, the rendered policy and the agent's measured reliability (${width} px)`, async () => {
@@ -277,6 +373,32 @@ describe("the playground in Chromium", () => {
     // Back to the policy: the pane keeps both.
     await views.getByRole("button", { name: "Policy" }).click();
     await page.getByTestId("policy-text").locator("h1, h2, h3").first().waitFor();
+    await page.close();
+  });
+
+  it("keeps the link and the playground on the same domain, and says when a linked domain is unknown", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/play/airline`);
+    await page.getByRole("button", { name: /Book a flight/ }).waitFor();
+    await page.getByLabel("Domain").selectOption("telecom");
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/play/telecom");
+    // Following a link to another domain, without a reload, shows it.
+    await page.evaluate("location.hash = '#/play/airline'");
+    await expect.poll(() => page.getByLabel("Domain").inputValue()).toBe("airline");
+    await page.evaluate("location.hash = '#/play/nowhere'");
+    expect(await page.getByTestId("unknown-domain").innerText()).toBe(
+      "This server has no domain “nowhere”; showing airline instead.",
+    );
+    await page.close();
+  });
+
+  it("shows telecom's two policies as sections, not their tags", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/play/telecom`);
+    const policy = page.getByTestId("policy-text");
+    await policy.locator("h3", { hasText: "Tech support policy" }).waitFor();
+    expect(await policy.locator("h3", { hasText: /^Main policy$/ }).count()).toBe(1);
+    expect(await policy.innerText()).not.toMatch(/<\/?(main|tech_support)_policy>/);
     await page.close();
   });
 

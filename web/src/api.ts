@@ -33,6 +33,42 @@ export class ConnectionError extends Error {
   }
 }
 
+/** The longest wait between two tries while the server cannot be reached. */
+const MAX_RETRY_MS = 10_000;
+
+/**
+ * `load`, tried again while the server cannot be reached (a {@link ConnectionError}; each wait is
+ * longer, up to 10 s) so a page recovers by itself when the server comes back; `onUnreachable` hears
+ * each failed try. Other errors, and `signal` aborting, end the tries.
+ */
+export async function untilReachable<T>(
+  load: () => Promise<T>,
+  signal: AbortSignal,
+  onUnreachable: (error: ConnectionError) => void,
+): Promise<T> {
+  let wait = 1_000;
+  for (;;) {
+    try {
+      return await load();
+    } catch (error) {
+      if (!(error instanceof ConnectionError) || signal.aborted) throw error;
+      onUnreachable(error);
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, wait);
+        signal.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(timer);
+            reject(error);
+          },
+          { once: true },
+        );
+      });
+      wait = Math.min(wait * 2, MAX_RETRY_MS);
+    }
+  }
+}
+
 /**
  * The answer of a request made with {@link api}, checked against `schema`: the data, or an
  * {@link ApiRequestError} with the server's code and sentence, or a {@link ConnectionError}.

@@ -5,7 +5,7 @@ import {
   type Budget,
   type ServerInfo,
 } from "../../src/server/api-schemas.js";
-import { answer, api, describeError } from "./api.js";
+import { answer, api, describeError, untilReachable } from "./api.js";
 import { NotFound } from "./components/not-found.js";
 import { ComparePage } from "./explorer/compare-page.js";
 import { RunPage } from "./explorer/run-page.js";
@@ -53,9 +53,20 @@ export function App() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    answer(api.info.$get(), ServerInfoSchema)
-      .then(setInfo)
-      .catch((e: unknown) => setError(describeError(e)));
+    const abort = new AbortController();
+    untilReachable(
+      () => answer(api.info.$get(), ServerInfoSchema),
+      abort.signal,
+      (e) => setError(describeError(e)),
+    )
+      .then((loaded) => {
+        setInfo(loaded);
+        setError(null);
+      })
+      .catch((e: unknown) => {
+        if (!abort.signal.aborted) setError(describeError(e));
+      });
+    return () => abort.abort();
   }, []);
   const refreshBudget = useCallback(() => {
     answer(api.budget.$get(), BudgetSchema)

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { describeError } from "./api.js";
+import { describeError, untilReachable } from "./api.js";
 
 /** What a page shows of a request: `data` once it has arrived, `error` if it failed, both null while loading. */
 export interface ApiGet<T> {
@@ -42,7 +42,12 @@ export function useApiGet<T>(
   const [generation, setGeneration] = useState(0);
   useEffect(() => {
     const abort = new AbortController();
-    load(abort.signal)
+    // While the server is unreachable the page says so, and tries again until it answers.
+    untilReachable(
+      () => load(abort.signal),
+      abort.signal,
+      (error) => setAnswer({ key, data: null, error: describeError(error), code: null }),
+    )
       .then((data) => {
         if (!abort.signal.aborted) setAnswer({ key, data, error: null, code: null });
       })

@@ -9,7 +9,7 @@ import {
   type ServerInfo,
   type TaskDetail,
 } from "../../../src/server/api-schemas.js";
-import { answer, api, cancellable, describeError } from "../api.js";
+import { answer, api, cancellable, describeError, untilReachable } from "../api.js";
 import { ScenarioView } from "../components/scenario-view.js";
 import { taskLabel } from "../format.js";
 import { navigate, type Route } from "../router.js";
@@ -68,9 +68,14 @@ export function Playground(props: {
     setDomain(null);
     setTaskId(pendingTask.current);
     pendingTask.current = null;
-    answer(
-      api.domains[":domain"].$get({ param: { domain: domainName } }, cancellable(abort.signal)),
-      DomainDetailSchema,
+    untilReachable(
+      () =>
+        answer(
+          api.domains[":domain"].$get({ param: { domain: domainName } }, cancellable(abort.signal)),
+          DomainDetailSchema,
+        ),
+      abort.signal,
+      (error) => setLoadError(describeError(error)),
     )
       .then((detail) => {
         setDomain(detail);
@@ -99,6 +104,15 @@ export function Playground(props: {
       .catch(() => setTaskDetail(null));
     return () => abort.abort();
   }, [domainName, taskId]);
+
+  // A link to another domain, followed without a reload, shows that domain.
+  useEffect(() => {
+    if (route.domain !== undefined && known(route.domain) && route.domain !== domainName) {
+      pendingTask.current = route.taskId ?? null;
+      setDomainName(route.domain);
+    }
+  }, [route.domain]);
+  const unknownDomain = route.domain !== undefined && !known(route.domain) ? route.domain : null;
 
   // A link to a conversation (#/play/<domain>/<task>/<id>) opens it: live, or as kept by the server.
   const { open } = conversation;
@@ -195,7 +209,11 @@ export function Playground(props: {
             <select
               id="domain"
               value={domainName}
-              onChange={(e) => setDomainName(e.target.value)}
+              onChange={(e) => {
+                // The link says the domain shown, so a copied link opens it.
+                setDomainName(e.target.value);
+                navigate({ page: "playground", domain: e.target.value });
+              }}
               disabled={busy}
             >
               {info.domains.map((d) => (
@@ -205,6 +223,11 @@ export function Playground(props: {
               ))}
             </select>
           </div>
+          {unknownDomain !== null && (
+            <p className="error-text" role="alert" data-testid="unknown-domain">
+              This server has no domain “{unknownDomain}”; showing {domainName} instead.
+            </p>
+          )}
           <fieldset className="field mode">
             <legend>Customer</legend>
             <label>

@@ -2,6 +2,36 @@ import { useDeferredValue, useMemo, useState } from "react";
 import { MarkdownBlockView, blockText, parseMarkdown, type MarkdownBlock } from "../components/markdown.js";
 import { KnowledgeSearch } from "./knowledge-search.js";
 
+/** A line that is only a section tag (`<main_policy>`, `</main_policy>`): how telecom joins its two policies. */
+const SECTION_TAG = /^\s*<(\/?)([A-Za-z][\w-]*)>\s*$/;
+
+/**
+ * The policy's blocks: its Markdown, where a section the model sees wrapped in tags
+ * (`<tech_support_policy>…</tech_support_policy>`) is shown under a heading named after the tag.
+ */
+export function policyBlocks(policy: string): MarkdownBlock[] {
+  const blocks: MarkdownBlock[] = [];
+  let section: string[] = [];
+  const flush = () => {
+    blocks.push(...parseMarkdown(section.join("\n")));
+    section = [];
+  };
+  for (const line of policy.split("\n")) {
+    const tag = SECTION_TAG.exec(line);
+    if (!tag) {
+      section.push(line);
+      continue;
+    }
+    flush();
+    if (tag[1] === "") {
+      const title = tag[2]!.replace(/[_-]+/g, " ");
+      blocks.push({ kind: "heading", level: 1, text: title.charAt(0).toUpperCase() + title.slice(1) });
+    }
+  }
+  flush();
+  return blocks;
+}
+
 /**
  * The blocks to show for a search: every block when there is none; else the blocks that mention it,
  * each under the headings of its section (so a match is read in its place).
@@ -60,7 +90,7 @@ export function PolicyPane(props: { policy: string; documentsOf?: string | undef
 function PolicyText(props: { policy: string }) {
   const [query, setQuery] = useState("");
   const deferred = useDeferredValue(query.trim());
-  const blocks = useMemo(() => parseMarkdown(props.policy), [props.policy]);
+  const blocks = useMemo(() => policyBlocks(props.policy), [props.policy]);
   const shown = useMemo(() => matching(blocks, deferred), [blocks, deferred]);
   const hits = deferred
     ? shown.filter((b) => blockText(b).toLowerCase().includes(deferred.toLowerCase())).length

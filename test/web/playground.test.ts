@@ -392,6 +392,22 @@ describe("the playground in Chromium", () => {
     await page.close();
   });
 
+  it("keeps the link and the selected task the same, and says when a linked task is unknown", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/play/airline/8`);
+    await page.locator('[data-task-id="8"][aria-selected="true"]').waitFor();
+    await page.locator('[data-task-id="9"]').click();
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/play/airline/9");
+    // Following a link to another task, without a reload, selects it.
+    await page.evaluate("location.hash = '#/play/airline/8'");
+    await page.locator('[data-task-id="8"][aria-selected="true"]').waitFor();
+    await page.evaluate("location.hash = '#/play/airline/no-such-task'");
+    expect(await page.getByTestId("unknown-task").innerText()).toBe(
+      "airline has no task “no-such-task”; pick one below.",
+    );
+    await page.close();
+  });
+
   it("shows telecom's two policies as sections, not their tags", async () => {
     const page = await openPage(1280);
     await page.goto(`${web.url}/#/play/telecom`);

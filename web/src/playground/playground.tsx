@@ -114,6 +114,19 @@ export function Playground(props: {
   }, [route.domain]);
   const unknownDomain = route.domain !== undefined && !known(route.domain) ? route.domain : null;
 
+  // A link to another task of the shown domain, followed without a reload, selects it.
+  useEffect(() => {
+    if (route.taskId !== undefined && (route.domain === undefined || route.domain === domainName))
+      setTaskId(route.taskId);
+  }, [route.taskId]);
+  /** Pick a task; the link names it (unless it names a conversation), so a copied link opens it. */
+  const selectTask = (id: string) => {
+    setTaskId(id);
+    if (route.conversationId === undefined) navigate({ page: "playground", domain: domainName, taskId: id });
+  };
+  const unknownTask =
+    domain !== null && taskId !== null && !domain.tasks.some((t) => t.id === taskId) ? taskId : null;
+
   // A link to a conversation (#/play/<domain>/<task>/<id>) opens it: live, or as kept by the server.
   const { open } = conversation;
   useEffect(() => {
@@ -329,7 +342,12 @@ export function Playground(props: {
               </ul>
             </div>
           )}
-          {domain && <TaskPicker tasks={domain.tasks} selected={taskId} onSelect={setTaskId} />}
+          {unknownTask !== null && (
+            <p className="error-text" role="alert" data-testid="unknown-task">
+              {domainName} has no task “{unknownTask}”; pick one below.
+            </p>
+          )}
+          {domain && <TaskPicker tasks={domain.tasks} selected={taskId} onSelect={selectTask} />}
           {taskDetail && (
             <details className="scenario" open={mode === "human"}>
               <summary>The customer's scenario</summary>

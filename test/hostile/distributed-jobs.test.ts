@@ -246,7 +246,7 @@ async function tamperedRun(
     const worker = processes.spawn(["worker", "--queue", redis.url, "--lock-seconds", "1"]);
     const code = await Promise.race([
       coordinator.exited,
-      new Promise<string>((resolve) => setTimeout(() => resolve("still running after 40 s"), 40_000)),
+      new Promise<string>((resolve) => setTimeout(() => resolve("still running after 90 s"), 90_000)),
     ]);
     const file = path.join(dir, `${name}.json`);
     const results = JSON.parse(existsSync(file) ? readFileSync(file, "utf8") : '{"simulations":[]}') as {
@@ -308,6 +308,7 @@ describe("a job or result changed in Redis is never graded as the coordinator's"
         ["update_task_1", 0, 1],
       ]);
     },
+    120_000,
   );
 
   it("a job whose data is not JSON: queued again by the coordinator with a sentence, and the run completes", async () => {
@@ -323,7 +324,7 @@ describe("a job or result changed in Redis is never graded as the coordinator's"
     expect(worker.output()).not.toContain("unreachable");
     expect(code, coordinator.output()).toBe(0);
     expect(graded(results)).toEqual([["create_task_1", 0, 1]]);
-  });
+  }, 120_000);
 
   it("wrong-typed queue keys: the coordinator stops with a sentence, exit 1, instead of waiting for Redis", async () => {
     const client = new Redis(redis.url);

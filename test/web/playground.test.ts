@@ -401,6 +401,14 @@ describe("the playground in Chromium", () => {
     // Following a link to another task, without a reload, selects it.
     await page.evaluate("location.hash = '#/play/airline/8'");
     await page.locator('[data-task-id="8"][aria-selected="true"]').waitFor();
+    // A pick and a link followed before the page has read the pick's hash change (as on a loaded
+    // machine): the link, last, wins.
+    await page.evaluate(`
+      document.querySelector('[data-task-id="9"]').click();
+      location.hash = '#/play/airline/8';
+    `);
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/play/airline/8");
+    await page.locator('[data-task-id="8"][aria-selected="true"]').waitFor();
     await page.evaluate("location.hash = '#/play/airline/no-such-task'");
     expect(await page.getByTestId("unknown-task").innerText()).toBe(
       "airline has no task “no-such-task”; pick one below.",

@@ -105,20 +105,22 @@ export function Playground(props: {
     return () => abort.abort();
   }, [domainName, taskId]);
 
-  // A link to another domain, followed without a reload, shows that domain.
+  // A link to another domain, followed without a reload, shows that domain. Keyed on the route itself,
+  // not its fields: two hash changes in one task (a click, then a link back) can both be read after the
+  // second, leaving the fields unchanged while the selection moved.
   useEffect(() => {
     if (route.domain !== undefined && known(route.domain) && route.domain !== domainName) {
       pendingTask.current = route.taskId ?? null;
       setDomainName(route.domain);
     }
-  }, [route.domain]);
+  }, [route]);
   const unknownDomain = route.domain !== undefined && !known(route.domain) ? route.domain : null;
 
   // A link to another task of the shown domain, followed without a reload, selects it.
   useEffect(() => {
     if (route.taskId !== undefined && (route.domain === undefined || route.domain === domainName))
       setTaskId(route.taskId);
-  }, [route.taskId]);
+  }, [route]);
   /** Pick a task; the link names it (unless it names a conversation), so a copied link opens it. */
   const selectTask = (id: string) => {
     setTaskId(id);

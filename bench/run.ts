@@ -47,6 +47,9 @@ run("otel-overhead.ts");
 // What --perturb costs the harness per conversation and per tool call (no model).
 run("perturbations.ts");
 // banking_knowledge: replay + evaluation, BM25 queries, live worlds (each its own process).
+// The agent gym: gold episodes per second in process and over HTTP (`passk serve --gym`, another process).
+run("gym.ts", ["airline", "3"], [], false);
+run("gym.ts", ["retail", "3"], [], false);
 run("banking.ts", ["replay"]);
 run("banking.ts", ["bm25"]);
 run("banking.ts", ["worlds", "1000"], ["--expose-gc"]);

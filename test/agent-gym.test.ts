@@ -1,4 +1,8 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { gymApiJsonSchema } from "../src/gym/gym-api.js";
+import { REPO_ROOT } from "./helpers/run-cli.js";
 import type { AgentSession, UserSimulator } from "../src/core/agent.js";
 import type { AssistantMessage } from "../src/core/message.js";
 import { builtinDomains } from "../src/domains/registry.js";
@@ -53,6 +57,14 @@ async function goldEpisode(gym: AgentGym, domainName: string, taskId: string) {
 }
 
 describe("AgentGym", () => {
+  it("examples/gym/gym-api.schema.json is the JSON Schema of the HTTP gym's bodies", () => {
+    const file = path.join(REPO_ROOT, "examples", "gym", "gym-api.schema.json");
+    expect(
+      JSON.parse(readFileSync(file, "utf8")),
+      "regenerate it: npx tsx examples/gym/write-gym-schema.ts",
+    ).toEqual(gymApiJsonSchema());
+  });
+
   it("gives every airline task the reward passk's runner gives the same gold conversation", async () => {
     const tasks = domain("airline").tasks;
     expect(tasks.length).toBe(50);
@@ -112,7 +124,9 @@ describe("AgentGym", () => {
     await expect(gym.step({ content: "a", tool_calls: [] } as unknown as GymAction)).rejects.toThrow(
       /invalid action/,
     );
-    await expect(gym.reset({ domain: "airline", taskId: "no-such" })).rejects.toThrow(/no task "no-such"/);
+    await expect(gym.reset({ domain: "airline", taskId: "no-such" })).rejects.toThrow(
+      /task "no-such" is not known/,
+    );
   });
 
   it("ends an episode whose customer fails without a score, saying why", async () => {

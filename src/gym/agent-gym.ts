@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Agent, AgentSession, UserSimulator } from "../core/agent.js";
-import { ConfigError } from "../core/errors.js";
+import { ConfigError, PasskError, UnknownNameError } from "../core/errors.js";
 import type { LlmToolSpec } from "../core/llm.js";
 import type { AssistantMessage, Message } from "../core/message.js";
 import type { RewardInfo, TerminationReason } from "../core/simulation.js";
@@ -33,10 +33,18 @@ export const GymActionSchema = z.union([
 ]);
 export type GymAction = z.infer<typeof GymActionSchema>;
 
+/** A call that does not fit the episode's state (a step before reset, after the end, or while one is running). */
+export class GymStateError extends PasskError {
+  constructor(code: "episode_not_started" | "episode_over" | "not_awaiting_agent", message: string) {
+    super(code, message);
+    this.name = "GymStateError";
+  }
+}
+
 /** Where an episode is set: which task of which domain, the seed, solo or with a customer. */
 export const GymResetSchema = z.strictObject({
-  domain: z.string().min(1),
-  taskId: z.string().min(1),
+  domain: z.string().min(1).max(64),
+  taskId: z.string().min(1).max(512),
   seed: z.number().int().nonnegative().optional(),
   solo: z.boolean().optional(),
 });
@@ -149,7 +157,13 @@ export class AgentGym {
     this.close();
     const data = this.domain(domainName);
     const task = data.tasks.find((t) => t.id === taskId);
-    if (!task) throw new ConfigError(`domain ${domainName} has no task "${taskId}"`);
+    if (!task)
+      throw new UnknownNameError(
+        "task",
+        taskId,
+        data.tasks.map((t) => t.id),
+        `Pick a task of ${domainName}.`,
+      );
     const turns = new TurnChannel();
     const abort = new AbortController();
     const episode = { turns, answer: undefined, abort, done: false, calls: 0 } as NonNullable<
@@ -212,14 +226,19 @@ export class AgentGym {
   /** Play the agent's move; resolves with what the customer or the tools answered, or the grade. */
   async step(action: GymAction): Promise<GymObservation> {
     const episode = this.episode;
-    if (!episode) throw new ConfigError("no episode: call reset() first");
-    if (episode.done) throw new ConfigError("the episode is over: call reset() to start another");
+    if (!episode) throw new GymStateError("episode_not_started", "no episode: call reset() first");
+    if (episode.done)
+      throw new GymStateError("episode_over", "the episode is over: call reset() to start another");
     const parsed = GymActionSchema.safeParse(action);
     if (!parsed.success)
       throw new ConfigError(`invalid action: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
     const answer = episode.answer;
     episode.answer = undefined;
-    if (!answer) throw new ConfigError("the episode is not waiting for the agent");
+    if (!answer)
+      throw new GymStateError(
+        "not_awaiting_agent",
+        "the episode is not waiting for the agent: wait for the previous step's answer",
+      );
     const message: AssistantMessage =
       "content" in parsed.data
         ? { role: "assistant", content: parsed.data.content, cost: 0 }

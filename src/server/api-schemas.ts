@@ -148,7 +148,7 @@ export const StartConversationRequestSchema = z
   .strictObject({
     domain: name("domain", 64),
     /** Required to simulate; optional when a person plays the customer (free conversation). */
-    taskId: name("taskId").optional(),
+    taskId: name("taskId", 512).optional(),
     mode: ConversationModeSchema,
     /** One of the server's offered agent specs; default: the first. */
     agent: name("agent").optional(),
@@ -607,14 +607,14 @@ export const RunIdParamSchema = z.object({ runId: name("runId") });
 export const SimulationParamSchema = z.object({
   runId: name("runId"),
   domain: name("domain", 64),
-  taskId: name("taskId"),
+  taskId: name("taskId", 512),
   trial: z.coerce
     .number({ error: "trial must be a number" })
     .int("trial must be an integer")
     .min(0, "trial must be 0 or more"),
 });
 export const DomainParamSchema = z.object({ domain: name("domain", 64) });
-export const TaskParamSchema = z.object({ domain: name("domain", 64), taskId: name("taskId") });
+export const TaskParamSchema = z.object({ domain: name("domain", 64), taskId: name("taskId", 512) });
 export const ConversationParamSchema = z.object({ conversationId: name("conversationId", 64) });
 export const ConversationListQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).optional(),

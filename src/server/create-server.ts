@@ -15,7 +15,9 @@ import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type { ConversationStore } from "./conversation-store.js";
 import type { ConversationLimits } from "./conversations.js";
 import { createApiServices } from "./create-api-services.js";
+import type { GymSessions } from "../gym/gym-sessions.js";
 import { apiRoutes } from "./routes/api-routes.js";
+import { gymRoutes } from "./routes/gym-routes.js";
 import { MAX_JSON_BODY_BYTES } from "./routes/request-checks.js";
 import type { RunStore } from "./run-store.js";
 import { httpStatusOf, type RetryAfter } from "./server-errors.js";
@@ -103,6 +105,8 @@ export interface ServerDeps {
    * opening as a customer, and `/api/info` saying what this is (`passk serve` with no model).
    */
   scriptedReplay?: ScriptedReplay;
+  /** The agent gym over HTTP (`passk serve --gym`): sessions mounted at `/api/gym`; absent, no gym. */
+  gym?: GymSessions;
 }
 
 /** A host name as compared: lower case, IPv6 without brackets. */
@@ -206,6 +210,7 @@ export function createServer(deps: ServerDeps) {
   });
 
   const routes = app.route("/api", apiRoutes(services));
+  if (deps.gym) app.route("/api/gym", gymRoutes(deps.gym));
 
   app.all("/api/*", (c) =>
     c.json({ code: "not_found", message: `no API endpoint ${c.req.method} ${c.req.path}` }, 404),

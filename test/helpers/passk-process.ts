@@ -114,3 +114,27 @@ export function conversationStarts(
       return `${task}/${crafted.seeds.indexOf((r.body as { seed: number }).seed)}`;
     });
 }
+
+/**
+ * `passk serve --port 0 …ARGS` as a child process, resolved with its address once it listens; `stop`
+ * ends it. Its output is kept for failure messages.
+ */
+export async function startServe(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; output: () => string; stop: () => Promise<void> }> {
+  const processes = passkProcesses(env);
+  const served = processes.spawn(["serve", "--port", "0", ...args]);
+  let url = "";
+  await waitFor(
+    `passk serve to listen (it printed: ${served.output()})`,
+    () => {
+      const match = /web app on (http:\/\/127\.0\.0\.1:\d+)/.exec(served.output());
+      if (match) url = match[1]!;
+      return url !== "" || served.child.exitCode !== null;
+    },
+    45_000,
+  );
+  if (!url) throw new Error(`passk serve exited: ${served.output()}`);
+  return { url, output: served.output, stop: () => processes.killAll() };
+}

@@ -5,7 +5,10 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { createAgent, isRemoteAgentSpec, isScriptedSpec } from "../../agents/create-agent.js";
 import { ConfigError } from "../../core/errors.js";
+import { getDomain } from "../../domains/registry.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
+import { AgentGym } from "../../gym/agent-gym.js";
+import { GymSessions } from "../../gym/gym-sessions.js";
 import { createJudge } from "../../judge/create-judge.js";
 import { createLanguageModel, loadPriceOverrides } from "../../llm/index.js";
 import { meteredToolModel } from "../../llm/tool-model-spend.js";
@@ -46,6 +49,8 @@ const ServeOptionsSchema = z.object({
   rerankerLlmBaseUrl: z.string().optional(),
   otel: z.union([z.string(), z.boolean()]).optional(),
   perturbationModule: z.array(z.string().min(1)).optional(),
+  gym: z.boolean().optional(),
+  gymMaxSessions: z.coerce.number().int().positive().max(10_000),
 });
 
 /** The built web app shipped with passk (`web/dist` beside `dist/`). */
@@ -99,6 +104,8 @@ export function registerServe(program: Command, context: CliContext): void {
         "a module exporting your own perturbations (definePerturbation), offered by the playground's Perturb (repeatable)",
         (value: string, previous: string[] = []) => [...previous, value],
       )
+      .option("--gym", "also serve the agent gym (reset/step sessions over HTTP) at /api/gym")
+      .option("--gym-max-sessions <n>", "gym sessions held at once (idle ones expire after 10 min)", "64")
       .option(
         "--upstream <dir>",
         "the upstream τ²-bench source files for the τ² protocol's texts (default: $PASSK_TAU2_UPSTREAM, else <data>/upstream)",
@@ -236,6 +243,24 @@ export function registerServe(program: Command, context: CliContext): void {
     const configurable = [...context.domains.values()].filter((d) => d.configs !== undefined);
     if (options.retrievalConfig !== undefined && configurable.length > 0)
       for (const domain of configurable) loadDomainData(domain, dataDir);
+    // The gym's episodes read the same domain data as the playground's conversations, parsed once.
+    const gymData = new Map<string, DomainData>();
+    const gym = options.gym
+      ? new GymSessions(
+          () =>
+            new AgentGym({
+              domain: (name) => {
+                let data = gymData.get(name);
+                if (!data)
+                  gymData.set(name, (data = loadDomainData(getDomain(name, context.domains), dataDir)));
+                return data;
+              },
+              protocol,
+              maxSteps: options.maxSteps,
+            }),
+          { maxSessions: options.gymMaxSessions },
+        )
+      : undefined;
     const app = createServer({
       domains: context.domains,
       dataDir,
@@ -260,6 +285,7 @@ export function registerServe(program: Command, context: CliContext): void {
       ...(tracing ? { traceConversation: tracing.conversation } : {}),
       // No model at all: the playground is a paced replay of the gold path, and says so.
       ...(keyless ? { scriptedReplay: HUMAN_PACED_REPLAY } : {}),
+      ...(gym ? { gym } : {}),
     });
     // Parse every domain's data now, so that the first visitor does not wait for it.
     await app.request("/api/info");
@@ -267,8 +293,10 @@ export function registerServe(program: Command, context: CliContext): void {
       const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (address) => {
         const host = options.host.includes(":") ? `[${options.host}]` : options.host;
         println(context, `passk web app on http://${host}:${address.port}  (Ctrl-C to stop)`);
+        if (gym) println(context, `agent gym on http://${host}:${address.port}/api/gym/sessions`);
       });
       const stop = () => {
+        gym?.closeAll();
         server.close();
         store.close();
         // The last conversations' spans reach the collector before the process exits.

@@ -68,6 +68,11 @@ describe("passk serve --gym", () => {
     const telecom = new DomainData(builtinDomains.get("telecom")!, tau2DataDir());
     const small = telecom.tasksOfSplit("small");
     expect(small.length).toBe(20);
+    // Telecom's task ids run past 200 characters; the task endpoint the client reads answers them all.
+    const longest = telecom.tasks.map((t) => t.id).sort((a, b) => b.length - a.length)[0]!;
+    expect(longest.length).toBeGreaterThan(200);
+    const detail = await fetch(`${served.url}/api/domains/telecom/tasks/${encodeURIComponent(longest)}`);
+    expect(detail.status).toBe(200);
     for (const [domain, args] of [
       ["airline", []],
       ["retail", []],

@@ -1,13 +1,22 @@
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
+import { ConfigError } from "../../core/errors.js";
+import type { ResultsInput } from "../../formats/tau2/results.js";
+import { toolSpecs } from "../../env/tool-schema.js";
+import { sftExport } from "../../formats/sft.js";
 import { formatResults, writeResultsFile } from "../../formats/tau2/results.js";
 import { runResults } from "../../store/run-results.js";
-import { println, type CliContext } from "../context.js";
+import { loadDomain, println, type CliContext } from "../context.js";
 import { withStore, withStoreOption } from "./run-source.js";
 
 interface ExportOptions {
   store?: string;
   output?: string;
   domain?: string;
+  format: string;
+  split?: string;
+  includeTestSplit?: boolean;
+  data?: string;
 }
 
 /** `passk export RUN_ID`: write a stored run as an official τ² results file. */
@@ -20,11 +29,31 @@ export function registerExport(program: Command, context: CliContext): void {
       )
       .argument("<run>", "run id (or unique prefix)")
       .option("-o, --output <file>", "write to this file (default: standard output)")
-      .option("--domain <name>", "the domain to export, for runs that span several"),
+      .option("--domain <name>", "the domain to export, for runs that span several")
+      .option(
+        "--format <format>",
+        "tau2 (the results file) or sft (the passing conversations as chat-format training data, JSONL)",
+        "tau2",
+      )
+      .option("--split <name>", "sft: only tasks of this split of the domain (train, test…)")
+      .option("--include-test-split", "sft: also export tasks of the test split (left out by default)")
+      .option("--data <dir>", "sft: the τ² data directory the splits and tools are read from"),
   ).action((ref: string, options: ExportOptions) => {
+    if (options.format !== "tau2" && options.format !== "sft")
+      throw new ConfigError(`--format "${options.format}" is not known: use tau2 or sft`);
+    if (options.format === "tau2" && (options.split !== undefined || options.includeTestSplit))
+      throw new ConfigError("--split and --include-test-split go with --format sft");
+    if (options.format === "sft" && options.split === "test" && !options.includeTestSplit)
+      throw new ConfigError(
+        "--split test exports the tasks passk's scores are measured on as training data; add --include-test-split if that is what you mean",
+      );
     const results = withStore(context, options.store, { create: false }, (store) =>
       runResults(store, ref, options.domain === undefined ? {} : { domain: options.domain }),
     );
+    if (options.format === "sft") {
+      exportSft(context, results, options);
+      return;
+    }
     if (options.output) {
       writeResultsFile(options.output, results);
       context.stderr.write(`wrote ${results.simulations.length} simulations to ${options.output}\n`);
@@ -32,4 +61,48 @@ export function registerExport(program: Command, context: CliContext): void {
       println(context, formatResults(results));
     }
   });
+}
+
+/** `--format sft`: the passing conversations as JSONL, the test split left out unless asked for. */
+function exportSft(context: CliContext, results: ResultsInput, options: ExportOptions): void {
+  const domainName = (results.info.environment_info as { domain_name?: unknown } | null)?.domain_name;
+  const data =
+    typeof domainName === "string" && context.domains.has(domainName)
+      ? loadDomain(context, domainName, options.data !== undefined ? { data: options.data } : {})
+      : undefined;
+  const splits = data?.splits;
+  if (options.split !== undefined && !splits?.[options.split])
+    throw new ConfigError(
+      `--split "${options.split}": ${String(domainName)} has ${splits ? `the splits ${Object.keys(splits).join(", ")}` : "no task splits"}`,
+    );
+  const byId = new Map((data?.tasks ?? []).map((task) => [task.id, task]));
+  const exported = sftExport(results, {
+    ...(splits ? { splits } : {}),
+    ...(options.split !== undefined ? { split: options.split } : {}),
+    ...(options.includeTestSplit ? { includeTestSplit: true } : {}),
+    ...(data
+      ? {
+          toolsOf: (taskId: string) => {
+            const task = byId.get(taskId);
+            return task ? toolSpecs(data.newWorld({ task }).offeredTools("agent")) : [];
+          },
+        }
+      : {}),
+  });
+  const text = exported.examples.map((example) => JSON.stringify(example)).join("\n");
+  if (options.output) writeFileSync(options.output, text === "" ? "" : `${text}\n`);
+  else if (text !== "") println(context, text);
+  const notes = [
+    `${exported.examples.length} of ${exported.passing} passing conversations (of ${results.simulations.length})`,
+    ...(exported.leftOutOtherSplits > 0
+      ? [`${exported.leftOutOtherSplits} left out: not in split "${options.split}"`]
+      : []),
+    ...(exported.leftOutTestSplit > 0
+      ? [
+          `${exported.leftOutTestSplit} left out: their tasks are in the test split (--include-test-split to include them)`,
+        ]
+      : []),
+    ...(splits ? [] : [`${String(domainName)} has no task splits: nothing guards a test set`]),
+  ];
+  context.stderr.write(`wrote ${notes.join("; ")}${options.output ? ` to ${options.output}` : ""}\n`);
 }

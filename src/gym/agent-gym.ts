@@ -1,15 +1,16 @@
 import { z } from "zod";
 import type { Agent, AgentSession, UserSimulator } from "../core/agent.js";
-import { ConfigError, PasskError, UnknownNameError } from "../core/errors.js";
+import { ConfigError, UnknownNameError } from "../core/errors.js";
 import type { LlmToolSpec } from "../core/llm.js";
 import type { AssistantMessage, Message } from "../core/message.js";
-import type { RewardInfo, TerminationReason } from "../core/simulation.js";
+import type { Task } from "../core/task.js";
 import { getDomain } from "../domains/registry.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { runConversation } from "../runner/conversation-job.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import { goldUser } from "../users/gold-user.js";
+import { Episode, GymStateError, type GymObservation } from "./episode.js";
 
 /**
  * What the policy under training does on its turn: say something to the customer, or call tools (not
@@ -33,14 +34,6 @@ export const GymActionSchema = z.union([
 ]);
 export type GymAction = z.infer<typeof GymActionSchema>;
 
-/** A call that does not fit the episode's state (a step before reset, after the end, or while one is running). */
-export class GymStateError extends PasskError {
-  constructor(code: "episode_not_started" | "episode_over" | "not_awaiting_agent", message: string) {
-    super(code, message);
-    this.name = "GymStateError";
-  }
-}
-
 /** Where an episode is set: which task of which domain, the seed, solo or with a customer. */
 export const GymResetSchema = z.strictObject({
   domain: z.string().min(1).max(64),
@@ -50,18 +43,7 @@ export const GymResetSchema = z.strictObject({
 });
 export type GymReset = z.infer<typeof GymResetSchema>;
 
-/** What the policy sees after each step: what arrived since it last acted; at the end, the grade. */
-export interface GymObservation {
-  /** The customer's messages and the tool results since the policy's last action (earlier history too, at reset). */
-  messages: Message[];
-  done: boolean;
-  /** Present when `done` and graded: the reward as `passk run` grades the same conversation. */
-  reward?: number;
-  /** Present when the episode could not be graded (the customer's model or the world failed): why. */
-  error?: string;
-  rewardInfo?: RewardInfo;
-  terminationReason?: TerminationReason;
-}
+export { GymStateError, type GymObservation } from "./episode.js";
 
 /** The first observation also carries what the agent is given: the policy and its tools. */
 export interface GymStart extends GymObservation {
@@ -92,11 +74,6 @@ export function builtinDomainData(dataDir = resolveDataDir(undefined)): (name: s
   };
 }
 
-type Turn =
-  | { kind: "act"; messages: Message[] }
-  | { kind: "done"; messages: Message[]; reward: RewardInfo; termination: TerminationReason }
-  | { kind: "failed"; error: string };
-
 /** What the agent would have been given next, had the conversation not ended: the customer's last words. */
 function unseenByAgent(messages: readonly Message[]): Message[] {
   let last = messages.length - 1;
@@ -107,27 +84,6 @@ function unseenByAgent(messages: readonly Message[]): Message[] {
     .map((m) => ({ role: "user" as const, content: m.content }));
 }
 
-/** A one-slot hand-over between the conversation (producer of turns) and the policy's step calls. */
-class TurnChannel {
-  private waiting: ((turn: Turn) => void) | undefined;
-  private queued: Turn | undefined;
-  put(turn: Turn): void {
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = undefined;
-      resolve(turn);
-    } else this.queued = turn;
-  }
-  take(): Promise<Turn> {
-    if (this.queued) {
-      const turn = this.queued;
-      this.queued = undefined;
-      return Promise.resolve(turn);
-    }
-    return new Promise((resolve) => (this.waiting = resolve));
-  }
-}
-
 /**
  * Play the agent's side of a τ² conversation from your own loop (reinforcement learning, another eval
  * harness): `reset` starts an episode and returns the first observation; `step(action)` plays the
@@ -136,16 +92,8 @@ class TurnChannel {
  * as many gyms as episodes you run in parallel.
  */
 export class AgentGym {
-  private episode:
-    | {
-        turns: TurnChannel;
-        answer: ((message: AssistantMessage) => void) | undefined;
-        abort: AbortController;
-        done: boolean;
-        calls: number;
-      }
-    | undefined;
-
+  private episode: Episode<AssistantMessage> | undefined;
+  private calls = 0;
   private readonly domain: (name: string) => DomainData;
 
   constructor(private readonly options: AgentGymOptions = {}) {
@@ -156,65 +104,34 @@ export class AgentGym {
     const { domain: domainName, taskId, seed = 0, solo = false } = GymResetSchema.parse(input);
     this.close();
     const data = this.domain(domainName);
-    const task = data.tasks.find((t) => t.id === taskId);
-    if (!task)
-      throw new UnknownNameError(
-        "task",
-        taskId,
-        data.tasks.map((t) => t.id),
-        `Pick a task of ${domainName}.`,
-      );
-    const turns = new TurnChannel();
-    const abort = new AbortController();
-    const episode = { turns, answer: undefined, abort, done: false, calls: 0 } as NonNullable<
-      typeof this.episode
-    >;
+    const task = findTask(data, taskId);
+    const episode = new Episode<AssistantMessage>();
     this.episode = episode;
     let started: { policy: string; tools: readonly LlmToolSpec[]; history: readonly Message[] } | undefined;
-    const policyAgent: Agent = {
+    const playedAgent: Agent = {
       name: "gym",
       start(init): AgentSession {
         started = { policy: init.policy, tools: init.tools, history: init.history };
-        return {
-          respond(incoming) {
-            return new Promise<AssistantMessage>((resolve) => {
-              episode.answer = resolve;
-              turns.put({ kind: "act", messages: [...incoming] });
-            });
-          },
-        };
+        return { respond: episode.respond };
       },
     };
-    runConversation({
-      data,
-      task,
-      agent: policyAgent,
-      user: this.options.customer ?? goldUser,
-      solo,
-      seed,
-      signal: abort.signal,
-      protocol: this.options.protocol ?? { name: "passk" },
-      ...(this.options.maxSteps !== undefined ? { maxSteps: this.options.maxSteps } : {}),
-    }).then(
-      (run) =>
-        // The customer's model or the world failed: not the policy's doing, so not a score.
-        run.termination_reason === "infrastructure_error"
-          ? turns.put({
-              kind: "failed",
-              error: `the conversation ended on an infrastructure error: ${String((run as { info?: { error?: unknown } }).info?.error ?? "no reason recorded")}`,
-            })
-          : turns.put({
-              kind: "done",
-              messages: unseenByAgent(run.messages),
-              reward: run.reward_info,
-              termination: run.termination_reason,
-            }),
-      // Not the policy's fault, so not a score: the episode ends ungraded, saying why.
-      (error: unknown) =>
-        turns.put({ kind: "failed", error: error instanceof Error ? error.message : String(error) }),
+    episode.follow(
+      runConversation({
+        data,
+        task,
+        agent: playedAgent,
+        user: this.options.customer ?? goldUser,
+        solo,
+        seed,
+        signal: episode.abort.signal,
+        protocol: this.options.protocol ?? { name: "passk" },
+        ...(this.options.maxSteps !== undefined ? { maxSteps: this.options.maxSteps } : {}),
+      }),
+      unseenByAgent,
     );
-    const first = await this.next();
-    if (!started) throw new Error("the conversation ended before the agent was started");
+    const first = await episode.next();
+    // Ended before the agent's first turn (the customer failed at once): nothing was offered to see.
+    if (!started) return { ...first, policy: "", tools: [] };
     return {
       ...first,
       messages: [...started.history, ...first.messages],
@@ -227,18 +144,11 @@ export class AgentGym {
   async step(action: GymAction): Promise<GymObservation> {
     const episode = this.episode;
     if (!episode) throw new GymStateError("episode_not_started", "no episode: call reset() first");
-    if (episode.done)
+    if (episode.over)
       throw new GymStateError("episode_over", "the episode is over: call reset() to start another");
     const parsed = GymActionSchema.safeParse(action);
     if (!parsed.success)
       throw new ConfigError(`invalid action: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
-    const answer = episode.answer;
-    episode.answer = undefined;
-    if (!answer)
-      throw new GymStateError(
-        "not_awaiting_agent",
-        "the episode is not waiting for the agent: wait for the previous step's answer",
-      );
     const message: AssistantMessage =
       "content" in parsed.data
         ? { role: "assistant", content: parsed.data.content, cost: 0 }
@@ -246,35 +156,32 @@ export class AgentGym {
             role: "assistant",
             content: null,
             tool_calls: parsed.data.tool_calls.map((call) => ({
-              id: call.id ?? `gym_call_${episode.calls++}`,
+              id: call.id ?? `gym_call_${this.calls++}`,
               name: call.name,
               arguments: call.arguments,
               requestor: "assistant" as const,
             })),
             cost: 0,
           };
-    answer(message);
-    return this.next();
+    return episode.play(message);
   }
 
   /** End the episode in progress, if any (it is not graded). */
   close(): void {
-    if (this.episode && !this.episode.done) this.episode.abort.abort();
+    this.episode?.close();
     this.episode = undefined;
   }
+}
 
-  private async next(): Promise<GymObservation> {
-    const episode = this.episode!;
-    const turn = await episode.turns.take();
-    if (turn.kind === "act") return { messages: turn.messages, done: false };
-    episode.done = true;
-    if (turn.kind === "failed") return { messages: [], done: true, error: turn.error };
-    return {
-      messages: turn.messages,
-      done: true,
-      reward: turn.reward.reward,
-      rewardInfo: turn.reward,
-      terminationReason: turn.termination,
-    };
-  }
+/** The task of `data` named `taskId`, or an error naming the known ones. */
+export function findTask(data: DomainData, taskId: string): Task {
+  const task = data.tasks.find((t) => t.id === taskId);
+  if (!task)
+    throw new UnknownNameError(
+      "task",
+      taskId,
+      data.tasks.map((t) => t.id),
+      `Pick a task of ${data.domain.name}.`,
+    );
+  return task;
 }

@@ -9,7 +9,18 @@ export {
   GymResetSchema,
   type AgentGymOptions,
   type GymAction,
-  type GymObservation,
   type GymReset,
   type GymStart,
 } from "./agent-gym.js";
+export { GymStateError, type GymObservation } from "./episode.js";
+export {
+  UserGym,
+  UserGymActionSchema,
+  UserGymResetSchema,
+  type UserGymAction,
+  type UserGymOptions,
+  type UserGymReset,
+  type UserGymStart,
+} from "./user-gym.js";
+export { GymSessions, GymSessionNotFoundError, GymSessionsFullError } from "./gym-sessions.js";
+export { gymApiJsonSchema } from "./gym-api.js";

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -57,6 +58,27 @@ async function goldEpisode(gym: AgentGym, domainName: string, taskId: string) {
 }
 
 describe("AgentGym", () => {
+  it("is importable as passk/gym, reading the built-in domains from the data directory", async () => {
+    const script = `
+      import { AgentGym } from "passk/gym";
+      const gym = new AgentGym();
+      const first = await gym.reset({ domain: "airline", taskId: "0" });
+      const next = await gym.step({ content: "Could you give me your user id?" });
+      console.log(JSON.stringify({ tools: first.tools.length, roles: first.messages.map((m) => m.role), next: next.messages[0].role }));
+      gym.close();`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PASSK_DATA_DIR: tau2DataDir() },
+      encoding: "utf8",
+    });
+    const inProcess = await new AgentGym({ domain }).reset({ domain: "airline", taskId: "0" });
+    expect(JSON.parse(out)).toEqual({
+      tools: inProcess.tools.length,
+      roles: ["assistant", "user"],
+      next: "user",
+    });
+  });
+
   it("examples/gym/gym-api.schema.json is the JSON Schema of the HTTP gym's bodies", () => {
     const file = path.join(REPO_ROOT, "examples", "gym", "gym-api.schema.json");
     expect(

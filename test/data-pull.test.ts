@@ -37,8 +37,8 @@ beforeAll(async () => {
     const prefix = `/sierra-research/tau2-bench/${OFFICIAL_COMMIT}/`;
     if (!req.url?.startsWith(prefix)) return void res.writeHead(404).end();
     const remote = decodeURIComponent(req.url.slice(prefix.length));
-    const { data, upstream, models: modules } = pullFiles();
-    const known = data.find((f) => f.remote === remote);
+    const { data, upstream, voice, models: modules } = pullFiles();
+    const known = [...data, ...voice].find((f) => f.remote === remote);
     const model = modules.some((f) => f.remote === remote);
     const file = known
       ? path.join(tau2DataDir(), known.local)
@@ -58,8 +58,8 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 // The pulls here choose where upstream files come from themselves, whatever the caller's environment says.
 const env = { PASSK_TAU2_UPSTREAM: undefined };
-const { data: DATA_FILES, upstream: UPSTREAM_FILES, models: MODEL_FILES } = pullFiles();
-const ALL_FILES = [...DATA_FILES, ...UPSTREAM_FILES];
+const { data: DATA_FILES, upstream: UPSTREAM_FILES, voice: VOICE_FILES, models: MODEL_FILES } = pullFiles();
+const ALL_FILES = [...DATA_FILES, ...UPSTREAM_FILES, ...VOICE_FILES];
 const TOTAL = ALL_FILES.length + MODEL_FILES.length;
 const CONSEQUENCE =
   "tool schemas will carry the nested models without their descriptions; everything else is exact.";
@@ -239,7 +239,7 @@ describe("passk data pull", () => {
     });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
-      `${DATA_FILES.length} downloaded, ${UPSTREAM_FILES.length} already up to date`,
+      `${DATA_FILES.length + VOICE_FILES.length} downloaded, ${UPSTREAM_FILES.length} already up to date`,
     );
     expect(run.stdout).toContain(`upstream source files: verified in place at ${upstream}`);
     // That copy has no data-model modules: optional, so nothing is said about them.
@@ -257,7 +257,7 @@ describe("passk data pull", () => {
     expect(good.code).toBe(0);
     expect(good.stderr).toBe("");
     expect(good.stdout).toContain(
-      `${DATA_FILES.length} downloaded, ${UPSTREAM_FILES.length + MODEL_FILES.length} already up to date`,
+      `${DATA_FILES.length + VOICE_FILES.length} downloaded, ${UPSTREAM_FILES.length + MODEL_FILES.length} already up to date`,
     );
     const altered = MODEL_FILES[1]!;
     writeFileSync(

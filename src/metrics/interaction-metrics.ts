@@ -1,3 +1,5 @@
+import { PasskError } from "../core/errors.js";
+import { markPyFloat } from "../python/py-float.js";
 import { pandasMean } from "../python/py-mean.js";
 
 // The τ-voice interaction metrics of full-duplex simulations, with the reference's definitions,
@@ -84,9 +86,10 @@ export const INTERACTION_METRIC_FIELDS = [
   "selectivity_non_directed",
 ] as const;
 
-export class NoVoiceTicksError extends Error {
+export class NoVoiceTicksError extends PasskError {
   constructor() {
     super(
+      "no_voice_ticks",
       "no simulation has ticks: interaction metrics are defined for full-duplex (voice) runs only, not text runs",
     );
     this.name = "NoVoiceTicksError";
@@ -140,7 +143,8 @@ function activeEffects(chunk: InteractionChunk | null): ActiveEffect[] {
   if (chunk === null) return active;
   const source = chunk.source_effects;
   if (source) {
-    if (source.burst_noise_file) active.push({ type: "burst_noise", text: null, file: source.burst_noise_file });
+    if (source.burst_noise_file)
+      active.push({ type: "burst_noise", text: null, file: source.burst_noise_file });
     if (source.speech_insert) active.push(insertEffect(source.speech_insert));
   }
   const speech = chunk.speech_effects;
@@ -151,7 +155,8 @@ function activeEffects(chunk: InteractionChunk | null): ActiveEffect[] {
   return active;
 }
 
-const sameEffect = (a: ActiveEffect, b: ActiveEffect) => a.type === b.type && a.text === b.text && a.file === b.file;
+const sameEffect = (a: ActiveEffect, b: ActiveEffect) =>
+  a.type === b.type && a.text === b.text && a.file === b.file;
 
 /**
  * Carry effect segments over one tick: an effect on in the previous tick and in this one extends its
@@ -392,10 +397,18 @@ function overlapEvents(
     endTick: number,
     startTimeSec: number,
   ) => {
-    const reply = agent.find((a) => a.startTick >= startTick && a.startTick <= endTick + responseWindow[category]);
+    const reply = agent.find(
+      (a) => a.startTick >= startTick && a.startTick <= endTick + responseWindow[category],
+    );
     events.push(
       reply !== undefined
-        ? { startTick: reply.startTick, timeSec: reply.startTimeSec, category, isError: true, latencySec: null }
+        ? {
+            startTick: reply.startTick,
+            timeSec: reply.startTimeSec,
+            category,
+            isError: true,
+            latencySec: null,
+          }
         : { startTick, timeSec: startTimeSec, category, isError: false, latencySec: null },
     );
   };
@@ -489,7 +502,7 @@ export function computeInteractionMetrics(
   const backchannels = of("backchannel");
   const vocalTics = of("vocal_tic");
   const nonDirected = of("non_directed");
-  return {
+  const metrics: InteractionMetrics = {
     response_latency_mean: pandasMean(latencies(responses)),
     yield_latency_mean: pandasMean(latencies(yields)),
     response_rate: okRate(responses),
@@ -508,4 +521,7 @@ export function computeInteractionMetrics(
       agent_interrupts_count: agentInterrupts,
     },
   };
+  // Floats all, as the reference writes them (`1.0`, not `1`, in JSON written with the float marks kept).
+  for (const field of INTERACTION_METRIC_FIELDS) if (metrics[field] !== null) markPyFloat(metrics, field);
+  return metrics;
 }

@@ -68,7 +68,10 @@ export const VoiceResultsMetaSchema = z.object({
       .nullable()
       .optional(),
   }),
-  simulation_index: z.array(z.object({ id: z.string() })).nullable().optional(),
+  simulation_index: z
+    .array(z.object({ id: z.string() }))
+    .nullable()
+    .optional(),
 });
 
 export type SpeechInsert = z.infer<typeof SpeechInsertSchema>;
@@ -128,7 +131,9 @@ export function readVoiceResultsDir(folder: string): VoiceResults {
     const indexed = new Set(meta.simulation_index.map((entry) => entry.id));
     const problems = [
       ...[...indexed].filter((id) => !onDisk.has(id)).map((id) => `simulations/${id}.json is missing`),
-      ...[...onDisk].filter((id) => !indexed.has(id)).map((id) => `simulations/${id}.json is not in the index`),
+      ...[...onDisk]
+        .filter((id) => !indexed.has(id))
+        .map((id) => `simulations/${id}.json is not in the index`),
     ];
     if (problems.length > 0) {
       throw new InvalidInputFileError(
@@ -144,4 +149,9 @@ export function readVoiceResultsDir(folder: string): VoiceResults {
     return validateInputFile(VoiceSimulationSchema, raw, file, HINT);
   });
   return { folder, meta, simulations };
+}
+
+/** The tick length a voice run recorded (`info.audio_native_config.tick_duration_seconds`), if it did. */
+export function recordedTickDuration(meta: VoiceResultsMeta): number | undefined {
+  return meta.info.audio_native_config?.tick_duration_seconds ?? undefined;
 }

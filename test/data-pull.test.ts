@@ -8,6 +8,7 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { gitBlobHash, pullFiles } from "../src/formats/tau2/data-pull.js";
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { OFFICIAL_COMMIT } from "../src/formats/tau2/official-manifest.js";
+import { voiceRunInteractionMetrics } from "../src/runner/voice-interaction-metrics.js";
 import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
 import {
@@ -83,6 +84,11 @@ describe("passk data pull", () => {
         readFileSync(path.join(standIns, model.remote), "utf8"),
       );
     }
+    // The pulled τ-voice golden set is a voice run whose interaction metrics are the expected ones.
+    const golden = path.join(dest, "voice", "tests", "test_voice", "test_interaction_metrics", "testdata");
+    expect(voiceRunInteractionMetrics(path.join(golden, "experiment")).interaction_metrics).toStrictEqual(
+      JSON.parse(readFileSync(path.join(golden, "expected_metrics.json"), "utf8")),
+    );
     // The pulled modules are used: the τ² tools carry the nested models' descriptions.
     const texts = loadReferenceTexts(path.join(dest, "upstream"));
     expect(texts.nestedModelDescriptions(builtinDomains.get("telecom")!)).toBe("complete");

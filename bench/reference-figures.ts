@@ -7,4 +7,6 @@ export const REFERENCE = {
   /** banking_knowledge: no_knowledge, on a loaded machine (../shared/tau2/BANKING.md): an upper bound. */
   msPerTask: { airline: 2035, retail: 857, telecom: 130, banking_knowledge: 608 } as Record<string, number>,
   rssPerWorldMb: { airline: 24.3, retail: 11.9, telecom: 0.14 } as Record<string, number>,
+  /** τ-voice interaction metrics on its golden set (3 simulations), per simulation (issue #29): 50–70 ms. */
+  interactionMetricsMsPerSimulation: { low: 50, high: 70 },
 };

@@ -39,6 +39,8 @@ run("mcp-hop.ts", ["500"]);
 run("json-float-parser.ts");
 // A run's metrics as trials grow (pass^k up to k = 32 with intervals): linear in the trials.
 run("metrics-trials.ts");
+// τ-voice interaction metrics on the reference's golden set, per simulation, against the reference's.
+run("interaction-metrics.ts");
 // Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.
 run("adaptive-trials.ts", ["0.05", "400"]);
 run("prompt-caching.ts");

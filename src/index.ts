@@ -125,3 +125,27 @@ export { perturbationMarks, toolCallNotRun } from "./core/perturbation.js";
 export type { PerturbationMark, ToolBoundary } from "./core/perturbation.js";
 export { robustnessRow } from "./metrics/robustness.js";
 export type { RobustnessRow } from "./metrics/robustness.js";
+
+// Voice (in progress): the τ-voice interaction metrics of the reference's full-duplex runs
+export {
+  computeInteractionMetrics,
+  DEFAULT_INTERACTION_METRICS_CONFIG,
+  INTERACTION_METRIC_FIELDS,
+  INTERACTION_METRICS_VERSION,
+  NoVoiceTicksError,
+} from "./metrics/interaction-metrics.js";
+export type {
+  InteractionMetricCounts,
+  InteractionMetrics,
+  InteractionMetricsConfig,
+  InteractionTick,
+} from "./metrics/interaction-metrics.js";
+export {
+  isVoiceResultsDir,
+  readVoiceResultsDir,
+  TickSchema,
+  VoiceSimulationSchema,
+} from "./formats/tau2/voice-results.js";
+export type { Tick, VoiceResults, VoiceSimulation } from "./formats/tau2/voice-results.js";
+export { voiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";
+export type { VoiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";

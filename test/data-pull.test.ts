@@ -8,6 +8,7 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { gitBlobHash, pullFiles } from "../src/formats/tau2/data-pull.js";
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { OFFICIAL_COMMIT } from "../src/formats/tau2/official-manifest.js";
+import { voiceRunInteractionMetrics } from "../src/runner/voice-interaction-metrics.js";
 import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
 import {
@@ -37,8 +38,8 @@ beforeAll(async () => {
     const prefix = `/sierra-research/tau2-bench/${OFFICIAL_COMMIT}/`;
     if (!req.url?.startsWith(prefix)) return void res.writeHead(404).end();
     const remote = decodeURIComponent(req.url.slice(prefix.length));
-    const { data, upstream, models: modules } = pullFiles();
-    const known = data.find((f) => f.remote === remote);
+    const { data, upstream, voice, models: modules } = pullFiles();
+    const known = [...data, ...voice].find((f) => f.remote === remote);
     const model = modules.some((f) => f.remote === remote);
     const file = known
       ? path.join(tau2DataDir(), known.local)
@@ -58,8 +59,8 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 // The pulls here choose where upstream files come from themselves, whatever the caller's environment says.
 const env = { PASSK_TAU2_UPSTREAM: undefined };
-const { data: DATA_FILES, upstream: UPSTREAM_FILES, models: MODEL_FILES } = pullFiles();
-const ALL_FILES = [...DATA_FILES, ...UPSTREAM_FILES];
+const { data: DATA_FILES, upstream: UPSTREAM_FILES, voice: VOICE_FILES, models: MODEL_FILES } = pullFiles();
+const ALL_FILES = [...DATA_FILES, ...UPSTREAM_FILES, ...VOICE_FILES];
 const TOTAL = ALL_FILES.length + MODEL_FILES.length;
 const CONSEQUENCE =
   "tool schemas will carry the nested models without their descriptions; everything else is exact.";
@@ -83,6 +84,11 @@ describe("passk data pull", () => {
         readFileSync(path.join(standIns, model.remote), "utf8"),
       );
     }
+    // The pulled τ-voice golden set is a voice run whose interaction metrics are the expected ones.
+    const golden = path.join(dest, "voice", "tests", "test_voice", "test_interaction_metrics", "testdata");
+    expect(voiceRunInteractionMetrics(path.join(golden, "experiment")).interaction_metrics).toStrictEqual(
+      JSON.parse(readFileSync(path.join(golden, "expected_metrics.json"), "utf8")),
+    );
     // The pulled modules are used: the τ² tools carry the nested models' descriptions.
     const texts = loadReferenceTexts(path.join(dest, "upstream"));
     expect(texts.nestedModelDescriptions(builtinDomains.get("telecom")!)).toBe("complete");
@@ -239,7 +245,7 @@ describe("passk data pull", () => {
     });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
-      `${DATA_FILES.length} downloaded, ${UPSTREAM_FILES.length} already up to date`,
+      `${DATA_FILES.length + VOICE_FILES.length} downloaded, ${UPSTREAM_FILES.length} already up to date`,
     );
     expect(run.stdout).toContain(`upstream source files: verified in place at ${upstream}`);
     // That copy has no data-model modules: optional, so nothing is said about them.
@@ -257,7 +263,7 @@ describe("passk data pull", () => {
     expect(good.code).toBe(0);
     expect(good.stderr).toBe("");
     expect(good.stdout).toContain(
-      `${DATA_FILES.length} downloaded, ${UPSTREAM_FILES.length + MODEL_FILES.length} already up to date`,
+      `${DATA_FILES.length + VOICE_FILES.length} downloaded, ${UPSTREAM_FILES.length + MODEL_FILES.length} already up to date`,
     );
     const altered = MODEL_FILES[1]!;
     writeFileSync(

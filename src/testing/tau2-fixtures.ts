@@ -44,6 +44,26 @@ export function tau2UpstreamDir(): string {
 }
 
 /**
+ * The reference's golden set for the τ-voice interaction metrics (`experiment/` in its directory format and
+ * `expected_metrics.json`), where `passk data pull` put it: `<data dir>/voice/tests/…/testdata`.
+ */
+export function tau2VoiceGoldenDir(): string {
+  const dir = path.join(
+    tau2DataDir(),
+    "voice",
+    "tests",
+    "test_voice",
+    "test_interaction_metrics",
+    "testdata",
+  );
+  if (!existsSync(path.join(dir, "expected_metrics.json")))
+    throw new Error(
+      `no τ-voice golden set in ${dir}: run \`npx passk data pull\` (README command 1) to fetch it.`,
+    );
+  return dir;
+}
+
+/**
  * A data directory like the one `passk data pull` fills, but without the upstream source files: the
  * domains' folders linked (read only) into a temporary folder.
  */

@@ -9,7 +9,7 @@ export function registerData(program: Command, context: CliContext): void {
   data
     .command("pull")
     .description(
-      "Download the official τ²-bench data files of a pinned upstream commit, and the upstream source files whose prompt and tool texts the τ² protocol shows models, verified by git blob hash",
+      "Download the official τ²-bench data files of a pinned upstream commit, and the upstream source files whose prompt and tool texts the τ² protocol shows models, and the τ-voice interaction-metrics golden set, verified by git blob hash",
     )
     .option(
       "--ref <commit>",

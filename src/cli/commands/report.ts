@@ -38,6 +38,8 @@ import {
 } from "../../runner/tau2-comparability.js";
 import { baseSplitIds } from "../context.js";
 import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
+import { isVoiceResultsDir } from "../../formats/tau2/voice-results.js";
+import { reportVoiceRun } from "./interaction-metrics-report.js";
 
 interface ReportOptions {
   json?: boolean;
@@ -54,14 +56,17 @@ export function registerReport(program: Command, context: CliContext): void {
       .command("report")
       .description(
         "Metrics of a run (a run id from the store, or a τ²-bench results file): average reward, pass^k with " +
-          "bootstrap intervals, pass@k, cost, termination reasons, and the tasks that fail most with their failed checks",
+          "bootstrap intervals, pass@k, cost, termination reasons, and the tasks that fail most with their failed checks; " +
+          "for a voice run directory (results.json + simulations/ with ticks), its interaction metrics",
       )
-      .argument("<run>", "run id (or unique prefix) in the store, or a results JSON file")
+      .argument("<run>", "run id (or unique prefix) in the store, a results JSON file, or a run directory")
       .option("--json", "print the metrics and failing tasks as JSON")
       .option("--domain <name>", "only this domain (for a results file: its domain if the file does not say)")
       .option("--top <n>", "how many failing tasks to list", "10")
       .option("--seed <n>", "seed of the bootstrap resampling", "0"),
   ).action((ref: string, options: ReportOptions) => {
+    // A voice run (the reference's directory format, simulations with ticks): its interaction metrics.
+    if (existsSync(ref) && isVoiceResultsDir(ref)) return reportVoiceRun(context, ref, options.json === true);
     const seed = wholeNumber("--seed", options.seed, 2 ** 32 - 1);
     const top = wholeNumber("--top", options.top);
     const source = loadRunSource(context, ref, options);

@@ -7,6 +7,7 @@ import {
   OFFICIAL_COMMIT,
   OFFICIAL_FILES,
   UPSTREAM_FILES,
+  VOICE_FILES,
   type DataModelModule,
 } from "./official-manifest.js";
 import { BANKING_KNOWLEDGE_FILES } from "./banking-knowledge-files.js";
@@ -45,6 +46,9 @@ export interface PullFile {
 /** Where the upstream source files live in a data dir: `<data dir>/upstream/<path>`. */
 export const UPSTREAM_FOLDER = "upstream";
 
+/** Where the τ-voice golden set lives in a data dir: `<data dir>/voice/<path>`. */
+export const VOICE_FOLDER = "voice";
+
 /** An optional upstream data-model module: verified by the digest of what passk reads from it. */
 export interface PullModelFile {
   remote: string;
@@ -53,12 +57,13 @@ export interface PullModelFile {
 }
 
 /**
- * The files `passk data pull` fetches for a commit: the official data, the upstream source texts, and
- * the optional data-model modules.
+ * The files `passk data pull` fetches for a commit: the official data, the upstream source texts, the
+ * τ-voice golden set, and the optional data-model modules.
  */
 export function pullFiles(ref: string = OFFICIAL_COMMIT): {
   data: PullFile[];
   upstream: PullFile[];
+  voice: PullFile[];
   models: PullModelFile[];
 } {
   const pinned = ref === OFFICIAL_COMMIT;
@@ -71,6 +76,11 @@ export function pullFiles(ref: string = OFFICIAL_COMMIT): {
     upstream: UPSTREAM_FILES.map((f) => ({
       remote: f.path,
       local: path.join(UPSTREAM_FOLDER, f.path),
+      blob: pinned ? f.blob : null,
+    })),
+    voice: VOICE_FILES.map((f) => ({
+      remote: f.path,
+      local: path.join(VOICE_FOLDER, f.path),
       blob: pinned ? f.blob : null,
     })),
     models: DATA_MODEL_MODULES.map((module) => ({
@@ -124,7 +134,11 @@ export async function pullOfficialData(options: PullOptions): Promise<PullResult
     verifyUpstreamCopy(options.upstreamDir, files.upstream);
     result.upToDate.push(...files.upstream.map((f) => f.remote));
   }
-  const wanted = options.upstreamDir === undefined ? [...files.data, ...files.upstream] : files.data;
+  const wanted = [
+    ...files.data,
+    ...(options.upstreamDir === undefined ? files.upstream : []),
+    ...files.voice,
+  ];
   const pullOne = async (file: PullFile): Promise<void> => {
     const target = path.join(options.dest, file.local);
     if (file.blob && existsSync(target) && gitBlobHash(readFileSync(target)) === file.blob) {

@@ -111,6 +111,34 @@ export const UPSTREAM_FILES: ReadonlyArray<{ path: string; blob: string }> = [
   { path: "docs/leaderboard-submission.md", blob: "113b7466b05593bcaa2bc6f270ddc87d6325947d" },
 ];
 
+/**
+ * The reference's golden set for the τ-voice interaction metrics at the pinned commit: a voice run in its
+ * directory format (three full-duplex simulations with their ticks) and the metrics its own code gives on
+ * it. `passk data pull` puts them under `<data dir>/voice/<path>`; passk's tests check the metrics on them.
+ */
+export const VOICE_FILES: ReadonlyArray<{ path: string; blob: string }> = [
+  {
+    path: "tests/test_voice/test_interaction_metrics/testdata/expected_metrics.json",
+    blob: "0e90261985f5ad573e0e69028e6b9a17e0ece317",
+  },
+  {
+    path: "tests/test_voice/test_interaction_metrics/testdata/experiment/results.json",
+    blob: "a388a3c2e2ccff0e6f78a253b946f8ff816dd43a",
+  },
+  {
+    path: "tests/test_voice/test_interaction_metrics/testdata/experiment/simulations/49b22f0c-4a56-41c5-922f-bc2a56e53a23.json",
+    blob: "33bb0218318c868c2d2a0a09796546ceedbddd19",
+  },
+  {
+    path: "tests/test_voice/test_interaction_metrics/testdata/experiment/simulations/7c6a3e3e-ac3f-406f-aea9-8cacb0a2e680.json",
+    blob: "bf6046b9ead223cf30737c46e362fc5f64996aad",
+  },
+  {
+    path: "tests/test_voice/test_interaction_metrics/testdata/experiment/simulations/cd9c5ed2-9751-4c86-8dac-8a895a332e41.json",
+    blob: "33665ecc7f2628c4c44d0600d9076cfeadb6f6f3",
+  },
+];
+
 /** An upstream module defining pydantic models that tool parameters take (see `DATA_MODEL_MODULES`). */
 export interface DataModelModule {
   /** Path in the repository at the pinned commit. */

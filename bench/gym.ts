@@ -11,11 +11,12 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { goldAgent } from "../src/agents/gold-agent.js";
-import type { AssistantMessage, Message } from "../src/core/message.js";
+import type { Message } from "../src/core/message.js";
 import type { Task } from "../src/core/task.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { AgentGym, type GymAction, type GymObservation } from "../src/gym/agent-gym.js";
+import { gymActionOf } from "../src/gym/episode.js";
 import { GymSessionCreatedSchema } from "../src/gym/gym-api.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { REFERENCE } from "./reference-figures.js";
@@ -25,11 +26,6 @@ const passes = Number(process.argv[3] ?? 3);
 const CONCURRENCY = 8;
 const data = new DomainData(builtinDomains.get(domainName)!, tau2DataDir());
 const tasks = data.tasks;
-
-const asAction = (m: AssistantMessage): GymAction =>
-  m.tool_calls && m.tool_calls.length > 0
-    ? { tool_calls: m.tool_calls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) }
-    : { content: m.content ?? "" };
 
 /** One gold episode through `reset`/`step` functions; answers the steps taken and the reward. */
 async function goldEpisode(
@@ -52,7 +48,7 @@ async function goldEpisode(
   };
   let steps = 0;
   while (!observation.done) {
-    observation = await step(asAction(await policy.respond(observation.messages)));
+    observation = await step(gymActionOf(await policy.respond(observation.messages)));
     steps++;
   }
   return { steps, reward: observation.reward };

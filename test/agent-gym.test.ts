@@ -5,10 +5,10 @@ import { describe, expect, it } from "vitest";
 import { gymApiJsonSchema } from "../src/gym/gym-api.js";
 import { REPO_ROOT } from "./helpers/run-cli.js";
 import type { AgentSession, UserSimulator } from "../src/core/agent.js";
-import type { AssistantMessage } from "../src/core/message.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { AgentGym, type GymAction, type GymObservation } from "../src/gym/agent-gym.js";
+import { gymActionOf } from "../src/gym/episode.js";
 import { goldAgent } from "../src/agents/gold-agent.js";
 import { runConversation } from "../src/runner/conversation-job.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
@@ -20,18 +20,6 @@ const domain = (name: string) => {
   if (!data) cache.set(name, (data = new DomainData(builtinDomains.get(name)!, tau2DataDir())));
   return data;
 };
-
-function asAction(message: AssistantMessage): GymAction {
-  return message.tool_calls && message.tool_calls.length > 0
-    ? {
-        tool_calls: message.tool_calls.map(({ id, name, arguments: args }) => ({
-          id,
-          name,
-          arguments: args,
-        })),
-      }
-    : { content: message.content ?? "" };
-}
 
 /** Drive a gym episode with the gold agent as the policy (from outside, through reset/step only). */
 async function goldEpisode(gym: AgentGym, domainName: string, taskId: string) {
@@ -51,7 +39,7 @@ async function goldEpisode(gym: AgentGym, domainName: string, taskId: string) {
   };
   let steps = 0;
   while (!observation.done) {
-    observation = await gym.step(asAction(await policy.respond(observation.messages)));
+    observation = await gym.step(gymActionOf(await policy.respond(observation.messages)));
     steps++;
   }
   return { ...observation, steps };

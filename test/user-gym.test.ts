@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { UserMessage } from "../src/core/message.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import type { GymObservation } from "../src/gym/episode.js";
-import { UserGym, type UserGymAction } from "../src/gym/user-gym.js";
+import { gymActionOf, type GymObservation } from "../src/gym/episode.js";
+import { UserGym } from "../src/gym/user-gym.js";
 import { goldAgent } from "../src/agents/gold-agent.js";
 import { runConversation } from "../src/runner/conversation-job.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
@@ -11,17 +10,6 @@ import { goldUser } from "../src/users/gold-user.js";
 
 const telecom = new DomainData(builtinDomains.get("telecom")!, tau2DataDir());
 const domain = () => telecom;
-
-const asAction = (message: UserMessage): UserGymAction =>
-  message.tool_calls && message.tool_calls.length > 0
-    ? {
-        tool_calls: message.tool_calls.map(({ id, name, arguments: args }) => ({
-          id,
-          name,
-          arguments: args,
-        })),
-      }
-    : { content: message.content ?? "" };
 
 describe("UserGym", () => {
   it("played by the gold customer from outside, gives telecom's small split the runner's rewards, device actions included", async () => {
@@ -43,7 +31,7 @@ describe("UserGym", () => {
       while (!observation.done) {
         const move = await customer.respond(observation.messages);
         if (move.tool_calls?.length) deviceCalls++;
-        observation = await gym.step(asAction(move));
+        observation = await gym.step(gymActionOf(move));
       }
       const ran = await runConversation({ data: telecom, task, agent: goldAgent, user: goldUser });
       expect({ task: task.id, reward: observation.reward }).toEqual({

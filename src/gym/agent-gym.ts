@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Agent, AgentSession, UserSimulator } from "../core/agent.js";
-import { ConfigError, UnknownNameError } from "../core/errors.js";
+import { UnknownNameError } from "../core/errors.js";
 import type { LlmToolSpec } from "../core/llm.js";
 import type { AssistantMessage, Message } from "../core/message.js";
 import type { Task } from "../core/task.js";
@@ -10,29 +10,7 @@ import { DomainData } from "../formats/tau2/domain-data.js";
 import { runConversation } from "../runner/conversation-job.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import { goldUser } from "../users/gold-user.js";
-import { Episode, GymStateError, type GymObservation } from "./episode.js";
-
-/**
- * What the policy under training does on its turn: say something to the customer, or call tools (not
- * both — as an agent's message in τ²).
- */
-export const GymActionSchema = z.union([
-  z.strictObject({
-    content: z.string().min(1, "an action's content is empty: say something, or call tools"),
-  }),
-  z.strictObject({
-    tool_calls: z
-      .array(
-        z.strictObject({
-          id: z.string().optional(),
-          name: z.string().min(1),
-          arguments: z.record(z.string(), z.unknown()),
-        }),
-      )
-      .min(1, "an action's tool_calls is empty: call at least one tool, or say something"),
-  }),
-]);
-export type GymAction = z.infer<typeof GymActionSchema>;
+import { Episode, GymStateError, type GymAction, type GymObservation } from "./episode.js";
 
 /** Where an episode is set: which task of which domain, the seed, solo or with a customer. */
 export const GymResetSchema = z.strictObject({
@@ -43,7 +21,7 @@ export const GymResetSchema = z.strictObject({
 });
 export type GymReset = z.infer<typeof GymResetSchema>;
 
-export { GymStateError, type GymObservation } from "./episode.js";
+export { GymActionSchema, GymStateError, type GymAction, type GymObservation } from "./episode.js";
 
 /** The first observation also carries what the agent is given: the policy and its tools. */
 export interface GymStart extends GymObservation {
@@ -93,7 +71,6 @@ function unseenByAgent(messages: readonly Message[]): Message[] {
  */
 export class AgentGym {
   private episode: Episode<AssistantMessage> | undefined;
-  private calls = 0;
   private readonly domain: (name: string) => DomainData;
 
   constructor(private readonly options: AgentGymOptions = {}) {
@@ -105,7 +82,7 @@ export class AgentGym {
     this.close();
     const data = this.domain(domainName);
     const task = findTask(data, taskId);
-    const episode = new Episode<AssistantMessage>();
+    const episode = new Episode<AssistantMessage>("assistant");
     this.episode = episode;
     let started: { policy: string; tools: readonly LlmToolSpec[]; history: readonly Message[] } | undefined;
     const playedAgent: Agent = {
@@ -142,28 +119,8 @@ export class AgentGym {
 
   /** Play the agent's move; resolves with what the customer or the tools answered, or the grade. */
   async step(action: GymAction): Promise<GymObservation> {
-    const episode = this.episode;
-    if (!episode) throw new GymStateError("episode_not_started", "no episode: call reset() first");
-    if (episode.over)
-      throw new GymStateError("episode_over", "the episode is over: call reset() to start another");
-    const parsed = GymActionSchema.safeParse(action);
-    if (!parsed.success)
-      throw new ConfigError(`invalid action: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
-    const message: AssistantMessage =
-      "content" in parsed.data
-        ? { role: "assistant", content: parsed.data.content, cost: 0 }
-        : {
-            role: "assistant",
-            content: null,
-            tool_calls: parsed.data.tool_calls.map((call) => ({
-              id: call.id ?? `gym_call_${this.calls++}`,
-              name: call.name,
-              arguments: call.arguments,
-              requestor: "assistant" as const,
-            })),
-            cost: 0,
-          };
-    return episode.play(message);
+    if (!this.episode) throw new GymStateError("episode_not_started", "no episode: call reset() first");
+    return this.episode.play(action);
   }
 
   /** End the episode in progress, if any (it is not graded). */

@@ -1,6 +1,42 @@
-import { PasskError } from "../core/errors.js";
-import type { Message } from "../core/message.js";
+import { z } from "zod";
+import { ConfigError, PasskError } from "../core/errors.js";
+import type { AssistantMessage, Message, UserMessage } from "../core/message.js";
 import type { RewardInfo, SimulationRun, TerminationReason } from "../core/simulation.js";
+
+/**
+ * A player's move: say something, or call tools (not both — as a message in τ²). The agent's tools, or
+ * the customer's own (their phone) when the customer is played.
+ */
+export const GymActionSchema = z.union([
+  z.strictObject({
+    content: z.string().min(1, "an action's content is empty: say something, or call tools"),
+  }),
+  z.strictObject({
+    tool_calls: z
+      .array(
+        z.strictObject({
+          id: z.string().optional(),
+          name: z.string().min(1),
+          arguments: z.record(z.string(), z.unknown()),
+        }),
+      )
+      .min(1, "an action's tool_calls is empty: call at least one tool, or say something"),
+  }),
+]);
+export type GymAction = z.infer<typeof GymActionSchema>;
+
+/** A message of passk's (an `Agent`'s or a `UserSimulator`'s) as a gym action: to play one through a gym. */
+export function gymActionOf(message: AssistantMessage | UserMessage): GymAction {
+  return message.tool_calls && message.tool_calls.length > 0
+    ? {
+        tool_calls: message.tool_calls.map(({ id, name, arguments: args }) => ({
+          id,
+          name,
+          arguments: args,
+        })),
+      }
+    : { content: message.content ?? "" };
+}
 
 /** What the player sees after each move: what arrived since it last moved; at the end, the grade. */
 export interface GymObservation {
@@ -51,10 +87,14 @@ class TurnChannel {
 
 /**
  * One conversation with one side played from outside: the conversation calls `respond` on that side's
- * turn, which hands what arrived to the player and waits for its `play(move)`.
+ * turn, which hands what arrived to the player and waits for its `play(action)`.
  */
-export class Episode<Move> {
+export class Episode<Move extends AssistantMessage | UserMessage> {
   private readonly turns = new TurnChannel();
+  private calls = 0;
+
+  /** `role`: the played side, whose messages the moves become. */
+  constructor(private readonly role: Move["role"]) {}
   private answer: ((move: Move) => void) | undefined;
   private done = false;
   readonly abort = new AbortController();
@@ -93,10 +133,29 @@ export class Episode<Move> {
     );
   }
 
-  /** Make the player's move; resolves with what came back, or the grade. */
-  play(move: Move): Promise<GymObservation> {
+  /** Make the player's move (checked); resolves with what came back, or the grade. */
+  play(action: GymAction): Promise<GymObservation> {
     if (this.done)
       throw new GymStateError("episode_over", "the episode is over: call reset() to start another");
+    const parsed = GymActionSchema.safeParse(action);
+    if (!parsed.success)
+      throw new ConfigError(`invalid action: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
+    const role = this.role;
+    const move = (
+      "content" in parsed.data
+        ? { role, content: parsed.data.content, cost: 0 }
+        : {
+            role,
+            content: null,
+            tool_calls: parsed.data.tool_calls.map((call) => ({
+              id: call.id ?? `gym_${role}_call_${this.calls++}`,
+              name: call.name,
+              arguments: call.arguments,
+              requestor: role,
+            })),
+            cost: 0,
+          }
+    ) as Move;
     const answer = this.answer;
     if (!answer)
       throw new GymStateError(

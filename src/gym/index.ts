@@ -12,7 +12,7 @@ export {
   type GymReset,
   type GymStart,
 } from "./agent-gym.js";
-export { GymStateError, type GymObservation } from "./episode.js";
+export { gymActionOf, GymStateError, type GymObservation } from "./episode.js";
 export {
   UserGym,
   UserGymActionSchema,

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { Agent, UserSession, UserSimulator } from "../core/agent.js";
-import { ConfigError } from "../core/errors.js";
 import type { LlmToolSpec } from "../core/llm.js";
 import type { Message, UserMessage } from "../core/message.js";
 import type { UserScenario } from "../core/task.js";
@@ -8,8 +7,8 @@ import { goldAgent } from "../agents/gold-agent.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { runConversation } from "../runner/conversation-job.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
-import { builtinDomainData, findTask, GymActionSchema } from "./agent-gym.js";
-import { Episode, GymStateError, type GymObservation } from "./episode.js";
+import { builtinDomainData, findTask } from "./agent-gym.js";
+import { Episode, GymActionSchema, GymStateError, type GymObservation } from "./episode.js";
 
 /** Where a customer's episode is set: which task of which domain, and the seed. */
 export const UserGymResetSchema = z.strictObject({
@@ -58,7 +57,6 @@ function unheardByCustomer(messages: readonly Message[]): Message[] {
  */
 export class UserGym {
   private episode: Episode<UserMessage> | undefined;
-  private calls = 0;
   private readonly domain: (name: string) => DomainData;
 
   constructor(private readonly options: UserGymOptions = {}) {
@@ -70,7 +68,7 @@ export class UserGym {
     this.close();
     const data = this.domain(domainName);
     const task = findTask(data, taskId);
-    const episode = new Episode<UserMessage>();
+    const episode = new Episode<UserMessage>("user");
     this.episode = episode;
     let started: { tools: readonly LlmToolSpec[]; history: readonly Message[] } | undefined;
     const playedCustomer: UserSimulator = {
@@ -104,28 +102,8 @@ export class UserGym {
 
   /** Play the customer's move; resolves with the agent's answer (or the device's), or the grade. */
   async step(action: UserGymAction): Promise<GymObservation> {
-    const episode = this.episode;
-    if (!episode) throw new GymStateError("episode_not_started", "no episode: call reset() first");
-    if (episode.over)
-      throw new GymStateError("episode_over", "the episode is over: call reset() to start another");
-    const parsed = UserGymActionSchema.safeParse(action);
-    if (!parsed.success)
-      throw new ConfigError(`invalid action: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
-    const message: UserMessage =
-      "content" in parsed.data
-        ? { role: "user", content: parsed.data.content, cost: 0 }
-        : {
-            role: "user",
-            content: null,
-            tool_calls: parsed.data.tool_calls.map((call) => ({
-              id: call.id ?? `gym_user_call_${this.calls++}`,
-              name: call.name,
-              arguments: call.arguments,
-              requestor: "user" as const,
-            })),
-            cost: 0,
-          };
-    return episode.play(message);
+    if (!this.episode) throw new GymStateError("episode_not_started", "no episode: call reset() first");
+    return this.episode.play(action);
   }
 
   close(): void {

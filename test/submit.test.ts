@@ -187,6 +187,27 @@ describe("passk submit: runs that break the leaderboard's rules", () => {
       expect.stringMatching(/\(airline\) has 2 trials per task; the leaderboard strongly prefers 4 or more/),
     );
   });
+  it("infrastructure errors: the headlines of prepare and validate say graded N of M", async () => {
+    const saveTo = path.join(dir, "infra.json");
+    await demoRun(["--domain", "airline", "--num-trials", "1", "--save-to", saveTo]);
+    const file = JSON.parse(readFileSync(saveTo, "utf8")) as {
+      simulations: { termination_reason: string; reward_info: unknown }[];
+    };
+    for (const simulation of file.simulations.slice(0, 3)) {
+      simulation.termination_reason = "infrastructure_error";
+      simulation.reward_info = null;
+    }
+    writeFileSync(saveTo, JSON.stringify(file));
+    const output = path.join(dir, "infra");
+    const prepared = await prepare([saveTo], output);
+    expect(prepared.stdout, prepared.stderr).toMatch(
+      /^(valid|the submission does not meet).*; airline graded 47 of 50\)/m,
+    );
+    const checked = await validate(output);
+    expect(checked.stdout).toMatch(
+      /: (not )?valid \(\d+ errors?, \d+ warnings?; airline graded 47 of 50\)$/m,
+    );
+  });
 });
 
 describe("passk submit: bad input", () => {

@@ -12,6 +12,7 @@ import {
   taskOutcomes,
   type ScoredSimulation,
 } from "../metrics/run-metrics.js";
+import type { GradingCoverage } from "../metrics/coverage.js";
 import { tau2Comparability, type Deviation, type DeviationKind } from "./tau2-comparability.js";
 
 export type { Deviation, DeviationKind };
@@ -285,6 +286,8 @@ export interface PreparedSubmission {
   trajectories: PreparedTrajectory[];
   /** Per domain, why the run is not the standard setup (empty when it is). */
   deviations: Record<string, Deviation[]>;
+  /** Per domain, how many of its conversations the scores cover (infrastructure errors are not graded). */
+  coverage: Record<string, GradingCoverage>;
 }
 
 /** A name part of lower-case letters, digits and `keep`, anything else `-` (no runs, no ends). */
@@ -405,6 +408,7 @@ export function prepareSubmission(
   const trajectoryFiles: Partial<Record<LeaderboardDomain, string>> = {};
   const trajectories: PreparedTrajectory[] = [];
   const deviations: Record<string, Deviation[]> = {};
+  const coverage: Record<string, GradingCoverage> = {};
   const versions = new Set<string>();
   const upstreamCommits = new Set<string>();
   const userModels = new Set<string>();
@@ -426,6 +430,7 @@ export function prepareSubmission(
       throw new ConfigError(
         `${input.label} has no evaluable simulations (none, or only infrastructure errors); finish the run (passk run --resume) before submitting it.`,
       );
+    coverage[domain] = { graded: score.evaluable, total: score.evaluable + score.nonEvaluable };
     const info = infoOf(validated);
     const base = options.baseTaskIds?.(domain);
     deviations[domain] = runDeviations(validated, base);
@@ -541,7 +546,7 @@ export function prepareSubmission(
       `submission.json would be invalid at ${jsonPath(issue.path)}: ${issue.message}${flag ? `; fix ${flag}` : ""}.`,
     );
   }
-  return { submission: parsed.data, trajectories, deviations };
+  return { submission: parsed.data, trajectories, deviations, coverage };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -555,6 +560,8 @@ export interface ValidateOptions {
 export interface SubmissionProblems {
   errors: string[];
   warnings: string[];
+  /** Per domain whose trajectories could be read: how many of its conversations the scores cover. */
+  coverage: Record<string, GradingCoverage>;
 }
 
 const PASS_FIELDS = ["pass_1", "pass_2", "pass_3", "pass_4"] as const;
@@ -606,27 +613,28 @@ interface LoadedTrajectory {
 export function validateSubmission(dir: string, options: ValidateOptions = {}): SubmissionProblems {
   const errors: string[] = [];
   const warnings: string[] = [];
+  const coverage: Record<string, GradingCoverage> = {};
   const submissionFile = path.join(dir, "submission.json");
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     errors.push(`${dir} is not a directory; pass the folder passk submit prepare wrote.`);
-    return { errors, warnings };
+    return { errors, warnings, coverage };
   }
   if (!existsSync(submissionFile)) {
     errors.push(`submission.json is missing from ${dir}; run passk submit prepare to write it.`);
-    return { errors, warnings };
+    return { errors, warnings, coverage };
   }
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(submissionFile, "utf8"));
   } catch (error) {
     errors.push(`submission.json is not valid JSON (${firstLine(error)}); fix it or prepare it again.`);
-    return { errors, warnings };
+    return { errors, warnings, coverage };
   }
   const parsed = SubmissionSchema.safeParse(raw);
   if (!parsed.success) {
     for (const issue of parsed.error.issues)
       errors.push(`submission.json ${jsonPath(issue.path)}: ${issue.message}.`);
-    return { errors, warnings };
+    return { errors, warnings, coverage };
   }
   const submission = parsed.data;
   if (typeof raw === "object" && raw !== null)
@@ -775,6 +783,7 @@ export function validateSubmission(dir: string, options: ValidateOptions = {}): 
 
     // Trials.
     const score = scoreDomain(results, domain);
+    coverage[domain] = { graded: score.evaluable, total: score.evaluable + score.nonEvaluable };
     if (score.numTrials < LEADERBOARD_TRIALS)
       warnings.push(
         `${file} (${domain}) has ${score.numTrials} trial${score.numTrials === 1 ? "" : "s"} per task; the leaderboard strongly prefers ${LEADERBOARD_TRIALS} or more.`,
@@ -862,5 +871,5 @@ export function validateSubmission(dir: string, options: ValidateOptions = {}): 
     warnings.push(
       `submission.json results cover ${covered.join(", ")}; the leaderboard recommends all text domains (${LEADERBOARD_DOMAINS.join(", ")}).`,
     );
-  return { errors, warnings };
+  return { errors, warnings, coverage };
 }

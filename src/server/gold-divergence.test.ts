@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../core/message.js";
-import type { Action } from "../core/task.js";
-import { goldDivergence, goldMatches, type GoldReference } from "./gold-divergence.js";
+import type { Action, Task } from "../core/task.js";
+import { goldDivergence, goldReferenceOf, goldMatches, type GoldReference } from "./gold-divergence.js";
 
 const WRITES = new Set(["cancel_reservation", "book_reservation", "toggle_airplane_mode", "reboot_device"]);
 
@@ -54,10 +54,15 @@ const GOLD = [
   action("cancel_reservation", { reservation_id: "A" }),
   action("cancel_reservation", { reservation_id: "B" }),
 ];
-const reference = (actions: readonly Action[] = GOLD, actionsCounted = false): GoldReference => ({
+const reference = (
+  actions: readonly Action[] = GOLD,
+  actionsCounted = false,
+  stateCounted = true,
+): GoldReference => ({
   actions,
   changesState: (name) => WRITES.has(name),
   actionsCounted,
+  stateCounted,
 });
 
 describe("goldDivergence", () => {
@@ -100,6 +105,42 @@ describe("goldDivergence", () => {
         'Gold action 3, cancel_reservation({"reservation_id":"B"}), was never done: this is the agent\'s last turn.',
     });
     expect(goldMatches(messages, GOLD)).toEqual([true, true, false]);
+  });
+
+  it("finds no departure on a task graded on what was said only: the reward basis counts no action or state", () => {
+    const messages = [
+      agent("Hi"),
+      customer("Cancel A and B"),
+      agentCalls(["cancel_reservation", { reservation_id: "A" }]),
+      result(),
+      agent("B cannot be cancelled, sorry."),
+      customer("Thanks ###STOP###"),
+    ];
+    expect(goldDivergence(messages, reference(GOLD, false, true))).toMatchObject({ kind: "missing-action" });
+    expect(goldDivergence(messages, reference(GOLD, false, false))).toBeNull();
+    const communicateOnly: Pick<Task, "evaluation_criteria"> = {
+      evaluation_criteria: {
+        actions: GOLD,
+        env_assertions: null,
+        communicate_info: null,
+        nl_assertions: null,
+        reward_basis: ["COMMUNICATE"],
+      },
+    };
+    expect(goldReferenceOf(communicateOnly, undefined)).toMatchObject({
+      actionsCounted: false,
+      stateCounted: false,
+    });
+    const dbGraded: Pick<Task, "evaluation_criteria"> = {
+      evaluation_criteria: {
+        actions: GOLD,
+        env_assertions: null,
+        communicate_info: null,
+        nl_assertions: null,
+        reward_basis: ["DB", "COMMUNICATE"],
+      },
+    };
+    expect(goldReferenceOf(dbGraded, undefined)).toMatchObject({ stateCounted: true });
   });
 
   it("names a write with other arguments than the gold action of that tool", () => {

@@ -17,6 +17,12 @@ export interface GoldReference {
   changesState: (toolName: string) => boolean;
   /** The task's reward basis includes ACTION: a missing read is a failure too. */
   actionsCounted: boolean;
+  /**
+   * The reward looks at the final state (DB or ENV_ASSERTION in its basis, or no basis given): a write
+   * done differently from gold costs something. When neither this nor `actionsCounted` holds, no
+   * departure from gold changes the reward, so none explains a failure.
+   */
+  stateCounted: boolean;
 }
 
 /**
@@ -29,10 +35,12 @@ export function goldReferenceOf(
   tools: ReadonlyArray<{ name: string; mutatesState: boolean }> | undefined,
 ): GoldReference {
   const writes = tools ? new Set(tools.filter((t) => t.mutatesState).map((t) => t.name)) : undefined;
+  const basis: readonly string[] = task?.evaluation_criteria?.reward_basis ?? [];
   return {
     actions: task?.evaluation_criteria?.actions ?? [],
     changesState: (name) => writes?.has(name) ?? true,
-    actionsCounted: (task?.evaluation_criteria?.reward_basis ?? []).includes("ACTION"),
+    actionsCounted: basis.includes("ACTION"),
+    stateCounted: basis.length === 0 || basis.includes("DB") || basis.includes("ENV_ASSERTION"),
   };
 }
 
@@ -58,9 +66,11 @@ const quoted = (text: string, max = 100) => {
  *   human, else at the agent's last turn.
  *
  * The earliest of these is the answer; null when the trajectory does every gold action in order
- * (a failure is then elsewhere: what was said, or the final state).
+ * (a failure is then elsewhere: what was said, or the final state), and null when the task's reward
+ * basis counts neither actions nor state (graded on what was said only: no departure costs anything).
  */
 export function goldDivergence(messages: readonly Message[], gold: GoldReference): GoldDivergence | null {
+  if (!gold.actionsCounted && !gold.stateCounted) return null;
   const { actions } = gold;
   const calls = callsWithResults(messages);
   const matchedAt: Array<number | undefined> = actions.map(() => undefined);

@@ -11,6 +11,7 @@ import {
   type SubmissionProblems,
   type SubmissionRun,
 } from "../../runner/leaderboard-submission.js";
+import { partialCoverageLabel } from "../../metrics/coverage.js";
 import { RunConfigSchema } from "../../runner/run-config.js";
 import { writeFileAtomic } from "../../core/write-file-atomic.js";
 import { runResults } from "../../store/run-results.js";
@@ -149,6 +150,18 @@ function printProblems(context: CliContext, problems: SubmissionProblems): void 
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/**
+ * "; airline graded 8 of 40" for each domain whose scores cover only part of its conversations, so that
+ * a headline never reads a score of the graded few as the run's.
+ */
+function coverageNote(coverage: SubmissionProblems["coverage"]): string {
+  const partial = Object.entries(coverage).flatMap(([domain, c]) => {
+    const label = partialCoverageLabel(c);
+    return label === undefined ? [] : [`${domain} ${label}`];
+  });
+  return partial.length > 0 ? `; ${partial.join(", ")}` : "";
+}
+
 /** `passk submit prepare|validate`: a τ²-bench leaderboard submission (text track). */
 export function registerSubmit(program: Command, context: CliContext): void {
   const submit = program
@@ -256,11 +269,14 @@ export function registerSubmit(program: Command, context: CliContext): void {
     if (problems.errors.length > 0) {
       println(
         context,
-        `the submission does not meet the leaderboard's rules (${plural(problems.errors.length, "error")}); fix the runs and prepare it again`,
+        `the submission does not meet the leaderboard's rules (${plural(problems.errors.length, "error")}${coverageNote(prepared.coverage)}); fix the runs and prepare it again`,
       );
       process.exitCode = 1;
     } else {
-      println(context, `valid (${plural(problems.warnings.length, "warning")})`);
+      println(
+        context,
+        `valid (${plural(problems.warnings.length, "warning")}${coverageNote(prepared.coverage)})`,
+      );
     }
   });
 
@@ -276,7 +292,7 @@ export function registerSubmit(program: Command, context: CliContext): void {
       baseTaskIds: (domain) => baseSplitOf(context, domain, flags.data),
     });
     printProblems(context, problems);
-    const summary = `${plural(problems.errors.length, "error")}, ${plural(problems.warnings.length, "warning")}`;
+    const summary = `${plural(problems.errors.length, "error")}, ${plural(problems.warnings.length, "warning")}${coverageNote(problems.coverage)}`;
     if (problems.errors.length > 0) {
       println(context, `${dir}: not valid (${summary})`);
       process.exitCode = 1;

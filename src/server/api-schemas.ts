@@ -406,7 +406,12 @@ export const RunSummarySchema = z.object({
   /** When the run was made (the results file's timestamp), else when it was imported. */
   date: z.string().nullable(),
   /** Whether its numbers can stand beside the τ²-bench leaderboard's, and if not, why. */
-  comparability: z.object({ comparable: z.boolean(), reasons: z.array(z.string()) }),
+  comparability: z.object({
+    comparable: z.boolean(),
+    reasons: z.array(z.string()),
+    /** The run's tasks graded differently from today's official ones (an imported run's own tasks). */
+    changedTasks: z.array(z.object({ domain: z.string(), taskIds: z.array(z.string()) })).optional(),
+  }),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 

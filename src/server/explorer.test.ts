@@ -184,6 +184,28 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("explorer API o
     expect((await server.request(`/api/compare?a=${a.id}`)).status).toBe(400);
   });
 
+  it("flags an imported run whose embedded tasks are graded differently, naming them, in its summary and in compare", async () => {
+    const server = app();
+    // The same file, but update_task_1's gold actions changed: not a run on this server's tasks.
+    const altered = structuredClone(candidate);
+    const task = altered.tasks.find((t) => t.id === "update_task_1")!;
+    task.evaluation_criteria = { ...task.evaluation_criteria!, actions: [] };
+    const a = ((await (await upload(server, baseline, "clean.json")).json()) as { run: RunSummary }).run;
+    const b = ((await (await upload(server, altered, "altered.json")).json()) as { run: RunSummary }).run;
+    expect(a.comparability.changedTasks).toBeUndefined();
+    expect(b.comparability.changedTasks).toEqual([{ domain: "mock", taskIds: ["update_task_1"] }]);
+    expect(b.comparability.comparable).toBe(false);
+    expect(b.comparability.reasons).toContain(
+      "1 of its mock tasks are graded differently from the mock tasks this server has (update_task_1): its scores are not on those tasks",
+    );
+    const comparison = (await (
+      await server.request(`/api/compare?a=${a.id}&b=${b.id}`)
+    ).json()) as CompareResponse;
+    expect(comparison.b.comparability.changedTasks).toEqual([{ domain: "mock", taskIds: ["update_task_1"] }]);
+    const detail = (await (await server.request(`/api/runs/${b.id}`)).json()) as RunDetail;
+    expect(detail.run.comparability.changedTasks?.[0]?.taskIds).toEqual(["update_task_1"]);
+  });
+
   it("walks a run's simulations in grid order and places a failure's departure from the gold actions", async () => {
     const server = app();
     const { run } = (await (await upload(server, baseline, "walk.json")).json()) as { run: RunSummary };

@@ -5,6 +5,7 @@ import { parseResults } from "../formats/tau2/results.js";
 import { ReviewSchema } from "../review/blame.js";
 import type { Task } from "../core/task.js";
 import { evaluateEnvironment } from "../evaluation/environment.js";
+import { changedTasks } from "../evaluation/task-drift.js";
 import { validateTask } from "../evaluation/validate-task.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { compareRuns } from "../metrics/compare-runs.js";
@@ -240,7 +241,34 @@ export class RunViews {
         if (!reasons.includes(line)) reasons.push(line);
       }
     }
-    return { comparable: reasons.length === 0, reasons };
+    const changed = this.#changedTasks(run.id);
+    for (const [domain, ids] of changed)
+      reasons.push(
+        `${ids.length} of its ${domain} tasks are graded differently from the ${domain} tasks this server has ` +
+          `(${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ", …" : ""}): its scores are not on those tasks`,
+      );
+    return {
+      comparable: reasons.length === 0,
+      reasons,
+      ...(changed.size > 0
+        ? { changedTasks: [...changed].map(([domain, taskIds]) => ({ domain, taskIds })) }
+        : {}),
+    };
+  }
+
+  /** Per domain, the ids of the run's tasks graded differently from the official tasks of that id. */
+  #changedTasks(runId: string): Map<string, string[]> {
+    const byDomain = new Map<string, Task[]>();
+    for (const { domain, task } of this.#store.runTasks(runId))
+      byDomain.set(domain, [...(byDomain.get(domain) ?? []), task]);
+    const changed = new Map<string, string[]>();
+    for (const [domain, tasks] of byDomain) {
+      const data = this.#loadDomainData(domain);
+      if (!data) continue;
+      const ids = changedTasks(tasks, new Map(data.tasks.map((t) => [t.id, t])));
+      if (ids.length > 0) changed.set(domain, ids);
+    }
+    return changed;
   }
 
   list(): RunSummary[] {

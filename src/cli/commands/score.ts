@@ -6,7 +6,7 @@ import type { Task } from "../../core/task.js";
 import { evaluateSimulation } from "../../evaluation/evaluate-simulation.js";
 import { readResultsFile, type ResultsFile } from "../../formats/tau2/results.js";
 import type { AnyDomain } from "../../env/domain.js";
-import { deepEqual } from "../../env/set-state.js";
+import { changedTasks } from "../../evaluation/task-drift.js";
 import type { ArgumentValidation } from "../../env/world.js";
 import { isSuccessful } from "../../metrics/pass-hat-k.js";
 import { computeRunMetrics } from "../../metrics/run-metrics.js";
@@ -27,12 +27,6 @@ interface ScoreOptions {
   trustEmbeddedTasks?: boolean;
   perturbationModule?: string[];
 }
-
-/** The parts of a task that decide its grade: its starting state and its evaluation criteria. */
-const gradingParts = (task: Task) => ({
-  initial_state: task.initial_state ?? null,
-  evaluation_criteria: task.evaluation_criteria ?? null,
-});
 
 /**
  * How the file's trajectories passed arguments to tools: passk's protocol checked them strictly (runs
@@ -56,17 +50,11 @@ function auditAgainstData(
   domains: ReadonlyMap<string, AnyDomain>,
 ): string[] {
   const problems: string[] = [];
-  const changed = results.results.tasks.filter((task) => {
-    const theirs = official.get(task.id);
-    return theirs !== undefined && !deepEqual(plain(gradingParts(task)), plain(gradingParts(theirs)));
-  });
+  const changed = changedTasks(results.results.tasks, official);
   if (changed.length > 0)
     problems.push(
       `${changed.length} task(s) embedded in the file are graded differently from the official ${domainName} tasks ` +
-        `(${changed
-          .slice(0, 5)
-          .map((t) => t.id)
-          .join(", ")}${changed.length > 5 ? ", …" : ""})`,
+        `(${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", …" : ""})`,
     );
   const unknown = [
     ...new Set(results.results.simulations.map((s) => s.task_id).filter((id) => !official.has(id))),
@@ -98,10 +86,6 @@ function auditAgainstData(
   }
   return problems;
 }
-
-/** A value as plain JSON (Maps of ordered records become objects), for comparing tasks. */
-const plain = (value: unknown): unknown =>
-  JSON.parse(JSON.stringify(value, (_key, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v)));
 
 /**
  * A judge that answers with the verdicts a results file recorded, so that re-scoring checks every

@@ -72,6 +72,16 @@ export function ComparePage(props: { a: string; b: string }) {
           {comparison.onlyInA.length + comparison.onlyInB.length > 0 &&
             ` · ${comparison.onlyInA.length} only in A, ${comparison.onlyInB.length} only in B`}
         </p>
+        {[a, b].flatMap((run) =>
+          (run.comparability.changedTasks ?? []).map((changed) => (
+            <p className="warning" data-testid="changed-tasks" key={`${run.id}/${changed.domain}`}>
+              {runName(run)} was graded on {changed.taskIds.length} {changed.domain} task
+              {changed.taskIds.length === 1 ? "" : "s"} that differ from this server&apos;s (
+              {changed.taskIds.slice(0, 5).join(", ")}
+              {changed.taskIds.length > 5 ? ", …" : ""}): the two runs are not scored on the same tasks.
+            </p>
+          )),
+        )}
         <p
           className={comparison.significance.distinguishable ? "significance real" : "significance"}
           data-testid="significance"

@@ -1,3 +1,4 @@
+import vm from "node:vm";
 import { PasskError } from "../core/errors.js";
 import type { SearchHit } from "./bm25.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
@@ -26,10 +27,36 @@ export class UnsupportedPatternError extends PasskError {
   }
 }
 
+/**
+ * A grep pattern whose search over the knowledge base took longer than the time budget (a regex that
+ * backtracks catastrophically, such as `(\w+\s?)*$`). The search is stopped, the process goes on, and
+ * the tool tells the model to write a simpler pattern.
+ */
+export class PatternTooExpensiveError extends PasskError {
+  constructor(
+    readonly pattern: string,
+    readonly budgetMs: number,
+  ) {
+    super(
+      "pattern_too_expensive",
+      `grep pattern "${pattern.slice(0, 200)}" is too expensive: the search was stopped after ${budgetMs} ms; use a simpler pattern (no nested repetition such as (a+)*).`,
+    );
+    this.name = "PatternTooExpensiveError";
+  }
+}
+
+/** How long one grep call may search the whole knowledge base (the official KB takes a few ms). */
+export const GREP_TIME_BUDGET_MS = 2000;
+
 export interface GrepOptions {
   /** τ²'s grep is case-insensitive (`re.IGNORECASE`); default false. */
   caseSensitive?: boolean;
+  /** Time budget for the search, in milliseconds; default GREP_TIME_BUDGET_MS. */
+  budgetMs?: number;
 }
+
+// One context, reused: `vm`'s timeout interrupts even a backtracking regex, synchronously.
+let searchContext: vm.Context | undefined;
 
 /**
  * The documents a Python regular expression matches in, as τ²'s `grep` tool finds them: the pattern is
@@ -49,9 +76,22 @@ export function grepSearch(
 ): SearchHit[] {
   const compiled = compileGrepPattern(pattern, options);
   const hits: SearchHit[] = [];
-  for (const document of kb.documents) {
-    const score = countMatches(compiled, document.content);
-    if (score > 0) hits.push({ document, score });
+  const search = () => {
+    for (const document of kb.documents) {
+      const score = countMatches(compiled, document.content);
+      if (score > 0) hits.push({ document, score });
+    }
+  };
+  const budgetMs = options.budgetMs ?? GREP_TIME_BUDGET_MS;
+  searchContext ??= vm.createContext({});
+  searchContext.search = search;
+  try {
+    vm.runInContext("search()", searchContext, { timeout: budgetMs });
+  } catch (error) {
+    if (isTimeout(error)) throw new PatternTooExpensiveError(pattern, budgetMs);
+    throw error;
+  } finally {
+    searchContext.search = undefined;
   }
   hits.sort((a, b) => b.score - a.score);
   return hits.slice(0, Math.max(0, topK));
@@ -69,4 +109,13 @@ export function compileGrepPattern(pattern: string, options: GrepOptions = {}): 
     case "unsupported":
       throw new UnsupportedPatternError(pattern, result.message);
   }
+}
+
+function isTimeout(error: unknown): boolean {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    error.code === "ERR_SCRIPT_EXECUTION_TIMEOUT"
+  );
 }

@@ -20,7 +20,13 @@ export {
 } from "./bm25.js";
 export type { Bm25Index, SearchHit } from "./bm25.js";
 export { correctlyRoundedLog } from "./correctly-rounded-log.js";
-export { UnsupportedPatternError, compileGrepPattern, grepSearch } from "./grep.js";
+export {
+  GREP_TIME_BUDGET_MS,
+  PatternTooExpensiveError,
+  UnsupportedPatternError,
+  compileGrepPattern,
+  grepSearch,
+} from "./grep.js";
 export type { GrepOptions } from "./grep.js";
 export { compileLiteral, compilePythonRegex, countMatches } from "./python-regex.js";
 export type { CompiledPythonRegex, PythonRegexResult } from "./python-regex.js";

@@ -35,7 +35,7 @@ import {
   NotConversationOwnerError,
   ServerBusyError,
 } from "./server-errors.js";
-import type { SpendTracker } from "./spend-tracker.js";
+import type { SpendReservation, SpendTracker } from "./spend-tracker.js";
 
 /** The stand-in task of a free conversation (a person typing, no task picked): nothing to grade. */
 const FREE_TASK: Task = TaskSchema.parse({
@@ -67,6 +67,8 @@ export interface StartConversation {
   userSpec?: string;
   /** What the conversation meets (`passk run --perturb`'s perturbations). */
   perturbations?: readonly ResolvedPerturbation[];
+  /** Its reservation against the daily spend cap; its costs are charged to it, released when it ends. */
+  reservation?: SpendReservation;
 }
 
 /** One playground conversation: its events so far, and what waits for more. */
@@ -373,6 +375,9 @@ export class ConversationHub {
     };
     let user = setup.user;
     let trace: ConversationTrace | undefined;
+    let stoppedByCap = false;
+    const charge = (cost: number | null) =>
+      setup.reservation ? setup.reservation.charge(cost) : this.#spend.record(cost);
     if (setup.mode === "human") {
       const human = new HumanCustomer(() => {
         conversation.emit({ type: "awaiting-customer" });
@@ -446,8 +451,13 @@ export class ConversationHub {
             break;
           }
           case "usage":
-            this.#spend.record(event.cost);
+            charge(event.cost);
             conversation.emit({ ...event });
+            // The day's cap is reached: this conversation makes no further model calls.
+            if (this.#spend.exhausted) {
+              stoppedByCap = true;
+              conversation.abort.abort();
+            }
             break;
           case "simulation-end": {
             const info = event.run.info as { error?: unknown } | undefined;
@@ -490,7 +500,7 @@ export class ConversationHub {
       const run = await (trace ? trace.run(converse) : converse());
       // The judge's calls and the tools' own (the reranker's) count toward the server's spend too.
       const besides = costBesidesParticipants(run.reward_info.info as Record<string, unknown> | null);
-      if (besides !== undefined) this.#spend.record(besides);
+      if (besides !== undefined) charge(besides);
       // A free conversation (no task) has nothing to be graded against.
       if (setup.task) {
         conversation.emit({
@@ -507,7 +517,9 @@ export class ConversationHub {
         conversation.emit({
           type: "conversation-end",
           reason: "abandoned",
-          message: "the conversation was stopped before it ended",
+          message: stoppedByCap
+            ? "the conversation was stopped: today's spending cap is reached"
+            : "the conversation was stopped before it ended",
         });
       } else {
         this.#log(
@@ -520,6 +532,7 @@ export class ConversationHub {
         });
       }
     } finally {
+      setup.reservation?.release();
       clearIdle();
       conversation.finish(this.#now().getTime());
     }

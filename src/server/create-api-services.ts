@@ -12,7 +12,12 @@ import type { ServerDeps, ServerLimits } from "./create-server.js";
 import { scenarioChips, taskSummary, toolSummaries } from "./domain-views.js";
 import { rateLimit } from "./rate-limit.js";
 import { RunViews } from "./run-views.js";
-import { FeatureDisabledError, ParticipantNotOfferedError, SpendCapReachedError } from "./server-errors.js";
+import {
+  FeatureDisabledError,
+  ParticipantNotOfferedError,
+  SpendCapCommittedError,
+  SpendCapReachedError,
+} from "./server-errors.js";
 import { SpendTracker } from "./spend-tracker.js";
 import { pacedAgent, replayCustomer, SCRIPTED_REPLAY_NOTICE } from "./scripted-replay.js";
 
@@ -192,17 +197,30 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
             : undefined;
         const agent = deps.participants.createAgent(agentSpec);
         const user = userSpec !== undefined ? deps.participants.createUserSimulator(userSpec) : undefined;
-        const { conversation, ownerToken } = hub.start({
-          mode: request.mode,
-          data,
-          ...(task ? { task } : {}),
-          agent: replay ? pacedAgent(agent, replay) : agent,
-          agentSpec,
-          ...(user !== undefined && userSpec !== undefined
-            ? { user: replay ? replayCustomer(user, replay, data.domain.name) : user, userSpec }
-            : {}),
-          ...(perturbed.length > 0 ? { perturbations: perturbed } : {}),
-        });
+        const estimate =
+          limits.conversationEstimateUsd ??
+          (budget.capUsd !== null ? budget.capUsd / Math.max(1, limits.maxActive) : 0);
+        const reservation = spend.reserve(estimate);
+        if (reservation === null) throw new SpendCapCommittedError(budget.capUsd ?? 0, estimate);
+        let started: ReturnType<typeof hub.start>;
+        try {
+          started = hub.start({
+            reservation,
+            mode: request.mode,
+            data,
+            ...(task ? { task } : {}),
+            agent: replay ? pacedAgent(agent, replay) : agent,
+            agentSpec,
+            ...(user !== undefined && userSpec !== undefined
+              ? { user: replay ? replayCustomer(user, replay, data.domain.name) : user, userSpec }
+              : {}),
+            ...(perturbed.length > 0 ? { perturbations: perturbed } : {}),
+          });
+        } catch (error) {
+          reservation.release();
+          throw error;
+        }
+        const { conversation, ownerToken } = started;
         return {
           conversationId: conversation.id,
           domain: data.domain.name,

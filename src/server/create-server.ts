@@ -41,6 +41,11 @@ export interface ServerLimits extends ConversationLimits {
   rateLimitWindowMs: number;
   /** Daily model spend cap in USD (UTC days); null for none. */
   dailySpendCapUsd: number | null;
+  /**
+   * What a conversation is assumed to cost at most, reserved against the cap while it runs; null for the
+   * cap divided by maxActive.
+   */
+  conversationEstimateUsd: number | null;
   /** Largest results file accepted for import. */
   maxUploadBytes: number;
 }
@@ -49,6 +54,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   rateLimitMax: 60,
   rateLimitWindowMs: 60_000,
   dailySpendCapUsd: null,
+  conversationEstimateUsd: null,
   maxUploadBytes: 64 * 1024 * 1024,
   maxActive: 20,
   maxSteps: 200,

@@ -80,10 +80,22 @@ export class SpendCapReachedError extends PasskError implements RetryAfter {
     super(
       "spend_cap_reached",
       `Today's spending cap of $${capUsd.toFixed(2)} is reached: new conversations are refused until ${resetsAt} ` +
-        "(conversations already running will finish).",
+        "(conversations running when it was reached were stopped).",
     );
     this.name = "SpendCapReachedError";
     this.retryAfterSeconds = Math.max(1, Math.ceil((Date.parse(resetsAt) - now.getTime()) / 1000));
+  }
+}
+
+export class SpendCapCommittedError extends PasskError implements RetryAfter {
+  readonly retryAfterSeconds = 60;
+  constructor(capUsd: number, estimateUsd: number) {
+    super(
+      "spend_cap_committed",
+      `Today's spending cap of $${capUsd.toFixed(2)} is committed to the conversations already running ` +
+        `(each may cost up to $${estimateUsd.toFixed(4)}); try again when one of them ends.`,
+    );
+    this.name = "SpendCapCommittedError";
   }
 }
 
@@ -122,6 +134,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   gym_sessions_full: 503,
   rate_limited: 429,
   spend_cap_reached: 429,
+  spend_cap_committed: 429,
   server_busy: 503,
   feature_disabled: 404,
   infrastructure_error: 502,

@@ -36,6 +36,7 @@ const ServeOptionsSchema = z.object({
   judgeLlm: z.string().optional(),
   rateLimit: z.coerce.number().int().positive(),
   dailySpendCap: z.coerce.number().nonnegative().optional(),
+  conversationEstimate: z.coerce.number().nonnegative().optional(),
   maxConversations: z.coerce.number().int().positive(),
   maxSteps: z.coerce.number().int().positive(),
   trustProxy: z.boolean().optional(),
@@ -86,6 +87,10 @@ export function registerServe(program: Command, context: CliContext): void {
       .option("--judge-llm <spec>", "judge for NL assertions at the end of a conversation")
       .option("--rate-limit <n>", "requests per minute per client address that start or drive work", "60")
       .option("--daily-spend-cap <usd>", "refuse new conversations once today's model spend reaches this")
+      .option(
+        "--conversation-estimate <usd>",
+        "what one conversation may cost, reserved against --daily-spend-cap while it runs (default: the cap / --max-conversations)",
+      )
       .option("--prices <file>", "price overrides JSON for models the price table lacks (needed with a cap)")
       .option("--max-conversations <n>", "conversations running at once", "20")
       .option("--max-steps <n>", "steps per conversation", "200")
@@ -273,6 +278,7 @@ export function registerServe(program: Command, context: CliContext): void {
         rateLimitMax: options.rateLimit,
         rateLimitWindowMs: 60_000,
         dailySpendCapUsd: options.dailySpendCap ?? null,
+        conversationEstimateUsd: options.conversationEstimate ?? null,
         maxActive: options.maxConversations,
         maxSteps: options.maxSteps,
       },

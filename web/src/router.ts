@@ -11,7 +11,15 @@ export type Route =
     }
   | { page: "runs" }
   | { page: "run"; runId: string }
-  | { page: "simulation"; runId: string; domain: string; taskId: string; trial: number }
+  | {
+      page: "simulation";
+      runId: string;
+      domain: string;
+      taskId: string;
+      trial: number;
+      /** A linked turn (`…/turn/<n>`, the message's index): scrolled to and highlighted. */
+      turn?: number;
+    }
   | { page: "compare"; a: string; b: string }
   | {
       page: "trials";
@@ -33,7 +41,7 @@ export function parseRoute(hash: string): Route {
   } catch {
     return { page: "not-found", path };
   }
-  const [first, second, third, fourth, fifth, sixth, seventh] = parts;
+  const [first, second, third, fourth, fifth, sixth, seventh, eighth] = parts;
   if (first === undefined) return { page: "playground" };
   if (first === "play" && parts.length <= 4) {
     return {
@@ -49,6 +57,10 @@ export function parseRoute(hash: string): Route {
     const trial = trialNumber(sixth);
     if (second && third === "simulations" && fourth && fifth && trial !== undefined && parts.length === 6)
       return { page: "simulation", runId: second, domain: fourth, taskId: fifth, trial };
+    const turn = trialNumber(eighth);
+    if (second && third === "simulations" && fourth && fifth && trial !== undefined)
+      if (seventh === "turn" && turn !== undefined && parts.length === 8)
+        return { page: "simulation", runId: second, domain: fourth, taskId: fifth, trial, turn };
   }
   if (first === "compare" && second && third && parts.length === 3)
     return { page: "compare", a: second, b: third };
@@ -79,7 +91,7 @@ export function href(route: Route): string {
     case "run":
       return `#/runs/${e(route.runId)}`;
     case "simulation":
-      return `#/runs/${e(route.runId)}/simulations/${e(route.domain)}/${e(route.taskId)}/${route.trial}`;
+      return `#/runs/${e(route.runId)}/simulations/${e(route.domain)}/${e(route.taskId)}/${route.trial}${route.turn === undefined ? "" : `/turn/${route.turn}`}`;
     case "compare":
       return `#/compare/${e(route.a)}/${e(route.b)}`;
     case "trials":

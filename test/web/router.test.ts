@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { href, parseRoute, type Route } from "../../web/src/router.js";
+import { href, parseRoute, type Route } from "../../web/src/route.js";
 
 // Links to a turn of a simulation: `#/runs/<run>/simulations/<domain>/<task>/<trial>/turn/<n>`.
 

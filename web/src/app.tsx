@@ -123,6 +123,7 @@ export function App() {
             domain={route.domain}
             taskId={route.taskId}
             trial={route.trial}
+            turn={route.turn}
           />
         )}
         {route.page === "compare" && <ComparePage a={route.a} b={route.b} />}

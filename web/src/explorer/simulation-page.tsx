@@ -118,8 +118,15 @@ function GoldActions(props: {
   );
 }
 
-export function SimulationPage(props: { runId: string; domain: string; taskId: string; trial: number }) {
-  const { runId, domain, taskId, trial } = props;
+export function SimulationPage(props: {
+  runId: string;
+  domain: string;
+  taskId: string;
+  trial: number;
+  /** A linked turn (a message index): scrolled to and highlighted once the simulation loads. */
+  turn?: number;
+}) {
+  const { runId, domain, taskId, trial, turn: linkedTurn } = props;
   const {
     data: detail,
     error,
@@ -142,8 +149,14 @@ export function SimulationPage(props: { runId: string; domain: string; taskId: s
         label: "First departure from the gold actions",
         detail: divergence.sentence,
       });
+    if (linkedTurn !== undefined && detail && linkedTurn < detail.simulation.messages.length)
+      map.set(linkedTurn, { label: `Linked turn ${linkedTurn}`, ...map.get(linkedTurn) });
     return map;
-  }, [detail]);
+  }, [detail, linkedTurn]);
+  useEffect(() => {
+    if (detail && linkedTurn !== undefined)
+      document.getElementById(`${TRAJECTORY}-${linkedTurn}`)?.scrollIntoView({ block: "center" });
+  }, [detail, linkedTurn]);
 
   if (error) return <LoadFailure error={error} code={code} what="Simulation" />;
   if (!detail) return <p className="page muted">Loading…</p>;

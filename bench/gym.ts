@@ -11,6 +11,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { goldAgent } from "../src/agents/gold-agent.js";
+import { startAgent } from "../src/core/task-reading-agent.js";
 import type { Message } from "../src/core/message.js";
 import type { Task } from "../src/core/task.js";
 import { builtinDomains } from "../src/domains/registry.js";
@@ -34,14 +35,11 @@ async function goldEpisode(
   step: (action: GymAction) => Promise<GymObservation>,
 ): Promise<{ steps: number; reward: number | undefined }> {
   const first = await reset();
-  const policy = await goldAgent.start({
-    policy: first.policy,
-    tools: [],
+  const policy = await startAgent(
+    goldAgent,
+    { policy: first.policy, tools: [], solo: false, seed: 0, history: [] },
     task,
-    solo: false,
-    seed: 0,
-    history: [],
-  });
+  );
   let observation: GymObservation = {
     ...first,
     messages: first.messages.filter((m: Message) => m.role !== "assistant"),

@@ -111,7 +111,6 @@ async function hopPass(caller: McpCaller, calls: number): Promise<number> {
   const session = await agent.start({
     policy: data.policy,
     tools: toolSpecs(data.domain.agent.tools),
-    task,
     solo: false,
     seed: 0,
     history: [{ role: "assistant", content: DEFAULT_FIRST_AGENT_MESSAGE }],

@@ -29,7 +29,7 @@ export {
   TerminationReasonSchema,
 } from "./core/simulation.js";
 export type { SimulationRun, RewardInfo, Results, TerminationReason } from "./core/simulation.js";
-export type { Agent, AgentSession, AgentStart, UserSimulator, UserSession, UserStart } from "./core/agent.js";
+export type { Agent, AgentSession, AgentView, UserSimulator, UserSession, UserStart } from "./core/agent.js";
 export { DEFAULT_FIRST_AGENT_MESSAGE, USER_STOP_TOKENS, AGENT_STOP_TOKEN } from "./core/agent.js";
 export type { Judge, NlAssertionVerdict } from "./core/judge.js";
 export type { LanguageModel, LlmRequest, LlmResponse, LlmMessage, LlmToolSpec } from "./core/llm.js";

@@ -10,6 +10,7 @@ import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { AgentGym, type GymAction, type GymObservation } from "../src/gym/agent-gym.js";
 import { gymActionOf } from "../src/gym/episode.js";
 import { goldAgent } from "../src/agents/gold-agent.js";
+import { startAgent } from "../src/core/task-reading-agent.js";
 import { runConversation } from "../src/runner/conversation-job.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { goldUser } from "../src/users/gold-user.js";
@@ -25,14 +26,11 @@ const domain = (name: string) => {
 async function goldEpisode(gym: AgentGym, domainName: string, taskId: string) {
   const task = domain(domainName).tasks.find((t) => t.id === taskId)!;
   const first = await gym.reset({ domain: domainName, taskId });
-  const policy: AgentSession = await goldAgent.start({
-    policy: first.policy,
-    tools: first.tools,
+  const policy: AgentSession = await startAgent(
+    goldAgent,
+    { policy: first.policy, tools: first.tools, solo: false, seed: 0, history: [] },
     task,
-    solo: false,
-    seed: 0,
-    history: [],
-  });
+  );
   let observation: GymObservation = {
     ...first,
     messages: first.messages.filter((m) => m.role !== "assistant"),

@@ -14,7 +14,7 @@ import {
   type McpAccess,
 } from "../src/agents/remote/protocol.js";
 import { remoteAgent } from "../src/agents/remote/remote-agent.js";
-import { DEFAULT_FIRST_AGENT_MESSAGE, type AgentStart, type UserSimulator } from "../src/core/agent.js";
+import { DEFAULT_FIRST_AGENT_MESSAGE, type AgentView, type UserSimulator } from "../src/core/agent.js";
 import { ConfigError } from "../src/core/errors.js";
 import type { SimulationRun } from "../src/core/simulation.js";
 import type { Task } from "../src/core/task.js";
@@ -156,11 +156,10 @@ const errorOf = (run: SimulationRun) =>
 
 const REQUEST = "Please create a task called 'Important Meeting' for user_1.";
 
-function startOf(overrides: Partial<AgentStart> = {}): AgentStart {
+function startOf(overrides: Partial<AgentView> = {}): AgentView {
   return {
     policy: "Be helpful.",
     tools,
-    task,
     solo: false,
     seed: 0,
     history: [{ role: "assistant", content: DEFAULT_FIRST_AGENT_MESSAGE }],
@@ -661,9 +660,7 @@ describe("specs, settings and the protocol's JSON Schema", () => {
       return "Solved. ###STOP###";
     });
     const agent = remoteAgent(`http:${agentSide.url}`, { env: {}, retry: fastRetry, mcpServer });
-    const session = await agent.start(
-      startOf({ solo: true, history: [], task: { ...task, ticket: "Ticket #7" } }),
-    );
+    const session = await agent.start(startOf({ solo: true, history: [], ticket: "Ticket #7" }));
     expect(agentSide.conversations.get("c1")!.solo).toBe(true);
     expect(await session.respond([])).toEqual({ role: "assistant", content: "Solved. ###STOP###" });
     expect(said).toEqual(["Ticket #7"]);

@@ -1,6 +1,7 @@
-import { AGENT_STOP_TOKEN, type Agent, type AgentSession, type AgentStart } from "../core/agent.js";
+import { AGENT_STOP_TOKEN, type AgentSession } from "../core/agent.js";
 import type { AssistantMessage, Message } from "../core/message.js";
 import type { Task } from "../core/task.js";
+import { taskReadingAgent } from "../core/task-reading-agent.js";
 
 /** The gold agent's last message: the strings the task expects communicated, or "Done.". */
 export function goldFinalMessage(task: Task): string {
@@ -17,11 +18,10 @@ export const USER_ACTION_REQUEST = "Please do the following on your side:";
  * information the task expects to be communicated. Paired with the gold user it earns full reward on
  * tasks whose gold actions are sufficient, so a newcomer can see the whole pipeline without a model.
  */
-export const goldAgent: Agent = {
-  name: "scripted:gold",
-  model: "scripted:gold",
-  start(init: AgentStart): AgentSession {
-    const actions = init.task.evaluation_criteria?.actions ?? [];
+export const goldAgent = taskReadingAgent(
+  { name: "scripted:gold", model: "scripted:gold" },
+  (init, task): AgentSession => {
+    const actions = task.evaluation_criteria?.actions ?? [];
     let position = 0;
     let callCount = 0;
     let awaitingCustomer = false;
@@ -54,10 +54,10 @@ export const goldAgent: Agent = {
         if (init.solo) return { role: "assistant", content: AGENT_STOP_TOKEN, cost: 0 };
         if (!finished) {
           finished = true;
-          return { role: "assistant", content: goldFinalMessage(init.task), cost: 0 };
+          return { role: "assistant", content: goldFinalMessage(task), cost: 0 };
         }
         return { role: "assistant", content: "Is there anything else I can help you with?", cost: 0 };
       },
     };
   },
-};
+);

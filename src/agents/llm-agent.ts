@@ -1,4 +1,4 @@
-import { AGENT_STOP_TOKEN, type Agent, type AgentSession, type AgentStart } from "../core/agent.js";
+import { AGENT_STOP_TOKEN, type Agent, type AgentSession, type AgentView } from "../core/agent.js";
 import type { LanguageModel, LlmMessage, LlmToolSpec } from "../core/llm.js";
 import type { AssistantMessage, Message } from "../core/message.js";
 import { participantTurn, participantView } from "../core/participant-view.js";
@@ -27,12 +27,12 @@ export function llmAgent(model: LanguageModel, options: LlmAgentOptions = {}): A
     model: model.spec,
     // Its state is the conversation as its side sees it: rebuilt from any history.
     resumesFromHistory: true,
-    start(init: AgentStart): AgentSession {
+    start(init: AgentView): AgentSession {
       const stopName = options.doneTool?.name ?? options.templates?.solo_stop_function_name ?? "done";
       const system = agentSystemPrompt({
         policy: init.policy,
         solo: init.solo,
-        ticket: init.task.ticket,
+        ticket: init.ticket,
         ...(options.templates ? { templates: options.templates } : {}),
       });
       const tools = init.solo ? [...init.tools, options.doneTool ?? doneTool(stopName)] : [...init.tools];

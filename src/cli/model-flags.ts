@@ -1,29 +1,20 @@
-import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
-import type { CallLimiter } from "../llm/call-limits.js";
-import path from "node:path";
 import { Option, type Command } from "commander";
-import type { RunParticipants } from "../runner/run.js";
-import { createAgent, isRemoteAgentSpec, isScriptedSpec, type ModelOptions } from "../agents/create-agent.js";
 import { readAgentPromptTemplates } from "../agents/agent-prompt.js";
 import { DEFAULT_MAX_AGENT_MESSAGE_BYTES } from "../agents/remote/index.js";
-import { createJudge } from "../judge/create-judge.js";
 import { ConfigError } from "../core/errors.js";
 import type { AnyDomain } from "../env/domain.js";
+import type { CallLimiter } from "../llm/call-limits.js";
+import { loadPriceOverrides, parseLlmArgs, type ModelCallObserver } from "../llm/index.js";
 import {
-  loadReferenceTexts,
-  missingUpstreamMessage,
-  resolveUpstreamDir,
-} from "../formats/tau2/upstream/reference-texts.js";
-import {
-  loadPriceOverrides,
-  openResponseCache,
-  parseLlmArgs,
-  type LlmArgs,
-  type ModelCallObserver,
-  type ResponseCache,
-} from "../llm/index.js";
+  buildParticipants,
+  DEFAULT_CALL_SETTINGS,
+  resolveProtocol,
+  type ModelSpec,
+  type Participants,
+  type ParticipantsSpec,
+} from "../runner/build.js";
+import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
-import { createUserSimulator, customerSpecFor, readUserGuidelines } from "../users/create-user.js";
 import type { CliContext } from "./context.js";
 import { readToolSpecFile } from "./commands/tools.js";
 
@@ -85,8 +76,16 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
       "--no-prompt-cache",
       "send no prompt-cache markers (sent by default to Anthropic and Bedrock's Claude and Nova: cached prompt tokens cost less; what models are shown stays the same)",
     )
-    .option("--timeout <seconds>", "per-request timeout for model calls", "120")
-    .option("--max-retries <n>", "attempts per model call on 429/5xx/timeouts", "5")
+    .option(
+      "--timeout <seconds>",
+      "per-request timeout for model calls",
+      String(DEFAULT_CALL_SETTINGS.timeoutSeconds),
+    )
+    .option(
+      "--max-retries <n>",
+      "attempts per model call on 429/5xx/timeouts",
+      String(DEFAULT_CALL_SETTINGS.maxAttempts),
+    )
     .option(
       "--max-agent-message-bytes <n>",
       `largest reply or tool-call arguments a remote agent (a2a:, http:) may send; a larger one is the agent's error (default: ${DEFAULT_MAX_AGENT_MESSAGE_BYTES})`,
@@ -109,37 +108,24 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
   return command;
 }
 
-/** A run's participants as the flags built them, with the response cache to close after the run. */
-export interface Participants extends Omit<RunParticipants, "userGuidelines"> {
-  cache?: ResponseCache;
-}
+export type { Participants } from "../runner/build.js";
 
-/**
- * The protocol conversations run under: `--protocol`, else τ²'s on τ²'s own domains and passk's on
- * yours. τ²'s protocol needs the reference's texts as soon as a model (or your agent) reads them.
- */
-export function resolveProtocol(
+/** The protocol the flags ask for (see {@link resolveProtocol} in the runner's builder). */
+export function protocolFromFlags(
   flags: Pick<ModelFlags, "protocol" | "upstream" | "agentLlm" | "userLlm">,
   context: CliContext,
   dataDir: string,
   domains: readonly AnyDomain[],
 ): ConversationProtocol {
-  const foreign = domains.filter((d) => d.tau2 === undefined).map((d) => d.name);
-  const name = flags.protocol ?? (foreign.length === 0 ? "tau2" : "passk");
-  if (name === "passk") return { name };
-  if (name !== "tau2") throw new ConfigError(`--protocol "${name}" is not a protocol; use tau2 or passk`);
-  if (foreign.length > 0)
-    throw new ConfigError(
-      `--protocol tau2 runs τ²-bench's own domains as the reference does, and ${foreign.join(", ")} is not one of them; drop --protocol or pass --protocol passk`,
-    );
-  const modelReads = !isScriptedSpec(flags.agentLlm) || !isScriptedSpec(flags.userLlm ?? "scripted:gold");
-  const dir = resolveUpstreamDir(flags.upstream, context.env, dataDir);
-  if (dir === undefined) {
-    if (modelReads) throw new ConfigError(missingUpstreamMessage("This run"));
-    // Scripted participants read no text: the protocol's turn rules apply, no texts are needed.
-    return { name };
-  }
-  return { name, texts: loadReferenceTexts(dir) };
+  return resolveProtocol({
+    ...(flags.protocol !== undefined ? { protocol: flags.protocol as "tau2" | "passk" } : {}),
+    ...(flags.upstream !== undefined ? { upstream: flags.upstream } : {}),
+    dataDir,
+    domains,
+    env: context.env,
+    agent: flags.agentLlm,
+    ...(flags.userLlm !== undefined ? { user: flags.userLlm } : {}),
+  });
 }
 
 /** Node's timers hold 32-bit milliseconds; a longer delay silently becomes 1 ms. */
@@ -175,98 +161,65 @@ function agentMessageBytes(text: string): number {
   return bytes;
 }
 
-/** τ² calls both models at temperature 0 unless told otherwise (its DEFAULT_LLM_ARGS_AGENT / _USER). */
-function withTau2Temperature(text: string | undefined, flag: string): LlmArgs | undefined {
-  const args = text === undefined ? {} : parseLlmArgs(text, flag);
-  return args.temperature === undefined ? { ...args, temperature: 0 } : args;
+/** One model's flags as a model spec: the spec, its base URL, its call settings parsed. */
+function modelSpec(
+  model: string,
+  baseUrl: string | undefined,
+  args: string | undefined,
+  flag: string,
+): ModelSpec {
+  return {
+    model,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(args !== undefined ? { args: parseLlmArgs(args, flag) } : {}),
+  };
 }
 
-/**
- * Build the agent, user and judge a command asked for. Every configuration problem (unknown provider,
- * missing API key, bad JSON args, missing upstream texts) surfaces here, before any conversation starts
- * or any money is spent.
- */
+/** The flags as the builder's spec: files read, numbers checked. */
+export function participantsSpecFromFlags(
+  flags: ModelFlags,
+  context: CliContext,
+  dataDir: string,
+  domains: readonly AnyDomain[],
+): ParticipantsSpec {
+  return {
+    agent: modelSpec(flags.agentLlm, flags.agentLlmBaseUrl, flags.agentLlmArgs, "--agent-llm-args"),
+    ...(flags.userLlm !== undefined
+      ? { user: modelSpec(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args") }
+      : {}),
+    ...(flags.judgeLlm !== undefined
+      ? { judge: modelSpec(flags.judgeLlm, flags.judgeLlmBaseUrl, flags.judgeLlmArgs, "--judge-llm-args") }
+      : {}),
+    ...(flags.protocol !== undefined ? { protocol: flags.protocol as "tau2" | "passk" } : {}),
+    ...(flags.upstream !== undefined ? { upstream: flags.upstream } : {}),
+    dataDir,
+    domains,
+    env: context.env,
+    timeoutSeconds: callTimeoutMs(flags.timeout ?? String(DEFAULT_CALL_SETTINGS.timeoutSeconds)) / 1000,
+    maxAttempts: callAttempts(flags.maxRetries ?? String(DEFAULT_CALL_SETTINGS.maxAttempts)),
+    ...(flags.agentPromptTemplate
+      ? { agentPromptTemplates: readAgentPromptTemplates(flags.agentPromptTemplate) }
+      : {}),
+    ...(flags.toolSpec ? { toolOverrides: readToolSpecFile(flags.toolSpec) } : {}),
+    ...(flags.prices ? { priceOverrides: loadPriceOverrides(flags.prices) } : {}),
+    ...(flags.cache ? { cache: flags.cache } : {}),
+    ...(flags.promptCache === false ? { promptCache: false } : {}),
+    ...(flags.maxAgentMessageBytes !== undefined
+      ? { maxAgentMessageBytes: agentMessageBytes(flags.maxAgentMessageBytes) }
+      : {}),
+    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
+  };
+}
+
+/** Build the agent, user and judge a command asked for (through the runner's one builder). */
 export function participantsFromFlags(
   flags: ModelFlags,
   context: CliContext,
   dataDir: string,
   domains: readonly AnyDomain[],
-  options: {
-    observer?: ModelCallObserver;
-    limiter?: CallLimiter;
-    /** Solo and `chat` conversations have no simulated customer: none is required. */
-    noCustomer?: boolean;
-  } = {},
+  options: { observer?: ModelCallObserver; limiter?: CallLimiter; noCustomer?: boolean } = {},
 ): Participants {
-  const protocol = resolveProtocol(flags, context, dataDir, domains);
-  const tau2 = protocol.name === "tau2";
-  const texts = protocol.name === "tau2" ? protocol.texts : undefined;
-  const agentArgs = tau2 ? withTau2Temperature(flags.agentLlmArgs, "--agent-llm-args") : flags.agentLlmArgs;
-  const userArgs = tau2 ? withTau2Temperature(flags.userLlmArgs, "--user-llm-args") : flags.userLlmArgs;
-  const common: ModelOptions = {
-    env: context.env,
-    timeoutMs: callTimeoutMs(flags.timeout ?? "120"),
-    retry: { maxAttempts: callAttempts(flags.maxRetries ?? "5") },
-  };
-  if (options.observer) common.observer = options.observer;
-  if (flags.prices) common.priceOverrides = loadPriceOverrides(flags.prices);
-  if (options.limiter) common.limiter = options.limiter;
-  if (flags.promptCache === false) common.promptCache = false;
-  let cache: ResponseCache | undefined;
-  if (flags.cache) {
-    cache = openResponseCache(
-      typeof flags.cache === "string" ? flags.cache : path.join(".passk", "llm-cache.db"),
-    );
-    common.cache = cache;
-  }
-  const templates = flags.agentPromptTemplate
-    ? readAgentPromptTemplates(flags.agentPromptTemplate)
-    : texts?.prompts.agent;
-  const agent = createAgent(flags.agentLlm, {
-    ...common,
-    ...(flags.agentLlmBaseUrl ? { baseUrl: flags.agentLlmBaseUrl } : {}),
-    ...(agentArgs ? { args: agentArgs } : {}),
-    ...(templates ? { templates } : {}),
-    ...(texts ? { doneTool: texts.doneTool } : {}),
-    ...(context.agentModules ? { modules: context.agentModules } : {}),
-    maxAgentMessageBytes: agentMessageBytes(
-      flags.maxAgentMessageBytes ?? String(DEFAULT_MAX_AGENT_MESSAGE_BYTES),
-    ),
-  });
-  const userSpec = customerSpecFor(flags.agentLlm, flags.userLlm, options.noCustomer);
-  const user = createUserSimulator(userSpec, {
-    ...common,
-    ...(flags.userLlmBaseUrl ? { baseUrl: flags.userLlmBaseUrl } : {}),
-    ...(userArgs ? { args: userArgs } : {}),
-    guidelines: () => ({
-      ...readUserGuidelines(dataDir),
-      ...(texts ? { template: texts.prompts.user.SYSTEM_PROMPT } : {}),
-    }),
-  });
-  const judge = flags.judgeLlm
-    ? createJudge(flags.judgeLlm, {
-        ...common,
-        ...(flags.judgeLlmBaseUrl ? { baseUrl: flags.judgeLlmBaseUrl } : {}),
-        ...(flags.judgeLlmArgs ? { args: flags.judgeLlmArgs } : {}),
-      })
-    : undefined;
-  const effectiveArgs = (spec: string, args: string | LlmArgs | undefined): Record<string, unknown> =>
-    isScriptedSpec(spec) || spec.startsWith("module:") || isRemoteAgentSpec(spec) || args === undefined
-      ? {}
-      : typeof args === "string"
-        ? parseLlmArgs(args, "--llm-args")
-        : args;
-  return {
-    agent,
-    user,
-    protocol,
-    agentLlmArgs: effectiveArgs(flags.agentLlm, agentArgs),
-    userLlmArgs: effectiveArgs(userSpec, userArgs),
-    ...(judge ? { judge } : {}),
-    ...(flags.toolSpec ? { toolOverrides: readToolSpecFile(flags.toolSpec) } : {}),
-    scriptedDemo: isScriptedSpec(flags.agentLlm) && isScriptedSpec(userSpec),
-    ...(cache ? { cache } : {}),
-  };
+  return buildParticipants({ ...participantsSpecFromFlags(flags, context, dataDir, domains), ...options });
 }
 
 export const SCRIPTED_DEMO_BANNER = SCRIPTED_DEMO_NOTICE;

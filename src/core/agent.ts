@@ -2,16 +2,20 @@ import type { LlmToolSpec } from "./llm.js";
 import type { AssistantMessage, Message, UserMessage } from "./message.js";
 import type { Task, UserScenario } from "./task.js";
 
-/** What an agent is told when a conversation starts. */
-export interface AgentStart {
+/**
+ * What an agent is given when a conversation starts — all it sees besides the messages it receives: the
+ * policy, its tools, the solo ticket and its earlier messages. Nothing hidden: no task id, no user
+ * scenario, no evaluation criteria (the same as a remote agent receives over HTTP).
+ */
+export interface AgentView {
   /** The domain policy (or solo policy). */
   policy: string;
   /** The tools the agent may call, as a model sees them. */
   tools: readonly LlmToolSpec[];
-  /** The task. LLM agents must not read its hidden parts; scripted and replay agents use them. */
-  task: Task;
-  /** Solo mode: no customer; the agent works from `task.ticket` and ends with the `done` tool. */
+  /** Solo mode: no customer; the agent works from `ticket` and ends with the `done` tool. */
   solo: boolean;
+  /** Solo mode: the task's ticket (the customer's request, in writing). */
+  ticket?: string;
   /** Per-trial seed, for agents that can be seeded. */
   seed: number;
   /** Earlier messages the agent has seen (a task's message history, or the opening greeting). */
@@ -55,7 +59,7 @@ export interface Agent {
    * run again from its start.
    */
   readonly resumesFromHistory?: boolean;
-  start(init: AgentStart): AgentSession | Promise<AgentSession>;
+  start(view: AgentView): AgentSession | Promise<AgentSession>;
 }
 
 /** What a user simulator is told when a conversation starts. */

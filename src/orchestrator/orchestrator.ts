@@ -5,9 +5,11 @@ import {
   USER_STOP_TOKENS,
   type Agent,
   type AgentSession,
+  type AgentView,
   type UserSession,
   type UserSimulator,
 } from "../core/agent.js";
+import { startAgent } from "../core/task-reading-agent.js";
 import { ConfigError } from "../core/errors.js";
 import { InfrastructureError, UnusableModelOutputError, type LlmToolSpec } from "../core/llm.js";
 import {
@@ -240,15 +242,16 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
       // The greeting is the agent's own first message; the customer receives it as its first input.
       agentHistory.push(greeting);
     }
-    agent = await setup.agent.start({
+    const view: AgentView = {
       policy: setup.policy,
       tools: setup.agentTools,
-      task,
       solo,
+      ...(task.ticket != null ? { ticket: task.ticket } : {}),
       seed,
       history: agentHistory,
-      signal,
-    });
+      ...(signal !== undefined ? { signal } : {}),
+    };
+    agent = await startAgent(setup.agent, view, task);
     if (!solo) {
       if (!setup.user) throw new Error("a user simulator is required outside solo mode");
       user = await setup.user.start({

@@ -3,6 +3,7 @@ import type { Agent, UserSimulator } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
 import type { Judge } from "../core/judge.js";
 import { goldAgent } from "../agents/gold-agent.js";
+import { startAgent, taskReadingAgent } from "../core/task-reading-agent.js";
 import { builtinDomains } from "../domains/registry.js";
 import type { AnyDomain } from "../env/domain.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
@@ -210,19 +211,16 @@ describe("playground API", () => {
     // The gold agent, held mid-turn after its greeting until the test lets it answer.
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const heldAgent: Agent = {
-      name: "held-gold",
-      start: async (init) => {
-        const session = await goldAgent.start(init);
-        let turns = 0;
-        return {
-          respond: async (incoming) => {
-            if (turns++ === 1) await held;
-            return session.respond(incoming);
-          },
-        };
-      },
-    };
+    const heldAgent: Agent = taskReadingAgent({ name: "held-gold" }, async (init, task) => {
+      const session = await startAgent(goldAgent, init, task);
+      let turns = 0;
+      return {
+        respond: async (incoming) => {
+          if (turns++ === 1) await held;
+          return session.respond(incoming);
+        },
+      };
+    });
     const app = server({ participants: participants({ createAgent: () => heldAgent }) });
     const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "human" });
     const opening = await readEvents(app, id, (e) => e.type === "awaiting-customer");

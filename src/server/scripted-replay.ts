@@ -1,5 +1,6 @@
 import type { Agent, AgentSession, UserSession, UserSimulator } from "../core/agent.js";
 import type { Message } from "../core/message.js";
+import { startAgent, taskReadingAgent } from "../core/task-reading-agent.js";
 import { curatedOpeningLine } from "./domain-views.js";
 
 /**
@@ -48,11 +49,11 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 /** The agent, each message held back for `paceMs`. */
 export function pacedAgent(agent: Agent, replay: ScriptedReplay): Agent {
-  return {
-    name: agent.name,
-    ...(agent.model !== undefined ? { model: agent.model } : {}),
-    async start(init) {
-      const session: AgentSession = await agent.start(init);
+  // Task-reading itself so that a paced scripted agent still gets its task (a plain agent only its view).
+  return taskReadingAgent(
+    { name: agent.name, ...(agent.model !== undefined ? { model: agent.model } : {}) },
+    async (init, task) => {
+      const session: AgentSession = await startAgent(agent, init, task);
       return {
         respond: async (incoming) => {
           const message = await session.respond(incoming);
@@ -62,7 +63,7 @@ export function pacedAgent(agent: Agent, replay: ScriptedReplay): Agent {
         ...(session.end ? { end: () => session.end!() } : {}),
       };
     },
-  };
+  );
 }
 
 /**

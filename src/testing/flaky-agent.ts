@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { goldAgent } from "../agents/gold-agent.js";
 import type { Agent } from "../core/agent.js";
+import { startAgent, taskReadingAgent } from "../core/task-reading-agent.js";
 
 /**
  * A seeded flaky agent with a known success probability per task, for testing what statistics and
@@ -10,21 +11,17 @@ import type { Agent } from "../core/agent.js";
  * cannot help.
  */
 export function flakyGoldAgent(successProbability: (taskId: string) => number): Agent {
-  return {
-    name: "flaky-gold",
-    model: "flaky-gold",
-    start(init) {
-      const draw = createHash("sha256").update(`${init.task.id}\u0000${init.seed}`).digest().readUInt32BE(0);
-      if (draw / 2 ** 32 < successProbability(init.task.id)) return goldAgent.start(init);
-      return {
-        respond: async () => ({
-          role: "assistant",
-          content: "I am sorry, I cannot help with that.",
-          cost: 0,
-        }),
-      };
-    },
-  };
+  return taskReadingAgent({ name: "flaky-gold", model: "flaky-gold" }, (init, task) => {
+    const draw = createHash("sha256").update(`${task.id}\u0000${init.seed}`).digest().readUInt32BE(0);
+    if (draw / 2 ** 32 < successProbability(task.id)) return startAgent(goldAgent, init, task);
+    return {
+      respond: async () => ({
+        role: "assistant",
+        content: "I am sorry, I cannot help with that.",
+        cost: 0,
+      }),
+    };
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Agent } from "../../src/core/agent.js";
 import { goldAgent } from "../../src/agents/gold-agent.js";
+import { startAgent, taskReadingAgent } from "../../src/core/task-reading-agent.js";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { goldUser } from "../../src/users/gold-user.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
@@ -185,16 +186,13 @@ describe("the playground in Chromium", () => {
     // The gold agent, held in its second turn (its answer to the person) until the test lets it go.
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const heldAgent: Agent = {
-      name: "held-gold",
-      start: async (init) => {
-        const session = await goldAgent.start(init);
-        let turns = 0;
-        return {
-          respond: async (incoming) => (turns++ === 1 ? await held : undefined, session.respond(incoming)),
-        };
-      },
-    };
+    const heldAgent: Agent = taskReadingAgent({ name: "held-gold" }, async (init, task) => {
+      const session = await startAgent(goldAgent, init, task);
+      let turns = 0;
+      return {
+        respond: async (incoming) => (turns++ === 1 ? await held : undefined, session.respond(incoming)),
+      };
+    });
     const slow = await startWebServer({
       store,
       participants: {

@@ -1,4 +1,4 @@
-import type { Agent, AgentSession, AgentStart } from "../../core/agent.js";
+import type { Agent, AgentSession, AgentView } from "../../core/agent.js";
 import { DEFAULT_RETRY_OPTIONS, resolveRetryOptions, type RetryOptions } from "../../llm/retry.js";
 import { a2aTransport } from "./a2a-transport.js";
 import { httpTransport } from "./http-transport.js";
@@ -35,7 +35,7 @@ export interface RemoteAgentSession extends AgentSession {
 
 /** A remote agent: its sessions can also be ended on request. */
 export interface RemoteAgent extends Agent {
-  start(init: AgentStart): Promise<RemoteAgentSession>;
+  start(init: AgentView): Promise<RemoteAgentSession>;
 }
 
 /** Conversations passk stopped referring to without ending them: ended when collected. */
@@ -88,7 +88,7 @@ export function remoteAgent(spec: string, options: RemoteAgentOptions = {}): Rem
   return {
     name: protocol === "a2a" ? "a2a_agent" : "http_agent",
     model: spec,
-    async start(init: AgentStart): Promise<RemoteAgentSession> {
+    async start(init: AgentView): Promise<RemoteAgentSession> {
       const conversation = new RemoteConversation(shared, init);
       await conversation.open();
       // The session holds the conversation, never the other way round: once the orchestrator lets go of

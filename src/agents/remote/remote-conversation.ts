@@ -1,4 +1,4 @@
-import { AGENT_STOP_TOKEN, type AgentStart } from "../../core/agent.js";
+import { AGENT_STOP_TOKEN, type AgentView } from "../../core/agent.js";
 import { ConfigError } from "../../core/errors.js";
 import { InfrastructureError } from "../../core/llm.js";
 import type { AssistantMessage, Message, ToolMessage } from "../../core/message.js";
@@ -73,7 +73,7 @@ export class RemoteConversation {
 
   constructor(
     private readonly shared: SharedSettings,
-    private readonly init: AgentStart,
+    private readonly init: AgentView,
   ) {
     this.secrets = [...shared.secrets];
   }
@@ -123,10 +123,10 @@ export class RemoteConversation {
       (m) => m.role === "user" && !(m.tool_calls?.length ?? 0) && typeof m.content === "string",
     );
     if (customer) this.begin(customer.content ?? "");
-    else if (!this.spoke && this.init.solo) this.begin(this.init.task.ticket ?? "");
+    else if (!this.spoke && this.init.solo) this.begin(this.init.ticket ?? "");
     else if (!this.turn?.active && this.events.length === 0)
       throw new ConfigError(
-        `task "${this.init.task.id}": its message history ends with tool results, which ${this.shared.spec} cannot be handed without a customer message; remove them from the task's message_history`,
+        `the task's message history ends with tool results, which ${this.shared.spec} cannot be handed without a customer message; remove them from the task's message_history`,
       );
     this.spoke = true;
     return this.next();

@@ -21,7 +21,7 @@ import { Store } from "../../store/store.js";
 import { createUserSimulator, readUserGuidelines } from "../../users/create-user.js";
 import { DomainData } from "../../formats/tau2/domain-data.js";
 import { println, withDataOption, withRetrievalConfigOption, type CliContext } from "../context.js";
-import { resolveProtocol } from "../model-flags.js";
+import { protocolFromFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 
 const ServeOptionsSchema = z.object({
@@ -126,7 +126,7 @@ export function registerServe(program: Command, context: CliContext): void {
     const dataDir = resolveDataDir(options.data, context.env);
     const env = context.env;
     // Any model offered reads the protocol's texts; scripted participants read none.
-    const protocol = resolveProtocol(
+    const protocol = protocolFromFlags(
       {
         ...(options.protocol ? { protocol: options.protocol } : {}),
         ...(options.upstream ? { upstream: options.upstream } : {}),

@@ -2,6 +2,7 @@ import type { Agent } from "../../../src/core/agent.js";
 import type { Results } from "../../../src/core/simulation.js";
 import type { Task } from "../../../src/core/task.js";
 import { goldAgent } from "../../../src/agents/gold-agent.js";
+import { startAgent, taskReadingAgent } from "../../../src/core/task-reading-agent.js";
 import { toolSpecs } from "../../../src/env/tool-schema.js";
 import { evaluateSimulation } from "../../../src/evaluation/evaluate-simulation.js";
 import type { DomainData } from "../../../src/formats/tau2/domain-data.js";
@@ -11,27 +12,24 @@ import { goldUser } from "../../../src/users/gold-user.js";
 /** The gold agent minus its last state-changing call: the conversation ends well, the database does not. */
 export function forgetfulGoldAgent(data: DomainData): Agent {
   const writes = new Set(data.domain.agent.tools.filter((t) => t.mutatesState).map((t) => t.name));
-  return {
-    name: "forgetful-gold",
-    start(init) {
-      const actions = init.task.evaluation_criteria?.actions ?? [];
-      let last = -1;
-      actions.forEach((a, i) => {
-        if (a.requestor === "assistant" && writes.has(a.name)) last = i;
-      });
-      const task: Task =
-        last < 0 || !init.task.evaluation_criteria
-          ? init.task
-          : {
-              ...init.task,
-              evaluation_criteria: {
-                ...init.task.evaluation_criteria,
-                actions: actions.filter((_, i) => i !== last),
-              },
-            };
-      return goldAgent.start({ ...init, task });
-    },
-  };
+  return taskReadingAgent({ name: "forgetful-gold" }, (init, given) => {
+    const actions = given.evaluation_criteria?.actions ?? [];
+    let last = -1;
+    actions.forEach((a, i) => {
+      if (a.requestor === "assistant" && writes.has(a.name)) last = i;
+    });
+    const task: Task =
+      last < 0 || !given.evaluation_criteria
+        ? given
+        : {
+            ...given,
+            evaluation_criteria: {
+              ...given.evaluation_criteria,
+              actions: actions.filter((_, i) => i !== last),
+            },
+          };
+    return startAgent(goldAgent, init, task);
+  });
 }
 
 /**

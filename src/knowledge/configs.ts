@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { UnknownNameError } from "../core/errors.js";
 import { RERANKER_MODULE } from "./reranker.js";
+import { sandboxUnavailable } from "./shell-sandbox.js";
 
 /** The retrieval tools a config adds to the agent's tools. */
 export type RetrievalToolName = "KB_search" | "grep" | "shell" | "KB_search_bm25" | "KB_search_dense";
@@ -199,7 +200,7 @@ export function agentToolNames(config: RetrievalConfig, baseTools: readonly stri
 
 /**
  * Why passk cannot hold conversations under a config, or undefined when it can: the shell needs the
- * reference's sandbox; the reranker needs a model (`--reranker-llm`) and the reference's prompt, read
+ * sandbox runtime's system programs (bubblewrap, ripgrep, socat); the reranker needs a model (`--reranker-llm`) and the reference's prompt, read
  * from its upstream source file. Replays, single calls and tool listings of the other tools work under
  * every config; conversations would fail at the agent's first such call, so runs refuse them before
  * they start.
@@ -208,8 +209,11 @@ export function conversationBlocker(
   config: RetrievalConfig,
   ready: { readonly toolModel: boolean; readonly upstreamDir: string | undefined },
 ): string | undefined {
-  if (config.needs.shell)
-    return `retrieval config ${config.name} gives the agent a shell over the documents, which the reference runs in a sandbox passk does not reproduce; choose one of the knowledge-base search configs (bm25, bm25_grep, grep_only, openai_embeddings…)`;
+  if (config.needs.shell) {
+    const unavailable = sandboxUnavailable();
+    if (unavailable)
+      return `retrieval config ${config.name} gives the agent a shell over the documents: ${unavailable}; or choose a config without shell (bm25, bm25_grep, grep_only, openai_embeddings…)`;
+  }
   if (config.needs.reranker) {
     if (!ready.toolModel)
       return `retrieval config ${config.name} reranks every hit with an LLM: name the model with --reranker-llm <provider>:<model>, or choose the same config without _reranker`;

@@ -10,6 +10,7 @@ import {
   sandboxFileName,
   ShellSandbox,
 } from "../src/knowledge/shell-sandbox.js";
+import { defaultRetrievalNote, parseRetrievalConfigKwargs } from "../src/knowledge/configs.js";
 import { readJsonl, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
 
@@ -132,5 +133,65 @@ describe("banking_knowledge's shell tool", () => {
       sandbox.close();
     }
     expect(existsSync(sandbox.dir)).toBe(false);
+  }, 60_000);
+
+  it("is on by default (alltools) when the embeddings key is set, else bm25 with a sentence why", async () => {
+    const list = async (env: Record<string, string | undefined>) => {
+      const run = await runCli(["tools", "--domain", "banking_knowledge", "--protocol", "passk"], {
+        env: { PASSK_DATA_DIR: tau2DataDir(), ...env },
+      });
+      expect(run.code).toBe(0);
+      return run.stdout
+        .trim()
+        .split("\n")
+        .slice(2, 5)
+        .map((l) => l.split(/\s+/)[0]);
+    };
+    const [withKey, withoutKey] = await Promise.all([
+      list({ OPENAI_API_KEY: "sk-test-not-used" }),
+      list({ OPENAI_API_KEY: "" }),
+    ]);
+    expect(withKey).toEqual(["KB_search_bm25", "KB_search_dense", "shell"]);
+    expect(withoutKey[0]).toBe("KB_search");
+    expect(defaultRetrievalNote({})).toMatch(
+      /runs bm25, not the reference's default alltools, which needs OPENAI_API_KEY/,
+    );
+    expect(defaultRetrievalNote({ OPENAI_API_KEY: "k" })).toBeUndefined();
+  }, 60_000);
+});
+
+describe("--retrieval-config-kwargs", () => {
+  it("overrides top_k, and refuses unknown keys naming the known ones", async () => {
+    const env = { PASSK_DATA_DIR: tau2DataDir() };
+    const call = (kwargs: string) =>
+      runCli(
+        [
+          "call",
+          "--domain",
+          "banking_knowledge",
+          "--retrieval-config",
+          "bm25",
+          "--retrieval-config-kwargs",
+          kwargs,
+          "--tool",
+          "KB_search",
+          "--args",
+          '{"query": "overdraft fee"}',
+        ],
+        { env },
+      );
+    const [three, unknown] = await Promise.all([call('{"top_k": 3}'), call('{"topk": 3}')]);
+    expect(three.code).toBe(0);
+    const output = (JSON.parse(three.stdout) as { output: string }).output;
+    expect(output.match(/^ {3}ID: /gm)).toHaveLength(3);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain(
+      "unknown key topk; known keys: top_k, grep_top_k, case_sensitive, reranker_min_score",
+    );
+    expect(() => parseRetrievalConfigKwargs('{"top_k": "5"}')).toThrow(/top_k/);
+    expect(parseRetrievalConfigKwargs('{"top_k": 5, "case_sensitive": true}')).toEqual({
+      top_k: 5,
+      case_sensitive: true,
+    });
   }, 60_000);
 });

@@ -30,7 +30,7 @@ let binariesChecked: string[] | undefined;
 /** The system programs srt needs that are not on PATH (empty when the shell can run). */
 export function missingSandboxBinaries(): string[] {
   binariesChecked ??= SANDBOX_BINARIES.filter(
-    (binary) => spawnSync("sh", ["-c", `command -v ${binary}`], { stdio: "ignore" }).status !== 0,
+    (binary) => spawnSync("/bin/sh", ["-c", `command -v ${binary}`], { stdio: "ignore" }).status !== 0,
   );
   return binariesChecked;
 }

@@ -23,7 +23,9 @@ import {
   readRerankerPrompt,
   RERANKER_MODULE,
   retrievalConfig,
+  withRetrievalKwargs,
   type EmbeddingCache,
+  type RetrievalConfigKwargs,
   type KbSearchPipeline,
   type KbSearchSpec,
   type KnowledgeBase,
@@ -63,6 +65,7 @@ export class BankingServices {
   #embeddingCache: EmbeddingCache | undefined;
   readonly #reranker: LanguageModel | undefined;
   readonly #sandboxes = new Map<string, ShellSandbox>();
+  readonly #retrieval: RetrievalConfig;
 
   constructor(options: {
     config: string;
@@ -76,7 +79,10 @@ export class BankingServices {
     embeddingCache?: EmbeddingCache;
     /** The model that rates each hit under the `_reranker` configs (`--reranker-llm`). */
     reranker?: LanguageModel;
+    /** `--retrieval-config-kwargs`: overrides of the config's settings (`top_k`…). */
+    kwargs?: RetrievalConfigKwargs;
   }) {
+    this.#retrieval = withRetrievalKwargs(retrievalConfig(options.config), options.kwargs ?? {});
     this.config = options.config;
     this.folder = options.folder;
     this.upstreamDir = options.upstreamDir;
@@ -100,7 +106,7 @@ export class BankingServices {
 
   /** The retrieval config's definition. */
   get retrieval(): RetrievalConfig {
-    return retrievalConfig(this.config);
+    return this.#retrieval;
   }
 
   /**

@@ -35,6 +35,11 @@ export interface DomainConfigs {
   readonly aliases?: Readonly<Record<string, string>>;
   /** The configuration used when none is chosen. */
   readonly default: string;
+  /**
+   * Releases what a conversation's world held outside it (banking_knowledge: its shell sandbox), given its
+   * session state, when the conversation ends.
+   */
+  endConversation?(services: unknown, session: ReadonlyMap<string, unknown>): void;
   /** Why the default is not the reference's (what it would need), if it is not; shown when it is used. */
   defaultNote?(): string | undefined;
   /**

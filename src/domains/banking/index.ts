@@ -58,6 +58,9 @@ export const bankingKnowledgeDomain = defineDomain<BankingDb, BankingDb>({
       return defaultRetrievalConfig();
     },
     defaultNote: () => defaultRetrievalNote(),
+    endConversation: (services, session) => {
+      if (services instanceof BankingServices) services.closeSandbox(session);
+    },
     services: ({ folder, config, configKwargs, upstreamDir, toolModel }) =>
       new BankingServices({
         folder,

@@ -108,6 +108,12 @@ export class DomainData<ADB = unknown, UDB = unknown> {
     return this.domain.configs?.searchDocuments?.(this.services, query, limit) ?? [];
   }
 
+  /** Releases what a finished conversation's world held outside it (a shell sandbox). */
+  endConversation(world: World<ADB, UDB>): void {
+    if (this.#services?.value !== undefined)
+      this.domain.configs?.endConversation?.(this.#services.value, world.session);
+  }
+
   /** What the domain built for the configuration (`DomainConfigs.services`), on first use. */
   get services(): unknown {
     if (!this.#services) {

@@ -4,7 +4,10 @@
  * CPU — an upper bound) and under bm25; BM25 query latency over the 698 documents (index built once per
  * process, as passk does; the reference rebuilds it per environment); peak RSS per live banking world.
  *
- * Usage: node --expose-gc --import tsx bench/banking.ts replay|bm25|worlds [worlds=1000]
+ * `shell`: the shell tool (terminal_use, alltools) — sandboxes created per second (KB export + srt
+ * settings), and the latency of a call (one srt sandbox per command), beside a BM25 query in process.
+ *
+ * Usage: node --expose-gc --import tsx bench/banking.ts replay|bm25|worlds|shell [worlds=1000|calls=30]
  * (each part in its own process, so that RSS measures only the worlds; run by `npm run bench`)
  */
 import path from "node:path";
@@ -15,6 +18,7 @@ import { replayGoldActions } from "../src/evaluation/gold-replay.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { bm25Index, bm25Search } from "../src/knowledge/bm25.js";
 import { loadKnowledgeBase } from "../src/knowledge/knowledge-base.js";
+import { ShellSandbox } from "../src/knowledge/shell-sandbox.js";
 import { readJsonl, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { REFERENCE } from "./reference-figures.js";
 
@@ -85,6 +89,46 @@ function bm25Figures() {
       p99_query_ms: Number(
         [...latencies].sort((a, b) => a - b)[Math.floor(latencies.length * 0.99)]!.toFixed(3),
       ),
+    }),
+  );
+}
+
+// The shell tool: sandboxes per second, then calls in one sandbox, beside the same question to BM25.
+if (part === "shell") await shellFigures(Number(process.argv[3] ?? 30));
+async function shellFigures(calls: number) {
+  const kb = loadKnowledgeBase(path.join(tau2DataDir(), "banking_knowledge", "documents"));
+  const created: ShellSandbox[] = [];
+  const createStart = performance.now();
+  for (let i = 0; i < 20; i++) created.push(new ShellSandbox(kb, { allowWrites: false }));
+  const createSeconds = (performance.now() - createStart) / 1000;
+  const sandbox = created[0]!;
+  for (const other of created.slice(1)) other.close();
+  const commands = ["grep -ril 'overdraft' . | sort | head", "cat INDEX.md | head -30", "ls | wc -l"];
+  await sandbox.run("ls | wc -l"); // warm
+  const latencies: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const start = performance.now();
+    await sandbox.run(commands[i % commands.length]!);
+    latencies.push(performance.now() - start);
+  }
+  sandbox.close();
+  bm25Search(kb, "overdraft", 10);
+  const bm25: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const start = performance.now();
+    bm25Search(kb, "overdraft fee", 10);
+    bm25.push(performance.now() - start);
+  }
+  const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.99)]!;
+  console.log(
+    JSON.stringify({
+      bench: "banking_shell",
+      sandboxes_per_second: Number((created.length / createSeconds).toFixed(1)),
+      calls: latencies.length,
+      median_call_ms: Number(median(latencies).toFixed(1)),
+      p99_call_ms: Number(p99(latencies).toFixed(1)),
+      bm25_median_query_ms: Number(median(bm25).toFixed(3)),
+      bm25_p99_query_ms: Number(p99(bm25).toFixed(3)),
     }),
   );
 }

@@ -54,4 +54,6 @@ run("gym.ts", ["airline", "3"], [], false);
 run("gym.ts", ["retail", "3"], [], false);
 run("banking.ts", ["replay"]);
 run("banking.ts", ["bm25"]);
+// The shell tool: a sandbox (srt over bubblewrap) per command, unpinned (srt, bwrap are other processes).
+run("banking.ts", ["shell", "30"], [], false);
 run("banking.ts", ["worlds", "1000"], ["--expose-gc"]);

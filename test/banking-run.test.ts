@@ -105,15 +105,17 @@ describe("passk run --domain banking_knowledge --retrieval-config", () => {
     );
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toContain("--retrieval-config applies to banking_knowledge only");
-    // Configs whose tools cannot work here are refused before any conversation, by run and simulate.
+    // Configs whose tools cannot work here are refused before any conversation, by run and simulate:
+    // the shell's when the sandbox's system programs are not on PATH.
+    const noSandbox = { ...env, PATH: mkdtempSync(path.join(tmpdir(), "passk-empty-path-")) };
     for (const [config, reason] of [
-      ["terminal_use", "a sandbox passk does not reproduce"],
-      ["alltools", "a sandbox passk does not reproduce"],
+      ["terminal_use", "the shell sandbox needs bwrap, rg, socat on PATH"],
+      ["alltools", "the shell sandbox needs bwrap, rg, socat on PATH"],
       ["bm25_reranker", "choose the same config without _reranker"],
     ] as const) {
       const refused = await runCli(
         ["run", "--domain", "banking_knowledge", ...gold, "--retrieval-config", config, "--store", store],
-        { env },
+        { env: noSandbox },
       );
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(reason);
@@ -129,10 +131,10 @@ describe("passk run --domain banking_knowledge --retrieval-config", () => {
         "--retrieval-config",
         "terminal_use",
       ],
-      { env },
+      { env: noSandbox },
     );
     expect(simulate.code).toBe(1);
-    expect(simulate.stderr).toContain("a sandbox passk does not reproduce");
+    expect(simulate.stderr).toContain("the shell sandbox needs bwrap, rg, socat on PATH");
   });
 
   it("simulate takes the config: the gold conversation of task_001 earns reward 1 under bm25_grep", async () => {
@@ -201,7 +203,7 @@ describe("passk serve --retrieval-config", () => {
   it("refuses, before serving, a config a conversation cannot run", async () => {
     const run = await runCli(
       ["serve", "--port", "0", "--store", path.join(dir, "refused.db"), "--retrieval-config", "terminal_use"],
-      { env },
+      { env: { ...env, PATH: mkdtempSync(path.join(tmpdir(), "passk-empty-path-")) } },
     );
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(

@@ -11,6 +11,7 @@ import { DomainData } from "../formats/tau2/domain-data.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
 import { createLanguageModel, loadPriceOverrides } from "../llm/index.js";
 import { meteredToolModel } from "../llm/tool-model-spend.js";
+import { parseRetrievalConfigKwargs } from "../knowledge/configs.js";
 
 /** Everything a command needs from its surroundings; tests can swap the streams. */
 export interface CliContext {
@@ -38,6 +39,8 @@ export function loadDomain(
     data?: string;
     tasks?: string;
     retrievalConfig?: string;
+    /** `--retrieval-config-kwargs` JSON: validated here (unknown keys refused). */
+    retrievalConfigKwargs?: string;
     upstream?: string;
     /** `--reranker-llm` / `--reranker-llm-base-url`: the model the `_reranker` configs rate hits with. */
     rerankerLlm?: string;
@@ -53,6 +56,7 @@ export function loadDomain(
     dataDir,
     options.tasks ?? "",
     options.retrievalConfig ?? "",
+    options.retrievalConfigKwargs ?? "",
     options.upstream ?? "",
     options.rerankerLlm ?? "",
     options.rerankerLlmBaseUrl ?? "",
@@ -63,6 +67,9 @@ export function loadDomain(
     data = new DomainData(domain, dataDir, {
       ...(options.tasks ? { tasksFile: options.tasks } : {}),
       ...(options.retrievalConfig !== undefined ? { config: options.retrievalConfig } : {}),
+      ...(options.retrievalConfigKwargs !== undefined && domain.configs
+        ? { configKwargs: parseRetrievalConfigKwargs(options.retrievalConfigKwargs) }
+        : {}),
       ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
       ...(options.rerankerLlm !== undefined && domain.configs
         ? {
@@ -94,6 +101,10 @@ export function withRetrievalConfigOption(command: Command): Command {
     .option(
       "--retrieval-config <name>",
       "banking_knowledge's retrieval config (no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only, …; default bm25)",
+    )
+    .option(
+      "--retrieval-config-kwargs <json>",
+      "overrides of the retrieval config's settings, e.g. '{\"top_k\": 5}' (top_k, grep_top_k, case_sensitive, reranker_min_score)",
     )
     .option(
       "--reranker-llm <model>",

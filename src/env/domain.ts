@@ -36,6 +36,13 @@ export interface DomainConfigs {
   /** The configuration used when none is chosen. */
   readonly default: string;
   /**
+   * Releases what a conversation's world held outside it (banking_knowledge: its shell sandbox), given its
+   * session state, when the conversation ends.
+   */
+  endConversation?(services: unknown, session: ReadonlyMap<string, unknown>): void;
+  /** Why the default is not the reference's (what it would need), if it is not; shown when it is used. */
+  defaultNote?(): string | undefined;
+  /**
    * Why conversations cannot run under a configuration (a tool it offers cannot work here), or
    * undefined: runs and the playground refuse it before the first conversation; replays and single
    * calls still work.
@@ -54,6 +61,8 @@ export interface DomainConfigs {
     /** The domain's data folder. */
     folder: string;
     config: string;
+    /** Overrides of the configuration's settings (banking_knowledge: `--retrieval-config-kwargs`). */
+    configKwargs: Readonly<Record<string, unknown>> | undefined;
     read: ReadDataFile;
     /** The reference's upstream source files, when at hand (its texts may be shown, see `tau2`). */
     upstreamDir: string | undefined;

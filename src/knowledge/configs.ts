@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { UnknownNameError } from "../core/errors.js";
+import { z } from "zod";
+import { ConfigError, UnknownNameError } from "../core/errors.js";
 import { RERANKER_MODULE } from "./reranker.js";
+import { missingSandboxBinaries, sandboxUnavailable } from "./shell-sandbox.js";
 
 /** The retrieval tools a config adds to the agent's tools. */
 export type RetrievalToolName = "KB_search" | "grep" | "shell" | "KB_search_bm25" | "KB_search_dense";
@@ -172,6 +174,35 @@ export const RETRIEVAL_CONFIG_ALIASES: Readonly<Record<string, string>> = Object
 /** What τ² runs when no `--retrieval-config` is given. */
 export const DEFAULT_RETRIEVAL_CONFIG = "alltools";
 
+/** What passk runs without `--retrieval-config` when alltools cannot run here. */
+export const FALLBACK_RETRIEVAL_CONFIG = "bm25";
+
+/**
+ * What alltools (the reference's default) lacks on this machine: the embeddings key, the sandbox's
+ * system programs; empty when it can run.
+ */
+export function allToolsMissing(env: NodeJS.ProcessEnv = process.env): string[] {
+  const missing: string[] = [];
+  if (!env[OPENAI_EMBEDDER.apiKeyEnv])
+    missing.push(`${OPENAI_EMBEDDER.apiKeyEnv} (for ${OPENAI_EMBEDDER.model})`);
+  const binaries = missingSandboxBinaries();
+  if (binaries.length > 0) missing.push(`${binaries.join(", ")} (for the shell sandbox)`);
+  return missing;
+}
+
+/** passk's default retrieval config: the reference's (alltools) when it can run here, else bm25. */
+export function defaultRetrievalConfig(env: NodeJS.ProcessEnv = process.env): string {
+  if (!env[OPENAI_EMBEDDER.apiKeyEnv]) return FALLBACK_RETRIEVAL_CONFIG;
+  return allToolsMissing(env).length === 0 ? DEFAULT_RETRIEVAL_CONFIG : FALLBACK_RETRIEVAL_CONFIG;
+}
+
+/** The sentence saying why the default is not alltools, or undefined when it is. */
+export function defaultRetrievalNote(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const missing = allToolsMissing(env);
+  if (missing.length === 0) return undefined;
+  return `banking_knowledge runs ${FALLBACK_RETRIEVAL_CONFIG}, not the reference's default alltools, which needs ${missing.join(" and ")}; set it up or pass --retrieval-config.`;
+}
+
 const byName = new Map(RETRIEVAL_CONFIGS.map((config) => [config.name, config]));
 
 /**
@@ -192,6 +223,82 @@ export function retrievalConfig(name: string = DEFAULT_RETRIEVAL_CONFIG): Retrie
   return config;
 }
 
+/** `--retrieval-config-kwargs`: the overrides τ² accepts for a retrieval config. */
+export const RetrievalConfigKwargsSchema = z.strictObject({
+  /** How many documents KB_search, KB_search_bm25 and KB_search_dense fetch (default 10). */
+  top_k: z.int().min(1).optional(),
+  /** How many documents grep shows (default 10). */
+  grep_top_k: z.int().min(1).optional(),
+  /** Whether grep tells upper from lower case (default false). */
+  case_sensitive: z.boolean().optional(),
+  /** The reranker's minimum score (0–10) for a hit to be kept (default 5). */
+  reranker_min_score: z.int().optional(),
+});
+export type RetrievalConfigKwargs = z.infer<typeof RetrievalConfigKwargsSchema>;
+
+const KWARG_NAMES = Object.keys(RetrievalConfigKwargsSchema.shape);
+
+/**
+ * `--retrieval-config-kwargs` text as validated overrides; a ConfigError naming the problem (and the
+ * known keys, for an unknown one) otherwise.
+ *
+ * @example
+ * parseRetrievalConfigKwargs('{"top_k": 5}') // { top_k: 5 }
+ */
+export function parseRetrievalConfigKwargs(text: string): RetrievalConfigKwargs {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(
+      `--retrieval-config-kwargs is not JSON (${(error as Error).message}); pass an object such as '{"top_k": 10}'`,
+    );
+  }
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const unknown = Object.keys(value).filter((key) => !KWARG_NAMES.includes(key));
+    if (unknown.length > 0)
+      throw new ConfigError(
+        `--retrieval-config-kwargs: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; known keys: ${KWARG_NAMES.join(", ")}`,
+      );
+  }
+  const parsed = RetrievalConfigKwargsSchema.safeParse(value);
+  if (!parsed.success)
+    throw new ConfigError(
+      `--retrieval-config-kwargs: ${parsed.error.issues.map((i) => `${i.path.join(".") || "value"}: ${i.message}`).join("; ")} (known keys: ${KWARG_NAMES.join(", ")})`,
+    );
+  return parsed.data;
+}
+
+/** A config with `--retrieval-config-kwargs` applied, as τ² applies them (only to what the config has). */
+export function withRetrievalKwargs(config: RetrievalConfig, kwargs: RetrievalConfigKwargs): RetrievalConfig {
+  const { top_k: topK, grep_top_k: grepTopK, case_sensitive: caseSensitive } = kwargs;
+  const minScore = kwargs.reranker_min_score;
+  return {
+    ...config,
+    ...(config.kbSearch
+      ? {
+          kbSearch: {
+            ...config.kbSearch,
+            ...(topK !== undefined ? { topK } : {}),
+            ...(minScore !== undefined && config.kbSearch.reranker ? { reranker: { minScore } } : {}),
+          },
+        }
+      : {}),
+    ...(config.kbSearchBm25 && topK !== undefined ? { kbSearchBm25: { ...config.kbSearchBm25, topK } } : {}),
+    ...(config.kbSearchDense && topK !== undefined
+      ? { kbSearchDense: { ...config.kbSearchDense, topK } }
+      : {}),
+    ...(config.grep
+      ? {
+          grep: {
+            topK: grepTopK ?? config.grep.topK,
+            caseSensitive: caseSensitive ?? config.grep.caseSensitive,
+          },
+        }
+      : {}),
+  };
+}
+
 /** The agent's tools in the order the model sees them: the config's retrieval tools, then the base tools. */
 export function agentToolNames(config: RetrievalConfig, baseTools: readonly string[]): string[] {
   return [...config.tools, ...baseTools];
@@ -199,7 +306,7 @@ export function agentToolNames(config: RetrievalConfig, baseTools: readonly stri
 
 /**
  * Why passk cannot hold conversations under a config, or undefined when it can: the shell needs the
- * reference's sandbox; the reranker needs a model (`--reranker-llm`) and the reference's prompt, read
+ * sandbox runtime's system programs (bubblewrap, ripgrep, socat); the reranker needs a model (`--reranker-llm`) and the reference's prompt, read
  * from its upstream source file. Replays, single calls and tool listings of the other tools work under
  * every config; conversations would fail at the agent's first such call, so runs refuse them before
  * they start.
@@ -208,8 +315,11 @@ export function conversationBlocker(
   config: RetrievalConfig,
   ready: { readonly toolModel: boolean; readonly upstreamDir: string | undefined },
 ): string | undefined {
-  if (config.needs.shell)
-    return `retrieval config ${config.name} gives the agent a shell over the documents, which the reference runs in a sandbox passk does not reproduce; choose one of the knowledge-base search configs (bm25, bm25_grep, grep_only, openai_embeddings…)`;
+  if (config.needs.shell) {
+    const unavailable = sandboxUnavailable();
+    if (unavailable)
+      return `retrieval config ${config.name} gives the agent a shell over the documents: ${unavailable}; or choose a config without shell (bm25, bm25_grep, grep_only, openai_embeddings…)`;
+  }
   if (config.needs.reranker) {
     if (!ready.toolModel)
       return `retrieval config ${config.name} reranks every hit with an LLM: name the model with --reranker-llm <provider>:<model>, or choose the same config without _reranker`;

@@ -46,15 +46,22 @@ export {
   QWEN_EMBEDDER,
   RETRIEVAL_CONFIGS,
   RETRIEVAL_CONFIG_ALIASES,
+  RetrievalConfigKwargsSchema,
   agentToolNames,
+  allToolsMissing,
+  defaultRetrievalConfig,
+  defaultRetrievalNote,
   conversationBlocker,
+  parseRetrievalConfigKwargs,
   retrievalConfig,
+  withRetrievalKwargs,
 } from "./configs.js";
 export type {
   EmbedderSpec,
   KbSearchSpec,
   PolicyKind,
   RetrievalConfig,
+  RetrievalConfigKwargs,
   RetrievalToolName,
 } from "./configs.js";
 export { bankingPolicy, inlineDocuments } from "./policy.js";

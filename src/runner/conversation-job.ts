@@ -82,6 +82,7 @@ export async function runConversation(
       ...(perturbed?.toolBoundary ? { toolBoundary: perturbed.toolBoundary } : {}),
     });
     onWorld?.(setup.world);
+    // What the world held outside it (banking_knowledge's shell sandbox) is released when it ends.
     return runSimulation(
       {
         ...setup,
@@ -91,7 +92,7 @@ export async function runConversation(
           : {}),
       },
       onEvent,
-    );
+    ).finally(() => conversation.data.endConversation(setup.world));
   };
   const resume = resumable ? await loadCheckpoint(checkpoints) : undefined;
   // The tools' own model calls (banking_knowledge's reranker) are counted to this conversation.

@@ -55,6 +55,8 @@ export const RunConfigSchema = z.object({
   solo: z.boolean(),
   /** `--retrieval-config` (banking_knowledge): how the agent searches its knowledge base; null for other domains. */
   retrieval_config: z.string().nullable().optional(),
+  /** `--retrieval-config-kwargs`: overrides of the retrieval config's settings (`{"top_k": 5}`); absent: none. */
+  retrieval_config_kwargs: z.record(z.string(), z.unknown()).optional(),
   /**
    * `--perturb`: the perturbations every conversation meets, as canonical specs (`tool-faults@1:rate=0.2`);
    * empty or absent for a clean run.
@@ -123,6 +125,7 @@ export function runIdentity(config: RunConfig): Record<string, unknown> {
     "--solo": config.solo,
     "--protocol": config.protocol,
     "--retrieval-config": config.retrieval_config ?? null,
+    "--retrieval-config-kwargs": config.retrieval_config_kwargs ?? null,
     "--perturb": config.perturbations ?? [],
   };
   for (const [name, value] of Object.entries(config.models)) {

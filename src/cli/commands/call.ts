@@ -50,6 +50,10 @@ export function registerCall(program: Command, context: CliContext): void {
           "--batch <file>",
           "JSON lines {requestor, name, arguments} ('-' for stdin), each in its own fresh world",
         )
+        .option(
+          "--one-conversation",
+          "with --batch: make every call in order in one world, as one conversation would (state, files written by a shell, unlocked tools carry over)",
+        )
         .option("--lenient", "check arguments as τ²-bench does (names only) instead of against the schema"),
     ),
   ).action(
@@ -59,6 +63,7 @@ export function registerCall(program: Command, context: CliContext): void {
       args: string;
       requestor: string;
       batch?: string;
+      oneConversation?: boolean;
       lenient?: boolean;
       data?: string;
       retrievalConfig?: string;
@@ -71,6 +76,7 @@ export function registerCall(program: Command, context: CliContext): void {
             "give either --tool NAME or --batch FILE, not both (batch lines name their tools)",
           );
         const text = readFileSync(options.batch === "-" ? 0 : options.batch, "utf8");
+        const shared = options.oneConversation ? data.newWorld({ validation }) : undefined;
         let invalidLines = 0;
         for (const [index, line] of text.split("\n").entries()) {
           if (line.trim() === "") continue;
@@ -100,7 +106,7 @@ export function registerCall(program: Command, context: CliContext): void {
           }
           println(
             context,
-            JSON.stringify(await runSingleCallAsync(data.newWorld({ validation }), parsed.data)),
+            JSON.stringify(await runSingleCallAsync(shared ?? data.newWorld({ validation }), parsed.data)),
           );
         }
         // A call that returns an error is a result; a line that is not a call is bad input.
@@ -112,6 +118,7 @@ export function registerCall(program: Command, context: CliContext): void {
         }
         return;
       }
+      if (options.oneConversation) throw new ConfigError("--one-conversation goes with --batch FILE");
       if (!options.tool) throw new ConfigError("give --tool NAME (and --args JSON), or --batch FILE");
       const requestor = ToolRequestorSchema.safeParse(options.requestor);
       if (!requestor.success)

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
+import { parseRetrievalConfigKwargs, type RetrievalConfigKwargs } from "../../knowledge/configs.js";
 import { isRedactedUrl } from "../../llm/redact.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { resolveConfig } from "../../formats/tau2/domain-data.js";
@@ -55,6 +56,7 @@ export interface RunFlags extends Partial<ModelFlags> {
   checkpointTurns?: boolean;
   adaptive?: boolean;
   retrievalConfig?: string;
+  retrievalConfigKwargs?: string;
   rerankerLlm?: string;
   rerankerLlmBaseUrl?: string;
   targetCi?: string;
@@ -192,6 +194,7 @@ function configFromFlags(
     solo: flags.solo ?? false,
     protocol: defaultProtocol(flags, domains),
     retrieval_config: retrievalConfigOf(flags, domains),
+    ...retrievalKwargsOf(flags),
     models: {
       ...(models as RunModels),
       userLlm: customerSpecFor(flags.agentLlm, flags.userLlm, flags.solo ?? false),
@@ -227,6 +230,14 @@ function retrievalConfigOf(flags: RunFlags, domains: ReadonlyMap<string, AnyDoma
     return null;
   }
   return resolveConfig(configurable[0]!, flags.retrievalConfig) ?? null;
+}
+
+/** `--retrieval-config-kwargs` validated, for the run's identity (absent when not given). */
+function retrievalKwargsOf(flags: RunFlags): { retrieval_config_kwargs?: RetrievalConfigKwargs } {
+  if (flags.retrievalConfigKwargs === undefined) return {};
+  if (flags.retrievalConfig === undefined && !(flags.domain ?? []).includes("banking_knowledge"))
+    throw new ConfigError("--retrieval-config-kwargs applies to banking_knowledge only. Leave it out.");
+  return { retrieval_config_kwargs: parseRetrievalConfigKwargs(flags.retrievalConfigKwargs) };
 }
 
 /** `--protocol` as given, else τ²'s for runs of τ²'s own domains only, else passk's. */
@@ -266,6 +277,7 @@ const IDENTITY_FLAG_OF_OPTION: Record<string, string> = {
   toolSpec: "--tool-spec",
   protocol: "--protocol",
   retrievalConfig: "--retrieval-config",
+  retrievalConfigKwargs: "--retrieval-config-kwargs",
   perturb: "--perturb",
 };
 
@@ -462,6 +474,9 @@ export function domainLoadOptions(
     ...(config.retrieval_config && context.domains.get(name)?.configs
       ? {
           retrievalConfig: config.retrieval_config,
+          ...(config.retrieval_config_kwargs !== undefined
+            ? { retrievalConfigKwargs: JSON.stringify(config.retrieval_config_kwargs) }
+            : {}),
           ...(models.upstream !== undefined ? { upstream: models.upstream } : {}),
           ...(models.rerankerLlm !== undefined ? { rerankerLlm: models.rerankerLlm } : {}),
           ...(models.rerankerLlmBaseUrl !== undefined

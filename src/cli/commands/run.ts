@@ -244,6 +244,11 @@ export async function runCommand(
   try {
     const resolved = resolveRun(store, flags, command, numbers, context);
     const { config } = resolved;
+    if (!resolved.existing && flags.retrievalConfig === undefined)
+      for (const name of config.domains) {
+        const note = context.domains.get(name)?.configs?.defaultNote?.();
+        if (note) context.stderr.write(`note: ${note}\n`);
+      }
     // A resumed run of a team's own perturbations loads their modules again.
     if (config.perturbation_modules && config.perturbation_modules.length > 0)
       await loadPerturbations(context, config.perturbation_modules);

@@ -23,6 +23,7 @@ import { DomainData } from "../../formats/tau2/domain-data.js";
 import { println, withDataOption, withRetrievalConfigOption, type CliContext } from "../context.js";
 import { protocolFromFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
+import { parseRetrievalConfigKwargs } from "../../knowledge/configs.js";
 
 const ServeOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535),
@@ -46,6 +47,7 @@ const ServeOptionsSchema = z.object({
   allowedHost: z.array(z.string().min(1)).optional(),
   prices: z.string().optional(),
   retrievalConfig: z.string().optional(),
+  retrievalConfigKwargs: z.string().optional(),
   rerankerLlm: z.string().optional(),
   rerankerLlmBaseUrl: z.string().optional(),
   otel: z.union([z.string(), z.boolean()]).optional(),
@@ -232,6 +234,10 @@ export function registerServe(program: Command, context: CliContext): void {
         : undefined;
     if (options.perturbationModule && options.perturbationModule.length > 0)
       await loadPerturbations(context, options.perturbationModule);
+    const configKwargs =
+      options.retrievalConfigKwargs !== undefined
+        ? parseRetrievalConfigKwargs(options.retrievalConfigKwargs)
+        : undefined;
     const loadDomainData: NonNullable<Parameters<typeof createServer>[0]["loadDomainData"]> = (
       domain,
       dir,
@@ -240,6 +246,7 @@ export function registerServe(program: Command, context: CliContext): void {
         ...(domain.configs && options.retrievalConfig !== undefined
           ? { config: options.retrievalConfig }
           : {}),
+        ...(domain.configs && configKwargs ? { configKwargs } : {}),
         ...(domain.configs && reranker ? { toolModel: reranker } : {}),
       });
       if (domain.configs) data.assertConversable();

@@ -6,7 +6,13 @@ import { BankingDbSchema, type BankingDb } from "./db.js";
 import { diffBankingDb } from "./diff.js";
 import { directTool } from "./discoverable.js";
 import { agentToolsFor, RETRIEVAL_CONFIG_NAMES } from "./retrieval.js";
-import { conversationBlocker, retrievalConfig } from "../../knowledge/index.js";
+import {
+  conversationBlocker,
+  defaultRetrievalConfig,
+  defaultRetrievalNote,
+  retrievalConfig,
+  RetrievalConfigKwargsSchema,
+} from "../../knowledge/index.js";
 import { BankingServices, TOOLS_FILE } from "./services.js";
 import { USER_CLASS, USER_DISCOVERABLE_TOOLS, USER_TOOLS } from "./user-tools.js";
 
@@ -46,10 +52,23 @@ export const bankingKnowledgeDomain = defineDomain<BankingDb, BankingDb>({
     recordKey: "retrieval_config",
     names: RETRIEVAL_CONFIG_NAMES,
     aliases: { AllTools: "alltools" },
-    // The reference's default (alltools) needs an embeddings API and a sandbox; bm25 runs anywhere.
-    default: "bm25",
-    services: ({ folder, config, upstreamDir, toolModel }) =>
-      new BankingServices({ folder, config, upstreamDir, ...(toolModel ? { reranker: toolModel } : {}) }),
+    // The reference's default (alltools) when its embeddings key and sandbox are at hand; else bm25,
+    // which runs anywhere (`defaultNote` says what is missing).
+    get default() {
+      return defaultRetrievalConfig();
+    },
+    defaultNote: () => defaultRetrievalNote(),
+    endConversation: (services, session) => {
+      if (services instanceof BankingServices) services.closeSandbox(session);
+    },
+    services: ({ folder, config, configKwargs, upstreamDir, toolModel }) =>
+      new BankingServices({
+        folder,
+        config,
+        upstreamDir,
+        ...(configKwargs ? { kwargs: RetrievalConfigKwargsSchema.parse(configKwargs) } : {}),
+        ...(toolModel ? { reranker: toolModel } : {}),
+      }),
     conversationBlocker: (config, ready) => conversationBlocker(retrievalConfig(config), ready),
     searchDocuments: (services, query, limit) =>
       services instanceof BankingServices ? services.searchDocuments(query, limit) : [],

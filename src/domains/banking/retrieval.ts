@@ -76,7 +76,7 @@ export const shell = defineTool({
     command: z.string().describe('The command, such as "ls -la" or "grep -r \'credit card\' .".'),
   }),
   run(_db: BankingDb, { command }, context) {
-    return services(context).shell(command);
+    return services(context).shell(command, context.session);
   },
 });
 

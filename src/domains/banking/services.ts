@@ -23,7 +23,9 @@ import {
   readRerankerPrompt,
   RERANKER_MODULE,
   retrievalConfig,
+  withRetrievalKwargs,
   type EmbeddingCache,
+  type RetrievalConfigKwargs,
   type KbSearchPipeline,
   type KbSearchSpec,
   type KnowledgeBase,
@@ -31,6 +33,8 @@ import {
   type RetrievalConfig,
 } from "../../knowledge/index.js";
 import type { DocumentHit } from "../../env/domain.js";
+import { sessionSlot, type Session, type SessionState } from "../../env/session.js";
+import { ShellSandbox } from "../../knowledge/shell-sandbox.js";
 import type { ToolContext } from "../../env/tool.js";
 import {
   ownInfo,
@@ -38,6 +42,9 @@ import {
   type DiscoverableInfo,
   type DiscoverableTool,
 } from "./discoverable.js";
+
+/** The conversation's shell sandbox (its folder name), set at its first shell call. */
+export const SHELL_SANDBOX = sessionSlot<string>("banking.shell_sandbox", "");
 
 export const TOOLS_FILE = "src/tau2/domains/banking_knowledge/tools.py";
 
@@ -57,6 +64,8 @@ export class BankingServices {
   readonly #pipelines = new Map<string, KbSearchPipeline>();
   #embeddingCache: EmbeddingCache | undefined;
   readonly #reranker: LanguageModel | undefined;
+  readonly #sandboxes = new Map<string, ShellSandbox>();
+  readonly #retrieval: RetrievalConfig;
 
   constructor(options: {
     config: string;
@@ -70,7 +79,10 @@ export class BankingServices {
     embeddingCache?: EmbeddingCache;
     /** The model that rates each hit under the `_reranker` configs (`--reranker-llm`). */
     reranker?: LanguageModel;
+    /** `--retrieval-config-kwargs`: overrides of the config's settings (`top_k`…). */
+    kwargs?: RetrievalConfigKwargs;
   }) {
+    this.#retrieval = withRetrievalKwargs(retrievalConfig(options.config), options.kwargs ?? {});
     this.config = options.config;
     this.folder = options.folder;
     this.upstreamDir = options.upstreamDir;
@@ -94,7 +106,7 @@ export class BankingServices {
 
   /** The retrieval config's definition. */
   get retrieval(): RetrievalConfig {
-    return retrievalConfig(this.config);
+    return this.#retrieval;
   }
 
   /**
@@ -194,12 +206,41 @@ export class BankingServices {
     );
   }
 
-  /** The shell tool: the reference runs it in a sandbox (`srt`), which passk does not provide. */
-  shell(command: string): string {
-    void command;
-    throw new ConfigError(
-      `the shell tool of retrieval config ${this.config} runs in the reference's sandbox, which passk does not provide; use a config without shell (bm25, bm25_grep, grep_only, …).`,
-    );
+  /**
+   * The shell tool: `command` run in the conversation's own sandbox (created at its first shell call,
+   * named in the world's session so that copies of the world share it).
+   */
+  shell(command: string, session: Session, signal?: AbortSignal): Promise<string> {
+    const spec = this.retrieval.shell;
+    if (!spec) throw new Error(`retrieval config ${this.config} has no shell`);
+    let id = session.get(SHELL_SANDBOX);
+    let sandbox = id === "" ? undefined : this.#sandboxes.get(id);
+    if (!sandbox) {
+      sandbox = new ShellSandbox(this.kb, { allowWrites: spec.allowWrites });
+      id = path.basename(sandbox.dir);
+      this.#sandboxes.set(id, sandbox);
+      session.set(SHELL_SANDBOX, id);
+    }
+    return sandbox.run(command, signal);
+  }
+
+  /** How many conversation sandboxes are open. */
+  get openSandboxes(): number {
+    return this.#sandboxes.size;
+  }
+
+  /** Removes the sandbox of a conversation (its world's session), if it has one. */
+  closeSandbox(session: SessionState): void {
+    const id = session.get(SHELL_SANDBOX.key);
+    if (typeof id !== "string") return;
+    this.#sandboxes.get(id)?.close();
+    this.#sandboxes.delete(id);
+  }
+
+  /** Removes every sandbox these services opened. */
+  closeSandboxes(): void {
+    for (const sandbox of this.#sandboxes.values()) sandbox.close();
+    this.#sandboxes.clear();
   }
 
   /** The agent's policy under this config (golden_retrieval: with the task's required documents). */

@@ -21,6 +21,8 @@ export interface DomainDataOptions {
    * domain's default. An error for a domain without configurations.
    */
   config?: string;
+  /** Overrides of the configuration's settings (banking_knowledge: `--retrieval-config-kwargs`). */
+  configKwargs?: Readonly<Record<string, unknown>>;
   /**
    * The upstream source files (`--upstream`), whose texts some tools of a configured domain show
    * (banking_knowledge's discoverable tools); default: `$PASSK_TAU2_UPSTREAM`, else `<data dir>/upstream`.
@@ -48,6 +50,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
   readonly #read: ReadDataFile;
   readonly #upstream: string | undefined;
   readonly #toolModel: LanguageModel | undefined;
+  readonly #configKwargs: Readonly<Record<string, unknown>> | undefined;
   #services: { value: unknown } | undefined;
   #policy: string | undefined;
   #soloPolicy: { value: string | undefined } | undefined;
@@ -61,6 +64,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
     this.folder = path.join(dataDir, domain.data.folder);
     this.config = resolveConfig(domain, options.config);
     this.#toolModel = options.toolModel;
+    this.#configKwargs = options.configKwargs;
     if (!existsSync(this.folder)) {
       throw new InvalidInputFileError(
         this.folder,
@@ -104,6 +108,12 @@ export class DomainData<ADB = unknown, UDB = unknown> {
     return this.domain.configs?.searchDocuments?.(this.services, query, limit) ?? [];
   }
 
+  /** Releases what a finished conversation's world held outside it (a shell sandbox). */
+  endConversation(world: World<ADB, UDB>): void {
+    if (this.#services?.value !== undefined)
+      this.domain.configs?.endConversation?.(this.#services.value, world.session);
+  }
+
   /** What the domain built for the configuration (`DomainConfigs.services`), on first use. */
   get services(): unknown {
     if (!this.#services) {
@@ -114,6 +124,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
             ? build({
                 folder: this.folder,
                 config: this.config,
+                configKwargs: this.#configKwargs,
                 read: this.#read,
                 upstreamDir: this.#upstreamDir(),
                 toolModel: this.#toolModel,

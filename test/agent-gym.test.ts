@@ -14,6 +14,7 @@ import { startAgent } from "../src/core/task-reading-agent.js";
 import { runConversation } from "../src/runner/conversation-job.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { goldUser } from "../src/users/gold-user.js";
+import { scriptedUser } from "../src/users/scripted-user.js";
 
 const cache = new Map<string, DomainData>();
 const domain = (name: string) => {
@@ -135,6 +136,18 @@ describe("AgentGym", () => {
     await expect(gym.reset({ domain: "airline", taskId: "no-such" })).rejects.toThrow(
       /task "no-such" is not known/,
     );
+  });
+
+  it("takes an episode's own customer, any passk user simulator", async () => {
+    const gym = new AgentGym({ domain });
+    const first = await gym.reset(
+      { domain: "airline", taskId: "0" },
+      { customer: scriptedUser(["Actually, never mind. ###STOP###"]) },
+    );
+    expect(first).toMatchObject({ done: true, terminationReason: "user_stop" });
+    expect(first.messages.at(-1)?.content).toBe("Actually, never mind. ###STOP###");
+    // The next episode is the gym's own customer again.
+    expect((await gym.reset({ domain: "airline", taskId: "0" })).done).toBe(false);
   });
 
   it("ends an episode whose customer fails without a score, saying why", async () => {

@@ -122,6 +122,16 @@ describe("passk serve --gym", () => {
     const full = await post("/sessions", { domain: "airline", taskId: "4" });
     expect(full.status).toBe(503);
     expect(((await full.json()) as { code: string }).code).toBe("gym_sessions_full");
+    // Only the customers the server offers may play; the gold one is always there.
+    const modelCustomer = await post("/sessions", {
+      domain: "airline",
+      taskId: "4",
+      customer: "openai:gpt-4.1",
+    });
+    expect(modelCustomer.status).toBe(404);
+    expect(((await modelCustomer.json()) as { message: string }).message).toMatch(
+      /gym customer "openai:gpt-4.1" is not known \(known: scripted:gold/,
+    );
     const malformed = await post(`/sessions/${sessions[0]}/step`, { content: "" });
     expect(malformed.status).toBe(400);
     const unknown = await post(`/sessions/${crypto.randomUUID()}/step`, { content: "hi" });

@@ -77,7 +77,8 @@ export class AgentGym {
     this.domain = options.domain ?? builtinDomainData();
   }
 
-  async reset(input: GymReset): Promise<GymStart> {
+  /** `customer`: this episode's simulated customer, instead of the gym's (any passk `UserSimulator`). */
+  async reset(input: GymReset, episodeOptions: { customer?: UserSimulator } = {}): Promise<GymStart> {
     const { domain: domainName, taskId, seed = 0, solo = false } = GymResetSchema.parse(input);
     this.close();
     const data = this.domain(domainName);
@@ -97,7 +98,7 @@ export class AgentGym {
         data,
         task,
         agent: playedAgent,
-        user: this.options.customer ?? goldUser,
+        user: episodeOptions.customer ?? this.options.customer ?? goldUser,
         solo,
         seed,
         signal: episode.abort.signal,

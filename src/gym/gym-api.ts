@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { MessageSchema } from "../core/message.js";
 import { RewardInfoSchema, TerminationReasonSchema } from "../core/simulation.js";
-import { GymActionSchema, GymResetSchema } from "./agent-gym.js";
+import { GymActionSchema } from "./agent-gym.js";
+import { GymSessionRequestSchema } from "./gym-sessions.js";
 
 /** What a step answers (`GymObservation`), as the HTTP gym sends it. */
 export const GymObservationSchema = z.object({
@@ -30,7 +31,7 @@ export const GymSessionCreatedSchema = z.object({ session: z.uuid(), observation
  */
 export function gymApiJsonSchema(): Record<string, unknown> {
   const defs: Record<string, z.ZodType> = {
-    CreateSessionRequest: GymResetSchema.describe(
+    CreateSessionRequest: GymSessionRequestSchema.describe(
       "POST /api/gym/sessions and POST /api/gym/sessions/{id}/reset",
     ),
     SessionCreated: GymSessionCreatedSchema.describe("201 answer of POST /api/gym/sessions"),

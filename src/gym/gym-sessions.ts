@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { PasskError } from "../core/errors.js";
-import type { AgentGym } from "./agent-gym.js";
-import { type GymAction, type GymObservation, type GymReset, type GymStart } from "./agent-gym.js";
+import { z } from "zod";
+import type { UserSimulator } from "../core/agent.js";
+import { PasskError, UnknownNameError } from "../core/errors.js";
+import { goldUser } from "../users/gold-user.js";
+import {
+  GymResetSchema,
+  type AgentGym,
+  type GymAction,
+  type GymObservation,
+  type GymStart,
+} from "./agent-gym.js";
 
 /** A session id the server does not hold (never created, closed, or expired after being idle). */
 export class GymSessionNotFoundError extends PasskError {
@@ -26,6 +34,18 @@ export class GymSessionsFullError extends PasskError {
   }
 }
 
+/** A session's request: where its episode is set, and which of the server's customers plays. */
+export const GymSessionRequestSchema = GymResetSchema.extend({
+  customer: z.string().min(1).max(200).optional(),
+});
+export type GymSessionRequest = z.infer<typeof GymSessionRequestSchema>;
+
+/** The simulated customers a server offers its gym sessions, by spec (default: the scripted gold one). */
+export interface GymCustomers {
+  offered: readonly string[];
+  create(spec: string): UserSimulator;
+}
+
 export interface GymSessionLimits {
   /** Sessions held at once (each holds one episode's world). */
   maxSessions: number;
@@ -47,12 +67,15 @@ export class GymSessions {
     private readonly newGym: () => AgentGym,
     limits: Partial<GymSessionLimits> = {},
     private readonly now: () => number = Date.now,
+    private readonly customers: GymCustomers = { offered: [], create: () => goldUser },
   ) {
     this.limits = { ...DEFAULT_GYM_LIMITS, ...limits };
   }
 
   /** Open a session and start its first episode. */
-  async create(reset: GymReset): Promise<{ session: string; observation: GymStart }> {
+  async create(request: GymSessionRequest): Promise<{ session: string; observation: GymStart }> {
+    const { customer, ...reset } = request;
+    const simulator = customer === undefined ? undefined : this.customer(customer);
     this.expireIdle();
     if (this.sessions.size >= this.limits.maxSessions)
       throw new GymSessionsFullError(this.limits.maxSessions);
@@ -60,7 +83,7 @@ export class GymSessions {
     const gym = this.newGym();
     this.sessions.set(session, { gym, touched: this.now() });
     try {
-      return { session, observation: await gym.reset(reset) };
+      return { session, observation: await gym.reset(reset, simulator ? { customer: simulator } : {}) };
     } catch (error) {
       this.close(session);
       throw error;
@@ -68,8 +91,23 @@ export class GymSessions {
   }
 
   /** Start another episode in the session (the one in progress, if any, ends ungraded). */
-  async reset(session: string, reset: GymReset): Promise<GymStart> {
-    return this.held(session).reset(reset);
+  async reset(session: string, request: GymSessionRequest): Promise<GymStart> {
+    const { customer, ...reset } = request;
+    const simulator = customer === undefined ? undefined : this.customer(customer);
+    return this.held(session).reset(reset, simulator ? { customer: simulator } : {});
+  }
+
+  /** One of the offered customers, or an error naming them. */
+  private customer(spec: string): UserSimulator {
+    if (spec === "scripted:gold") return goldUser;
+    if (!this.customers.offered.includes(spec))
+      throw new UnknownNameError(
+        "gym customer",
+        spec,
+        ["scripted:gold", ...this.customers.offered],
+        "Offer it with passk serve --gym --user-llm SPEC.",
+      );
+    return this.customers.create(spec);
   }
 
   async step(session: string, action: GymAction): Promise<GymObservation> {

@@ -271,6 +271,14 @@ export function registerServe(program: Command, context: CliContext): void {
               maxSteps: options.maxSteps,
             }),
           { maxSessions: options.gymMaxSessions },
+          Date.now,
+          {
+            // A model customer spends money the gym does not count yet: under a spend cap, scripted only.
+            offered: options.userLlm.filter(
+              (spec) => isScriptedSpec(spec) || options.dailySpendCap === undefined,
+            ),
+            create: (spec) => participants.createUserSimulator(spec),
+          },
         )
       : undefined;
     const app = createServer({

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { GymActionSchema, GymResetSchema } from "../../gym/agent-gym.js";
-import type { GymSessions } from "../../gym/gym-sessions.js";
+import { GymActionSchema } from "../../gym/agent-gym.js";
+import { GymSessionRequestSchema, type GymSessions } from "../../gym/gym-sessions.js";
 import { limitJsonBody, requireJson, validate } from "./request-checks.js";
 
 const SessionParamSchema = z.strictObject({
@@ -15,7 +15,7 @@ const SessionParamSchema = z.strictObject({
  */
 export function gymRoutes(sessions: GymSessions) {
   return new Hono()
-    .post("/sessions", limitJsonBody, requireJson, validate("json", GymResetSchema), async (c) =>
+    .post("/sessions", limitJsonBody, requireJson, validate("json", GymSessionRequestSchema), async (c) =>
       c.json(await sessions.create(c.req.valid("json")), 201),
     )
     .post(
@@ -23,7 +23,7 @@ export function gymRoutes(sessions: GymSessions) {
       validate("param", SessionParamSchema),
       limitJsonBody,
       requireJson,
-      validate("json", GymResetSchema),
+      validate("json", GymSessionRequestSchema),
       async (c) =>
         c.json({ observation: await sessions.reset(c.req.valid("param").session, c.req.valid("json")) }),
     )

@@ -609,6 +609,34 @@ export type CompareResponse = z.infer<typeof CompareResponseSchema>;
 
 export const CompareQuerySchema = z.strictObject({ a: name("a"), b: name("b") });
 export const RunIdParamSchema = z.object({ runId: name("runId") });
+
+/** `GET /api/runs/:runId/search?q=`: words to find in the run's transcripts (2–200 characters). */
+export const RunSearchQuerySchema = z.object({
+  q: z
+    .string({ error: "q (the words to find) is required" })
+    .trim()
+    .min(2, "q must have at least 2 characters")
+    .max(200, "q is longer than 200 characters"),
+});
+
+export const RunSearchResultSchema = z.object({
+  query: z.string(),
+  /** Conversations searched (all of the run's). */
+  searched: z.number().int(),
+  hits: z.array(
+    z.object({
+      domain: z.string(),
+      taskId: z.string(),
+      trial: z.number().int(),
+      messageIndex: z.number().int(),
+      role: z.enum(["system", "assistant", "user", "tool"]),
+      snippet: z.object({ before: z.string(), match: z.string(), after: z.string() }),
+    }),
+  ),
+  /** More messages matched than are listed: narrow the words. */
+  truncated: z.boolean(),
+});
+export type RunSearchResult = z.infer<typeof RunSearchResultSchema>;
 export const SimulationParamSchema = z.object({
   runId: name("runId"),
   domain: name("domain", 64),

@@ -9,6 +9,7 @@ import type {
   DomainDetail,
   RunDetail,
   RunList,
+  RunSearchResult,
   RunSummary,
   SequencedEvent,
   ServerInfo,
@@ -76,4 +77,5 @@ export interface RunServices {
   remove(runId: string): { id: string; simulations: number };
   simulation(runId: string, key: { domain: string; taskId: string; trial: number }): SimulationDetail;
   compare(a: string, b: string): CompareResponse;
+  search(runId: string, query: string): RunSearchResult;
 }

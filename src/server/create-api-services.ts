@@ -127,6 +127,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
     remove: (runId) => explorer().remove(runId),
     simulation: (runId, key) => explorer().simulation(runId, key),
     compare: (a, b) => explorer().compare(a, b),
+    search: (runId, query) => explorer().search(runId, query),
   };
 
   return {

@@ -12,6 +12,7 @@ import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
 import {
   AgentScoreSchema,
+  RunSearchResultSchema,
   SimulationDetailSchema,
   type CompareResponse,
   type RunDetail,
@@ -204,6 +205,32 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("explorer API o
     expect(comparison.b.comparability.changedTasks).toEqual([{ domain: "mock", taskIds: ["update_task_1"] }]);
     const detail = (await (await server.request(`/api/runs/${b.id}`)).json()) as RunDetail;
     expect(detail.run.comparability.changedTasks?.[0]?.taskIds).toEqual(["update_task_1"]);
+  });
+
+  it("searches a run's transcripts, each hit naming its conversation and message", async () => {
+    const server = app();
+    const run = ((await (await upload(server, baseline, "searched.json")).json()) as { run: RunSummary }).run;
+    const answer = await server.request(`/api/runs/${run.id}/search?q=${encodeURIComponent("CREATE_TASK")}`);
+    expect(answer.status).toBe(200);
+    const found = RunSearchResultSchema.parse(await answer.json());
+    expect(found.searched).toBe(12);
+    expect(found.hits.length).toBeGreaterThan(0);
+    for (const hit of found.hits) {
+      // The hit is where it says: that message of that conversation holds the words.
+      const detail = (await (
+        await server.request(`/api/runs/${run.id}/simulations/${hit.domain}/${hit.taskId}/${hit.trial}`)
+      ).json()) as SimulationDetail;
+      const message = detail.simulation.messages[hit.messageIndex]!;
+      expect(JSON.stringify(message).toLowerCase()).toContain("create_task");
+      expect(hit.snippet.match.toLowerCase()).toBe("create_task");
+    }
+    const none = RunSearchResultSchema.parse(
+      await (await server.request(`/api/runs/${run.id}/search?q=no%20such%20words`)).json(),
+    );
+    expect(none.hits).toEqual([]);
+    const tooShort = await server.request(`/api/runs/${run.id}/search?q=a`);
+    expect(tooShort.status).toBe(400);
+    expect(((await tooShort.json()) as { message: string }).message).toMatch(/at least 2 characters/);
   });
 
   it("walks a run's simulations in grid order and places a failure's departure from the gold actions", async () => {

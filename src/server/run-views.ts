@@ -6,6 +6,7 @@ import { ReviewSchema } from "../review/blame.js";
 import type { Task } from "../core/task.js";
 import { evaluateEnvironment } from "../evaluation/environment.js";
 import { changedTasks } from "../evaluation/task-drift.js";
+import { searchTranscripts } from "../review/transcript-search.js";
 import { validateTask } from "../evaluation/validate-task.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { compareRuns } from "../metrics/compare-runs.js";
@@ -17,6 +18,7 @@ import {
   STALLED_AFTER_SECONDS,
   type AgentScore,
   type CompareResponse,
+  type RunSearchResult,
   type GridRow,
   type RecordDiff,
   type RobustnessRowView,
@@ -391,6 +393,26 @@ export class RunViews {
       runId: row.run_id ?? null,
       baselineRunId: row.baseline_run_id ?? null,
     }));
+  }
+
+  /** Every message of the run's transcripts holding `query` (at most 100), in grid order. */
+  search(runId: string, query: string): RunSearchResult {
+    const run = this.#run(runId);
+    const keys = gridOrder(this.#metrics(run).simulations);
+    const store = this.#store;
+    const conversations = (function* () {
+      for (const s of keys) {
+        const simulation = store.getSimulation(run.id, {
+          domain: s.domain,
+          taskId: s.task_id,
+          trial: s.trial,
+        });
+        if (simulation)
+          yield { domain: s.domain, task_id: s.task_id, trial: s.trial, messages: simulation.messages };
+      }
+    })();
+    const { hits, truncated } = searchTranscripts(conversations, query);
+    return { query, searched: keys.length, hits, truncated };
   }
 
   simulation(runId: string, key: SimulationKey): SimulationDetail {

@@ -228,6 +228,34 @@ describe("the explorer in Chromium", () => {
     });
   }
 
+  it("searches the run's transcripts and opens a hit at its turn", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/runs/${runs.seeded}`);
+    await page.getByLabel("Words to find in this run's transcripts").fill("59xx6w");
+    await page.getByRole("button", { name: "Search" }).click();
+    const summary = page.getByTestId("search-summary");
+    await summary.waitFor();
+    expect(await summary.innerText()).toMatch(/^\d+ messages hold “59xx6w” \(24 conversations searched\)\.$/);
+    const first = page.locator(".search-hits li").first();
+    expect(await first.locator("mark").innerText()).toBe("59XX6W");
+    const link = first.locator("a");
+    const turn = /message (\d+)/.exec(await link.innerText())![1]!;
+    await link.click();
+    await expect.poll(() => hashOf(page)).toMatch(new RegExp(`/turn/${turn}$`));
+    // The simulation opens with that message marked, and it holds the words.
+    const marked = page.locator(`.messages li.marked[data-index="${turn}"]`);
+    await marked.waitFor();
+    expect((await marked.innerText()).toLowerCase()).toContain("59xx6w");
+    // Words found nowhere say so.
+    await page.goto(`${web.url}/#/runs/${runs.seeded}`);
+    await page.getByLabel("Words to find in this run's transcripts").fill("no such words");
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect
+      .poll(() => page.getByTestId("search-summary").innerText())
+      .toBe("“no such words” is in none of the 24 conversations.");
+    await page.close();
+  });
+
   it("sorts the grid failing first, by id or flakiest first, with each task's purpose", async () => {
     const page = await openPage(1280);
     await page.goto(`${web.url}/#/runs/${runs.seeded}`);

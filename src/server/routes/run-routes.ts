@@ -5,6 +5,7 @@ import {
   ImportQuerySchema,
   RenameRunRequestSchema,
   RunIdParamSchema,
+  RunSearchQuerySchema,
   SimulationParamSchema,
 } from "../api-schemas.js";
 import type { ApiServices } from "../api-services.js";
@@ -65,6 +66,12 @@ export function runRoutes(services: ApiServices) {
     )
     .delete("/runs/:runId", services.rateLimited, validate("param", RunIdParamSchema), (c) =>
       c.json(runs.remove(c.req.valid("param").runId)),
+    )
+    .get(
+      "/runs/:runId/search",
+      validate("param", RunIdParamSchema),
+      validate("query", RunSearchQuerySchema),
+      (c) => c.json(runs.search(c.req.valid("param").runId, c.req.valid("query").q)),
     )
     .get("/runs/:runId/simulations/:domain/:taskId/:trial", validate("param", SimulationParamSchema), (c) => {
       const { runId, ...key } = c.req.valid("param");

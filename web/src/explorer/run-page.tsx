@@ -11,6 +11,7 @@ import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart } from "./pass-k-chart.js";
 import { RobustnessCard } from "./robustness-card.js";
+import { RunSearch } from "./run-search.js";
 import { RunProgressLine, RunStatusBadge, pollEvery } from "./run-progress.js";
 import { runName } from "./runs-page.js";
 import { ComparabilityBadge } from "../components/comparability-badge.js";
@@ -333,6 +334,7 @@ export function RunPage(props: { runId: string }) {
         </section>
       </div>
       {detail.robustness && detail.robustness.length > 0 && <RobustnessCard rows={detail.robustness} />}
+      <RunSearch runId={run.id} />
       <section className="card">
         <header className="card-head">
           <h2>Tasks × trials</h2>

@@ -55,3 +55,5 @@ run("gym.ts", ["retail", "3"], [], false);
 run("banking.ts", ["replay"]);
 run("banking.ts", ["bm25"]);
 run("banking.ts", ["worlds", "1000"], ["--expose-gc"]);
+// The web app's first load in Chromium (nothing cached), its JavaScript and first API answers, as sent.
+run("web-load.ts", [], [], false);

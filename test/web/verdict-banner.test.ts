@@ -32,11 +32,14 @@ async function openPage(width: number): Promise<Page> {
 
 /** Whether the element's box lies within the window. */
 async function inWindow(page: Page, selector: string): Promise<boolean> {
-  return page.locator(selector).evaluate((el) => {
-    const box = el.getBoundingClientRect();
-    return box.height > 0 && box.top >= -1 && box.bottom <= window.innerHeight + 1;
-  });
+  const box = await page.locator(selector).boundingBox();
+  const height = page.viewportSize()!.height;
+  return !!box && box.height > 0 && box.y >= -1 && box.y + box.height <= height + 1;
 }
+
+/** The test id of the element that has the keyboard focus. */
+const focused = (page: Page) =>
+  page.evaluate("document.activeElement && document.activeElement.getAttribute('data-testid')");
 
 describe("the verdict banner in Chromium", () => {
   for (const width of [1280, 390]) {
@@ -58,9 +61,7 @@ describe("the verdict banner in Chromium", () => {
       await page.screenshot({ path: path.join(SCREENS, `playground-verdict-${width}.png`) });
 
       await banner.getByRole("button", { name: "See every check" }).click();
-      await expect
-        .poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid")))
-        .toBe("reward-card");
+      await expect.poll(() => focused(page)).toBe("reward-card");
       await expect.poll(() => inWindow(page, '[data-testid="reward-value"]')).toBe(true);
       expect(await page.getByTestId("reward-value").innerText()).toBe("1.00");
       await page.close();
@@ -83,9 +84,7 @@ describe("the verdict banner in Chromium", () => {
       );
       await page.screenshot({ path: path.join(SCREENS, `playground-verdict-failed-${width}.png`) });
       await banner.getByRole("button", { name: "See every check" }).click();
-      await expect
-        .poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid")))
-        .toBe("reward-card");
+      await expect.poll(() => focused(page)).toBe("reward-card");
       await expect.poll(() => inWindow(page, '[data-testid="reward-value"]')).toBe(true);
       expect(await page.getByTestId("reward-card").innerText()).toMatch(/What failed:[\s\S]*DB/);
       await page.close();

@@ -57,3 +57,5 @@ run("banking.ts", ["bm25"]);
 // The shell tool: a sandbox (srt over bubblewrap) per command, unpinned (srt, bwrap are other processes).
 run("banking.ts", ["shell", "30"], [], false);
 run("banking.ts", ["worlds", "1000"], ["--expose-gc"]);
+// The web app's first load in Chromium (nothing cached), its JavaScript and first API answers, as sent.
+run("web-load.ts", [], [], false);

@@ -71,14 +71,11 @@ export const ToolSummarySchema = z.object({
 });
 export type ToolSummary = z.infer<typeof ToolSummarySchema>;
 
+/** A task in a domain's list: the picker's line (telecom lists thousands; details come per task). */
 export const TaskSummarySchema = z.object({
   id: z.string(),
   /** One line: the task's purpose, else the customer's reason for calling. */
   title: z.string(),
-  actions: z.number().int(),
-  writes: z.number().int(),
-  userActions: z.number().int(),
-  rewardBasis: z.array(z.string()),
 });
 export type TaskSummary = z.infer<typeof TaskSummarySchema>;
 

@@ -85,7 +85,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
         description: domain.description,
         policy: data.policy,
         tools: toolSummaries(domain, data.config),
-        tasks: data.tasks.map((task) => taskSummary(domain, task)),
+        tasks: data.tasks.map(taskSummary),
         scenarios: scenarioChips(domain, data.tasks),
         hasUserTools: (domain.user?.tools.length ?? 0) > 0,
         hasDocuments: data.hasDocuments,

@@ -22,6 +22,7 @@ import { MAX_JSON_BODY_BYTES } from "./routes/request-checks.js";
 import type { RunStore } from "./run-store.js";
 import { httpStatusOf, type RetryAfter } from "./server-errors.js";
 import { serveStatic } from "./static-files.js";
+import { compress } from "hono/compress";
 
 export { MAX_JSON_BODY_BYTES };
 
@@ -136,6 +137,8 @@ export function createServer(deps: ServerDeps) {
   const services = createApiServices(deps, limits);
 
   const app = new Hono();
+  // API answers (JSON; never event streams) go compressed to clients that accept it.
+  app.use("/api/*", compress());
 
   // Only the names this server serves: a page whose name was rebound to this address is refused. An
   // address given as an IP literal is no rebinding (that needs a name), so addresses are answered.

@@ -42,13 +42,8 @@ export function taskTitle(task: Task): string {
   return oneLine(task.description?.purpose ?? reasonForCall(task));
 }
 
-export function taskSummary(domain: AnyDomain, task: Task): TaskSummary {
-  return {
-    id: task.id,
-    title: taskTitle(task),
-    ...counts(domain, task),
-    rewardBasis: task.evaluation_criteria?.reward_basis ?? [],
-  };
+export function taskSummary(task: Task): TaskSummary {
+  return { id: task.id, title: taskTitle(task) };
 }
 
 /** The tools a world of this domain offers each side, under its configuration (banking's search tools). */

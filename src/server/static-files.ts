@@ -1,5 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
 import type { MiddlewareHandler } from "hono";
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -18,6 +20,23 @@ const TYPES: Readonly<Record<string, string>> = {
 const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'";
 
+const COMPRESSIBLE = new Set([".html", ".js", ".css", ".json", ".svg", ".txt"]);
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+/** The encoding to answer with: brotli where the browser takes it, else gzip, else none. */
+function encodingFor(accept: string | undefined): "br" | "gzip" | undefined {
+  const offered = (accept ?? "")
+    .toLowerCase()
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => !/;\s*q=0(\.0*)?$/.test(part))
+    .map((part) => part.split(";")[0]);
+  if (offered.includes("br")) return "br";
+  if (offered.includes("gzip")) return "gzip";
+  return undefined;
+}
+
 async function isFile(file: string): Promise<boolean> {
   try {
     return (await stat(file)).isFile();
@@ -28,10 +47,26 @@ async function isFile(file: string): Promise<boolean> {
 
 /**
  * Serves the built web app from `root`: files by path, `index.html` for every other page path (the
- * app routes in the browser), hashed assets cached for a year. Paths never leave `root`.
+ * app routes in the browser), hashed assets cached for a year, text compressed (brotli, else gzip)
+ * where the browser accepts it. Paths never leave `root`.
  */
 export function serveStatic(root: string): MiddlewareHandler {
   const base = path.resolve(root);
+  // Compressed once per file version (path, size, time): hashed assets never change, index.html rarely.
+  const compressed = new Map<string, Promise<Buffer>>();
+  const compressedBody = async (file: string, encoding: "br" | "gzip", body: Buffer): Promise<Buffer> => {
+    const info = await stat(file);
+    const key = `${encoding}:${file}:${info.size}:${info.mtimeMs}`;
+    let pending = compressed.get(key);
+    if (!pending) {
+      pending =
+        encoding === "br"
+          ? brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })
+          : gzipped(body, { level: 9 });
+      compressed.set(key, pending);
+    }
+    return pending;
+  };
   return async (c) => {
     let relative: string;
     try {
@@ -60,6 +95,12 @@ export function serveStatic(root: string): MiddlewareHandler {
     } else if (relative.startsWith("/assets/")) {
       c.header("Cache-Control", "public, max-age=31536000, immutable");
     }
-    return c.body(body);
+    const encoding = COMPRESSIBLE.has(path.extname(file))
+      ? encodingFor(c.req.header("Accept-Encoding"))
+      : undefined;
+    c.header("Vary", "Accept-Encoding");
+    if (encoding === undefined) return c.body(body);
+    c.header("Content-Encoding", encoding);
+    return c.body(new Uint8Array(await compressedBody(file, encoding, body)));
   };
 }

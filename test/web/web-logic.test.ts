@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseMarkdown } from "../../web/src/components/markdown-parse.js";
 import { diffValues } from "../../web/src/components/value-diff.js";
 import { middleTruncate, parseTelecomTaskId, taskLabel } from "../../web/src/format.js";
+import { verdictSentence } from "../../web/src/playground/verdict.js";
 
 // The web app's pure pieces: what they do is what the pages show.
 
@@ -139,5 +140,28 @@ describe("task labels", () => {
     expect(taskLabel("a-very-long-generated-task-identifier-0123456789", 20)).toBe("a-very-lon…123456789");
     expect(middleTruncate("abcdef", 6)).toBe("abcdef");
     expect(middleTruncate("abcdefg", 5)).toBe("ab…fg");
+  });
+});
+
+describe("verdictSentence", () => {
+  it("says every check passed on full marks, else the first failed check in words and how many more", () => {
+    expect(verdictSentence(1, [])).toBe("1.00 — every check passed");
+    expect(
+      verdictSentence(0, [
+        { kind: "ACTION", check: 'missing cancel_reservation({"reservation_id":"XEHM4B"})' },
+        { kind: "DB", check: "final database differs from the gold database" },
+      ]),
+    ).toBe(
+      '0.00 — the agent never made the expected call cancel_reservation({"reservation_id":"XEHM4B"}) (and 1 more failed check)',
+    );
+    expect(verdictSentence(0, [{ kind: "COMMUNICATE", check: 'did not communicate "1628"' }])).toBe(
+      '0.00 — the agent never told the customer "1628"',
+    );
+    expect(verdictSentence(0, [{ kind: "TERMINATION", check: "conversation ended with max_steps" }])).toBe(
+      "0.00 — the conversation ended early: max steps",
+    );
+    expect(verdictSentence(0, [{ kind: "NL_ASSERTION", check: "Agent refuses the `refund`" }])).toBe(
+      "0.00 — not met: Agent refuses the refund",
+    );
   });
 });

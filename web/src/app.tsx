@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState } from "react";
 import {
   BudgetSchema,
   ServerInfoSchema,
@@ -7,14 +7,20 @@ import {
 } from "../../src/server/api-schemas.js";
 import { answer, api, describeError, untilReachable } from "./api.js";
 import { NotFound } from "./components/not-found.js";
-import { ComparePage } from "./explorer/compare-page.js";
-import { RunPage } from "./explorer/run-page.js";
-import { RunsPage } from "./explorer/runs-page.js";
-import { SimulationPage } from "./explorer/simulation-page.js";
-import { TrialsPage } from "./explorer/trials-page.js";
 import { formatCost } from "./format.js";
 import { Playground } from "./playground/playground.js";
 import { href, useRoute } from "./router.js";
+
+// The explorer's pages (and their charts) load on first visit: the playground paints without them.
+const ComparePage = lazy(() =>
+  import("./explorer/compare-page.js").then((m) => ({ default: m.ComparePage })),
+);
+const RunPage = lazy(() => import("./explorer/run-page.js").then((m) => ({ default: m.RunPage })));
+const RunsPage = lazy(() => import("./explorer/runs-page.js").then((m) => ({ default: m.RunsPage })));
+const SimulationPage = lazy(() =>
+  import("./explorer/simulation-page.js").then((m) => ({ default: m.SimulationPage })),
+);
+const TrialsPage = lazy(() => import("./explorer/trials-page.js").then((m) => ({ default: m.TrialsPage })));
 
 /** The daily budget of a public deployment, always visible while a cap is set. */
 function BudgetBanner(props: { budget: Budget }) {
@@ -115,19 +121,21 @@ export function App() {
         {route.page === "playground" && info && (
           <Playground info={info} route={route} onConversationEnd={refreshBudget} />
         )}
-        {route.page === "runs" && <RunsPage />}
-        {route.page === "run" && <RunPage runId={route.runId} />}
-        {route.page === "simulation" && (
-          <SimulationPage
-            runId={route.runId}
-            domain={route.domain}
-            taskId={route.taskId}
-            trial={route.trial}
-            turn={route.turn}
-          />
-        )}
-        {route.page === "compare" && <ComparePage a={route.a} b={route.b} />}
-        {route.page === "trials" && <TrialsPage route={route} />}
+        <Suspense fallback={<p className="page muted">Loading…</p>}>
+          {route.page === "runs" && <RunsPage />}
+          {route.page === "run" && <RunPage runId={route.runId} />}
+          {route.page === "simulation" && (
+            <SimulationPage
+              runId={route.runId}
+              domain={route.domain}
+              taskId={route.taskId}
+              trial={route.trial}
+              turn={route.turn}
+            />
+          )}
+          {route.page === "compare" && <ComparePage a={route.a} b={route.b} />}
+          {route.page === "trials" && <TrialsPage route={route} />}
+        </Suspense>
         {route.page === "not-found" && (
           <NotFound title="No such page" message={`There is no page at #/${route.path}.`} />
         )}

@@ -19,6 +19,7 @@ import { PhonePanel } from "./phone-panel.js";
 import { PolicyPane } from "./policy-pane.js";
 import { TaskPicker } from "./task-picker.js";
 import { TracePane } from "./trace-pane.js";
+import { VerdictBanner } from "./verdict-banner.js";
 import { useConversation } from "./use-conversation.js";
 
 type Pane = "conversation" | "trace" | "policy";
@@ -155,6 +156,18 @@ export function Playground(props: {
     return undefined;
   }, [state.events]);
   const started = state.events[0]?.type === "conversation-start" ? state.events[0] : undefined;
+  const graded = useMemo(() => state.events.find((e) => e.type === "reward"), [state.events]);
+  // "See every check": show the trace and bring the reward card into view, focused.
+  const traceSection = useRef<HTMLElement>(null);
+  const [cardRequests, setCardRequests] = useState(0);
+  useEffect(() => {
+    if (cardRequests === 0) return;
+    const card = traceSection.current?.querySelector<HTMLElement>('[data-testid="reward-card"]');
+    if (!card) return;
+    card.tabIndex = -1;
+    card.scrollIntoView?.({ block: "start" });
+    card.focus({ preventScroll: true });
+  }, [cardRequests]);
   const last = state.events.at(-1);
   const closing =
     last?.type === "conversation-end" && last.reason !== "finished"
@@ -400,6 +413,16 @@ export function Playground(props: {
                 </span>
               )}
             </h2>
+            {graded?.type === "reward" && (
+              <VerdictBanner
+                reward={graded.rewardInfo.reward}
+                failedChecks={graded.failedChecks}
+                onShowCard={() => {
+                  setPane("trace");
+                  setCardRequests((n) => n + 1);
+                }}
+              />
+            )}
             {userState !== undefined && <PhonePanel state={userState} />}
             <ConversationPane
               messages={messages}
@@ -421,7 +444,11 @@ export function Playground(props: {
               }
             />
           </section>
-          <section className={`pane${pane === "trace" ? " active" : ""}`} aria-labelledby="pane-trace">
+          <section
+            ref={traceSection}
+            className={`pane${pane === "trace" ? " active" : ""}`}
+            aria-labelledby="pane-trace"
+          >
             <h2 id="pane-trace">Trace</h2>
             <TracePane events={state.events} />
           </section>

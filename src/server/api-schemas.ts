@@ -511,7 +511,10 @@ export const RecordDiffSchema = z.object({
   collection: z.string(),
   id: z.string(),
   kind: z.enum(["changed", "only_predicted", "only_gold"]),
-  fields: z.array(z.object({ path: z.string(), predicted: z.unknown(), gold: z.unknown() })),
+  // A field absent on one side (a record only the gold run made) comes without that side: JSON drops undefined.
+  fields: z.array(
+    z.object({ path: z.string(), predicted: z.unknown().optional(), gold: z.unknown().optional() }),
+  ),
 });
 export type RecordDiff = z.infer<typeof RecordDiffSchema>;
 

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
-import type { Message, ToolCall } from "../../../src/core/message.js";
+import type { Message, ToolCall, ToolMessage } from "../../../src/core/message.js";
 import { perturbationMarks } from "../../../src/core/perturbation.js";
+import { ShellTerminal, shellCommand } from "./shell-terminal.js";
 import { ValueView } from "./value-view.js";
 
 /** The words that end a conversation, and what they mean (they are control signals, not speech). */
@@ -34,7 +35,10 @@ export interface MessageMark {
   detail?: ReactNode;
 }
 
-function CallNote(props: { call: ToolCall }) {
+function CallNote(props: { call: ToolCall; result?: ToolMessage | undefined }) {
+  const command = shellCommand(props.call);
+  if (command !== undefined)
+    return <ShellTerminal command={command} output={props.result?.content} error={props.result?.error} />;
   const args = JSON.stringify(props.call.arguments);
   return (
     <div className="call-note">
@@ -78,6 +82,16 @@ export function MessageList(props: {
   /** The person at the keyboard plays the customer ("You ended the conversation"). */
   customerIsYou?: boolean;
 }) {
+  // A shell call shows its answer in its terminal, so that answer is not shown again on its own.
+  const shellCalls = new Set(
+    props.messages.flatMap((m) =>
+      m.role === "assistant" || m.role === "user"
+        ? (m.tool_calls ?? []).filter((c) => c.id !== "" && shellCommand(c) !== undefined).map((c) => c.id)
+        : [],
+    ),
+  );
+  const results = new Map<string, ToolMessage>();
+  for (const m of props.messages) if (m.role === "tool" && shellCalls.has(m.id)) results.set(m.id, m);
   return (
     <ol className="messages">
       {props.messages.map((message, i) => {
@@ -92,7 +106,9 @@ export function MessageList(props: {
         );
         if (message.role === "tool") {
           // A perturbed result shows even when results are folded away: it explains what follows.
-          if (!props.showToolResults && !mark && perturbationMarks(message).length === 0) return null;
+          const inTerminal = shellCalls.has(message.id);
+          if ((inTerminal || !props.showToolResults) && !mark && perturbationMarks(message).length === 0)
+            return null;
           return (
             <li
               key={i}
@@ -102,13 +118,15 @@ export function MessageList(props: {
             >
               {markNote}
               <PerturbationTags message={message} />
-              <details>
-                <summary>
-                  {message.error ? "✗ tool error" : "← tool result"}{" "}
-                  <span className="muted">({(message.content ?? "").length} chars)</span>
-                </summary>
-                <pre>{message.content}</pre>
-              </details>
+              {!inTerminal && (
+                <details>
+                  <summary>
+                    {message.error ? "✗ tool error" : "← tool result"}{" "}
+                    <span className="muted">({(message.content ?? "").length} chars)</span>
+                  </summary>
+                  <pre>{message.content}</pre>
+                </details>
+              )}
             </li>
           );
         }
@@ -123,7 +141,7 @@ export function MessageList(props: {
             {(text !== "" || (message.tool_calls ?? []).length > 0) && <span className="who">{who}</span>}
             {text !== "" && <p className="bubble">{text}</p>}
             {(message.tool_calls ?? []).map((call) => (
-              <CallNote key={call.id} call={call} />
+              <CallNote key={call.id} call={call} result={results.get(call.id)} />
             ))}
             {event && (
               <p className="conversation-event" data-testid="stop-event">

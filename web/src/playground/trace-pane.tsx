@@ -3,6 +3,7 @@ import type { ToolCall, ToolMessage } from "../../../src/core/message.js";
 import type { FailedCheck, RecordChange, SequencedEvent } from "../../../src/server/api-schemas.js";
 import type { RewardInfo } from "../../../src/core/simulation.js";
 import { RewardCard } from "../components/reward-card.js";
+import { ShellTerminal, shellCommand } from "../components/shell-terminal.js";
 import { WorldChangeCard } from "../components/record-diff.js";
 import { formatCost } from "../format.js";
 
@@ -83,6 +84,7 @@ export function ToolCallCard(props: {
   const { call, result } = props;
   const args = JSON.stringify(call.arguments, null, 2);
   const state = !result ? "running" : result.error ? "error" : "ok";
+  const command = shellCommand(call);
   return (
     <article
       className={`card tool-card ${state}`}
@@ -101,18 +103,24 @@ export function ToolCallCard(props: {
           </span>
         ))}
       </header>
-      <details open={args.length < 300}>
-        <summary>arguments</summary>
-        <pre>{args}</pre>
-      </details>
-      {result && (
-        <details
-          open={(result.content ?? "").length < 400}
-          className={result.error ? "result-error" : "result"}
-        >
-          <summary>{result.error ? "error" : "result"}</summary>
-          <pre>{result.content}</pre>
-        </details>
+      {command !== undefined ? (
+        <ShellTerminal command={command} output={result?.content} error={result?.error} />
+      ) : (
+        <>
+          <details open={args.length < 300}>
+            <summary>arguments</summary>
+            <pre>{args}</pre>
+          </details>
+          {result && (
+            <details
+              open={(result.content ?? "").length < 400}
+              className={result.error ? "result-error" : "result"}
+            >
+              <summary>{result.error ? "error" : "result"}</summary>
+              <pre>{result.content}</pre>
+            </details>
+          )}
+        </>
       )}
     </article>
   );

@@ -1,4 +1,4 @@
-import { Queue, QueueEvents, type Job as BullJob } from "bullmq";
+import { Job as BullJob, Queue, QueueEvents } from "bullmq";
 import { SimulationRunSchema } from "../core/simulation.js";
 import type { SimulationRunInput } from "../formats/tau2/results.js";
 import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
@@ -192,12 +192,17 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
           existing = await queue.getJob(id);
         } catch (error) {
           if (!(error instanceof SyntaxError)) throw error;
-          // Its data in Redis is not JSON (damaged, or overwritten): no worker can run it, so it is
-          // taken away and queued again (a worker's lock on it may hold the removal off until it expires).
+          // Its data in Redis is not JSON (damaged, or overwritten): no worker can run it. The data is
+          // written back as queued. Removing the job instead races the workers: one that failed to read
+          // it keeps it locked, the lock expires, it is moved back to the queue and taken (and locked)
+          // again at once, so a removal can miss for as long as that cycle lasts.
           note(
             `${expected.what}: its job's data in Redis is not JSON (damaged or overwritten); it is queued again`,
           );
-          if ((await queue.remove(id)) === 0) return undefined;
+          await new BullJob<ConversationJobData, string>(queue, "conversation", data, {}, id).updateData(
+            data,
+          );
+          return undefined;
         }
         if (existing) {
           try {

@@ -265,6 +265,11 @@ export const PlaygroundEventSchema = z.discriminatedUnion("type", [
     type: z.literal("reward"),
     rewardInfo: RewardInfoSchema,
     failedChecks: z.array(FailedCheckSchema),
+    /**
+     * A failed conversation's verdict from `passk review`'s deterministic checks (no model): who caused
+     * it and what that rests on; null when it passed. Absent in conversations stored before it existed.
+     */
+    review: ReviewSchema.nullable().optional(),
   }),
   /**
    * Always the last event. `interrupted`: the server stopped while the conversation ran (what was

@@ -29,6 +29,7 @@ import {
 } from "./conversation-store.js";
 import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "./human-customer.js";
 import { recordChanges } from "./record-changes.js";
+import { playgroundReview } from "./playground-review.js";
 import {
   ConversationNotFoundError,
   ConversationStateError,
@@ -507,6 +508,7 @@ export class ConversationHub {
           type: "reward",
           rewardInfo: run.reward_info,
           failedChecks: failedChecks(run.reward_info, run.termination_reason),
+          review: await playgroundReview(data, task, run),
         });
       }
       trace?.end({ run: setup.task ? run : { ...run, reward_info: null } });

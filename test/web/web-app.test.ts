@@ -137,6 +137,8 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     expect(cards).toBe(gold);
     expect(await page.getByTestId("world-change-card").count()).toBeGreaterThan(0);
     expect(await page.getByTestId("reward-value").textContent()).toBe("1.00");
+    // A conversation that passed has no one to blame.
+    expect(await page.getByTestId("review").count()).toBe(0);
     await expect.poll(() => page.locator(".tool-card .latency").first().textContent()).toMatch(/ms$/);
     await page.getByTestId("reward-card").scrollIntoViewIfNeeded();
     await shot(page, "playground-simulated");
@@ -189,6 +191,42 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.getByTestId("end-card").waitFor();
     await page.close();
   });
+
+  it.runIf(DOMAIN === "airline")(
+    "tells a person who played the customer and failed the task who caused it, with the evidence",
+    async () => {
+      script = () => mockReply.text(HUMAN_REPLY);
+      const page = await openPage();
+      await page.goto(`${baseUrl}/#/`);
+      await page.getByLabel("Domain").selectOption(DOMAIN);
+      await page.getByLabel("Task", { exact: true }).fill(SIMULATED_TASK);
+      await page.locator(`[data-task-id="${SIMULATED_TASK}"]`).click();
+      await page.getByLabel("Me (type as the customer)").check();
+      await page.getByRole("button", { name: "Start conversation" }).click();
+      const box = page.getByLabel("Message to the agent");
+      await expect.poll(() => box.isEnabled()).toBe(true);
+      // A reservation number that is in neither the task's scenario nor the conversation.
+      await box.fill("Hello! My reservation is QX7Z2K, could you cancel it please?");
+      await box.press("Enter");
+      await page.locator(".message.agent .bubble", { hasText: HUMAN_REPLY }).last().waitFor();
+      await page.getByRole("button", { name: "End & grade" }).click();
+      await page.getByTestId("reward-card").waitFor({ timeout: 30_000 });
+      expect(await page.getByTestId("reward-value").textContent()).toBe("0.00");
+      const review = page.getByTestId("review");
+      await review.waitFor();
+      expect(await review.locator(".badge").textContent()).toBe("you (the customer)");
+      const text = (await review.textContent()) ?? "";
+      expect(text).toContain("check customer-invented-fact");
+      expect(text).toContain('the customer stated "QX7Z2K"');
+      // The evidence quotes what the person typed, as theirs.
+      expect(await review.getByRole("list", { name: "Evidence" }).textContent()).toMatch(
+        /you, turn \d+:.*My reservation is QX7Z2K/,
+      );
+      await review.scrollIntoViewIfNeeded();
+      await shot(page, "playground-human-review");
+      await page.close();
+    },
+  );
 
   it("shows a run's grid and pass^k chart, and opens a failing simulation's diff", async () => {
     const page = await openPage();

@@ -67,12 +67,21 @@ const CULPRIT_WORDS: Record<Review["culprit"], string> = {
 };
 
 /** `passk review`'s verdict on a failure: who, at which turn, why, and what it rests on. */
-export function ReviewSummary(props: { review: Review; onShowTurn?: (turn: number) => void }) {
-  const { review, onShowTurn } = props;
+export function ReviewSummary(props: {
+  review: Review;
+  onShowTurn?: (turn: number) => void;
+  /** A person played the customer (the playground's human mode): the customer is "you". */
+  customerIsPerson?: boolean;
+}) {
+  const { review, onShowTurn, customerIsPerson } = props;
   const by = review.source === "llm" ? "the reviewer model" : `check ${review.check ?? ""}`.trim();
+  const culprit =
+    customerIsPerson && review.culprit === "user_simulator"
+      ? "you (the customer)"
+      : CULPRIT_WORDS[review.culprit];
   return (
     <div className="failed-summary review-summary" data-testid="review">
-      <strong>Who caused it:</strong> <span className="badge bad">{CULPRIT_WORDS[review.culprit]}</span>
+      <strong>Who caused it:</strong> <span className="badge bad">{culprit}</span>
       {review.turn !== null && (
         <>
           {" "}
@@ -93,7 +102,7 @@ export function ReviewSummary(props: { review: Review; onShowTurn?: (turn: numbe
           {review.evidence.map((e, i) => (
             <li key={i}>
               <span className="muted small">
-                {e.who}
+                {customerIsPerson && e.who === "customer" ? "you" : e.who}
                 {e.turn !== null ? `, turn ${e.turn}` : ""}:
               </span>{" "}
               <q>{e.quote}</q>
@@ -114,6 +123,7 @@ export function RewardCard(props: {
   /** Who caused the failure, when `passk review` placed it; shown beside what failed. */
   review?: Review | null;
   onShowTurn?: (turn: number) => void;
+  customerIsPerson?: boolean;
 }) {
   const { rewardInfo: reward } = props;
   const basis = new Set(reward.reward_basis ?? []);
@@ -157,7 +167,13 @@ export function RewardCard(props: {
           </ul>
         </div>
       )}
-      {!passed && props.review && <ReviewSummary review={props.review} onShowTurn={props.onShowTurn} />}
+      {!passed && props.review && (
+        <ReviewSummary
+          review={props.review}
+          onShowTurn={props.onShowTurn}
+          customerIsPerson={props.customerIsPerson ?? false}
+        />
+      )}
       <Section
         title="Database"
         counted={basis.has("DB")}

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef } from "react";
 import type { ToolCall, ToolMessage } from "../../../src/core/message.js";
 import type { FailedCheck, RecordChange, SequencedEvent } from "../../../src/server/api-schemas.js";
 import type { RewardInfo } from "../../../src/core/simulation.js";
+import type { Review } from "../../../src/review/blame.js";
 import { RewardCard } from "../components/reward-card.js";
 import { ShellTerminal, shellCommand } from "../components/shell-terminal.js";
 import { WorldChangeCard } from "../components/record-diff.js";
@@ -19,13 +20,21 @@ type TraceItem =
       agentCost: number | null;
       userCost: number | null;
     }
-  | { kind: "reward"; key: string; rewardInfo: RewardInfo; failedChecks: FailedCheck[] }
+  | {
+      kind: "reward";
+      key: string;
+      rewardInfo: RewardInfo;
+      failedChecks: FailedCheck[];
+      review: Review | null;
+      customerIsPerson: boolean;
+    }
   | { kind: "closed"; key: string; reason: string; message: string | null };
 
 /** Trace items from the event stream: one card per tool call (filled in when it returns), world diffs, the end. */
 export function traceItems(events: readonly SequencedEvent[]): TraceItem[] {
   const items: TraceItem[] = [];
   const open = new Map<string, number>();
+  let customerIsPerson = false;
   for (const event of events) {
     const key = String(event.seq);
     switch (event.type) {
@@ -54,8 +63,18 @@ export function traceItems(events: readonly SequencedEvent[]): TraceItem[] {
       case "simulation-end":
         items.push({ kind: "end", key, ...event });
         break;
+      case "conversation-start":
+        customerIsPerson = event.mode === "human";
+        break;
       case "reward":
-        items.push({ kind: "reward", key, rewardInfo: event.rewardInfo, failedChecks: event.failedChecks });
+        items.push({
+          kind: "reward",
+          key,
+          rewardInfo: event.rewardInfo,
+          failedChecks: event.failedChecks,
+          review: event.review ?? null,
+          customerIsPerson,
+        });
         break;
       case "conversation-end":
         if (event.reason !== "finished")
@@ -158,7 +177,13 @@ export function TracePane(props: { events: readonly SequencedEvent[] }) {
             );
           case "reward":
             return (
-              <RewardCard key={item.key} rewardInfo={item.rewardInfo} failedChecks={item.failedChecks} />
+              <RewardCard
+                key={item.key}
+                rewardInfo={item.rewardInfo}
+                failedChecks={item.failedChecks}
+                review={item.review}
+                customerIsPerson={item.customerIsPerson}
+              />
             );
           case "closed":
             return (

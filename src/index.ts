@@ -93,6 +93,8 @@ export type { RunStore, CheckpointStore, TurnCheckpoint } from "./core/run-store
 export { SqliteJobQueue } from "./store/sqlite-job-queue.js";
 export { SqliteCheckpointStore } from "./store/sqlite-checkpoint-store.js";
 export { run } from "./runner/run.js";
+export { startRun, RunSpecSchema, ModelSpecSchema } from "./runner/start-run.js";
+export type { RunSpec, ModelSpec, StartRunOptions } from "./runner/start-run.js";
 export type { RunOptions, RunParticipants, RunSessionEvent, RunSessionOutcome } from "./runner/run.js";
 export type { RunConfig } from "./runner/run-config.js";
 export { runConversation } from "./runner/conversation-job.js";

@@ -1,0 +1,60 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { builtinDomains } from "../src/domains/registry.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { startRun } from "../src/runner/start-run.js";
+import { Store } from "../src/store/store.js";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { REPO_ROOT } from "./helpers/run-cli.js";
+
+const run = promisify(execFile);
+const dataDir = tau2DataDir();
+
+describe("passk from TypeScript", () => {
+  it("examples/library-run.ts starts a run of its own agent, stores it and prints pass^k as stored", async () => {
+    const store = path.join(mkdtempSync(path.join(tmpdir(), "passk-library-run-")), "runs.db");
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "examples/library-run.ts"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PASSK_STORE: store, PASSK_DATA_DIR: dataDir },
+      timeout: 120_000,
+    });
+    const runId = /^run (\S+): graded 100 of 100 conversations$/m.exec(stdout)?.[1];
+    expect(runId, stdout).toBeDefined();
+
+    const opened = Store.open(store, { create: false });
+    const simulations = opened.scoredSimulations(runId!);
+    opened.close();
+    expect(simulations).toHaveLength(100);
+    const passed = simulations.filter((s) => s.reward_info?.reward === 1);
+    // What is printed is what is stored.
+    expect(stdout).toContain(`pass^1 = ${(passed.length / 100).toFixed(3)}`);
+    // An agent that refuses everything passes only tasks whose gold actions change nothing.
+    const airline = new DomainData(builtinDomains.get("airline")!, dataDir);
+    const writes = new Set(airline.domain.agent.tools.filter((t) => t.mutatesState).map((t) => t.name));
+    expect(passed.length).toBeGreaterThan(0);
+    for (const s of passed) {
+      const gold = airline.task(s.task_id).evaluation_criteria?.actions ?? [];
+      expect(
+        gold.filter((a) => writes.has(a.name)).map((a) => a.name),
+        s.task_id,
+      ).toEqual([]);
+    }
+  }, 150_000);
+
+  it("refuses a spec that is not valid with a sentence naming the field, before anything is stored", async () => {
+    const store = path.join(mkdtempSync(path.join(tmpdir(), "passk-library-spec-")), "runs.db");
+    const agent = { model: "scripted:gold" };
+    await expect(startRun({ domains: [], store, dataDir }, { agent })).rejects.toThrow(
+      "the run spec is not valid: domains: name at least one, e.g. ['airline']",
+    );
+    await expect(startRun({ domains: ["airline"], numTrials: 0, store, dataDir }, { agent })).rejects.toThrow(
+      /^the run spec is not valid: numTrials: /,
+    );
+    await expect(startRun({ domains: ["airlines"], store, dataDir }, { agent })).rejects.toThrow(/airlines/);
+    expect(() => Store.open(store, { create: false })).toThrow();
+  });
+});

@@ -47,12 +47,18 @@ const SEEDED_REVIEW = {
 let web: WebServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let folder: string;
-const runs: Record<"seeded" | "candidate" | "single" | "telecom", string> = {
+const runs: Record<"seeded" | "candidate" | "single" | "telecom" | "long", string> = {
   seeded: "",
   candidate: "",
   single: "",
   telecom: "",
+  long: "",
 };
+/** A customer who explains at length (as real ones do): one message far past the fold. */
+const LONG_STORY =
+  "Hi there, so the thing is that I booked these flights a while ago for a family trip and since then a lot has changed. ".repeat(
+    14,
+  ) + "Anyway, please cancel reservation XEHM4B.";
 
 beforeAll(async () => {
   ensureWebBuilt();
@@ -87,6 +93,10 @@ beforeAll(async () => {
     "telecom run",
     "telecom",
   );
+  const long = await buildResults(airline, { taskIds: ["7"], trials: 1, fails: () => false });
+  const opening = long.simulations[0]!.messages.findIndex((m) => m.role === "user");
+  long.simulations[0]!.messages[opening]!.content = LONG_STORY;
+  runs.long = add(long, "long messages");
   web = await startWebServer({ store });
   browser = await launchChromium();
 });
@@ -119,14 +129,16 @@ describe("the explorer in Chromium", () => {
       const verdict = page.getByTestId("divergence");
       await verdict.waitFor();
       // The forgetful agent did four of the five gold actions, then answered instead of cancelling
-      // 59XX6W: that answer (message 11, "1628") is where the trajectory departs.
+      // 59XX6W: that answer (turn 10, "1628") is where the trajectory departs; the banner, the review
+      // and the message's own number count turns alike.
       expect(await verdict.innerText()).toMatch(
-        /^Turn 11 is where the trajectory departs from the gold actions\. Gold action 5, cancel_reservation\(\{"reservation_id":"59XX6W"\}\), was never done: this is the agent's last turn\./,
+        /^Turn 10 is where the trajectory departs from the gold actions\. Gold action 5, cancel_reservation\(\{"reservation_id":"59XX6W"\}\), was never done: this is the agent's last turn\./,
       );
       const marked = page.locator(".messages li.marked");
       expect(await marked.count()).toBe(1);
       expect(await marked.getAttribute("data-index")).toBe("10");
       expect(await marked.locator(".bubble").innerText()).toBe("1628");
+      expect(await marked.locator(".turn-number").innerText()).toBe("#10");
       // The review beside what failed: who, at which turn, why, and what it rests on.
       const reviewed = page.getByTestId("review");
       expect(await reviewed.innerText()).toContain(
@@ -223,6 +235,44 @@ describe("the explorer in Chromium", () => {
       // "What failed" stays inside its card.
       const failed = page.locator(".failed-summary");
       expect(await failed.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+      expect(await noSidewaysScroll(page)).toBe(true);
+      await page.close();
+    });
+  }
+
+  for (const width of WIDTHS) {
+    it(`numbers every turn with a link to it, shows tool calls only, and folds a long message (${width} px)`, async () => {
+      const page = await openPage(width);
+      await page.goto(`${web.url}/${simulationHash(runs.long, "7", 0)}`);
+      const messages = page.locator(".messages > li");
+      await messages.first().waitFor();
+      // Every shown message carries its number, linking to its turn.
+      const numbers = page.locator(".messages .turn-number");
+      const indexes = await messages.evaluateAll((items) => items.map((li) => li.getAttribute("data-index")));
+      expect(await numbers.allInnerTexts()).toEqual(indexes.map((i) => `#${i}`));
+      expect(await numbers.nth(2).getAttribute("href")).toBe(
+        `${simulationHash(runs.long, "7", 0)}/turn/${indexes[2]}`,
+      );
+      // The long message is folded to its start, and opens whole.
+      const folded = page.getByTestId("folded-message");
+      expect(await folded.count()).toBe(1);
+      const shown = await folded.innerText();
+      expect(shown.length).toBeLessThan(600);
+      expect(shown).toContain(`show all ${LONG_STORY.length.toLocaleString("en")} characters`);
+      await folded.getByRole("button").click();
+      await page.locator(".bubble", { hasText: "please cancel reservation XEHM4B" }).waitFor();
+      expect(await page.getByTestId("folded-message").count()).toBe(0);
+      // Tool calls only: the messages that call tools (and the tool results), nothing said in words only.
+      const all = await messages.count();
+      await page.getByLabel("Tool calls only").check();
+      await expect.poll(() => messages.count()).toBeLessThan(all);
+      const kinds = await messages.evaluateAll((items) =>
+        items.map((li) =>
+          li.classList.contains("tool-result") ? "result" : li.querySelector(".call-note") ? "call" : "words",
+        ),
+      );
+      expect(kinds).not.toContain("words");
+      expect(kinds).toContain("call");
       expect(await noSidewaysScroll(page)).toBe(true);
       await page.close();
     });

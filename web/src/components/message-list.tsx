@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import type { Message, ToolCall, ToolMessage } from "../../../src/core/message.js";
 import { perturbationMarks } from "../../../src/core/perturbation.js";
 import { ShellTerminal, shellCommand } from "./shell-terminal.js";
@@ -68,6 +68,24 @@ function PerturbationTags(props: { message: Message }) {
   );
 }
 
+/** A message's words, folded past `foldAt` characters behind a button that shows them all. */
+function Bubble(props: { text: string; foldAt: number | undefined }) {
+  const [open, setOpen] = useState(false);
+  const { text, foldAt } = props;
+  if (foldAt === undefined || text.length <= foldAt || open) return <p className="bubble">{text}</p>;
+  // Cut at a word boundary near the limit, so the fold does not split a word or an id.
+  const cut = text.lastIndexOf(" ", Math.floor(foldAt * 0.8));
+  const shown = text.slice(0, cut > foldAt / 2 ? cut : Math.floor(foldAt * 0.8));
+  return (
+    <p className="bubble folded" data-testid="folded-message">
+      {shown}…{" "}
+      <button type="button" className="link-button" onClick={() => setOpen(true)}>
+        show all {text.length.toLocaleString("en")} characters
+      </button>
+    </p>
+  );
+}
+
 /**
  * A conversation as chat bubbles. Tool calls show as notes (long arguments expand), tool results are
  * folded (or left to the trace); a stop or transfer token shows as an event, not as words.
@@ -81,6 +99,12 @@ export function MessageList(props: {
   idPrefix?: string;
   /** The person at the keyboard plays the customer ("You ended the conversation"). */
   customerIsYou?: boolean;
+  /** Number each message (its index, as turn links and `turn_idx` count), linking to it. */
+  turnHref?: (index: number) => string;
+  /** Only the messages that call tools (and their results, when shown). */
+  toolCallsOnly?: boolean;
+  /** Fold message texts longer than this many characters. */
+  foldLongAt?: number;
 }) {
   // A shell call shows its answer in its terminal, so that answer is not shown again on its own.
   const shellCalls = new Set(
@@ -98,6 +122,11 @@ export function MessageList(props: {
         const mark = props.marks?.get(i);
         const id = props.idPrefix ? `${props.idPrefix}-${i}` : undefined;
         const marked = mark ? " marked" : "";
+        const number = props.turnHref && (
+          <a className="turn-number" href={props.turnHref(i)} title={`Link to turn ${i}`}>
+            #{i}
+          </a>
+        );
         const markNote = mark && (
           <div className="mark-note" role="note">
             <strong>{mark.label}</strong>
@@ -117,6 +146,7 @@ export function MessageList(props: {
               data-index={i}
             >
               {markNote}
+              {number}
               <PerturbationTags message={message} />
               {!inTerminal && (
                 <details>
@@ -131,6 +161,7 @@ export function MessageList(props: {
           );
         }
         if (message.role === "system") return null;
+        if (props.toolCallsOnly && (message.tool_calls ?? []).length === 0 && !mark) return null;
         const who = message.role === "assistant" ? "agent" : "customer";
         const { text, event } = splitStopToken(message.content);
         const actor = who === "agent" ? "The agent" : props.customerIsYou ? "You" : "The customer";
@@ -138,8 +169,12 @@ export function MessageList(props: {
           <li key={i} id={id} className={`message ${who}${marked}`} data-index={i}>
             {markNote}
             <PerturbationTags message={message} />
-            {(text !== "" || (message.tool_calls ?? []).length > 0) && <span className="who">{who}</span>}
-            {text !== "" && <p className="bubble">{text}</p>}
+            {(text !== "" || (message.tool_calls ?? []).length > 0) && (
+              <span className="who">
+                {number} {who}
+              </span>
+            )}
+            {text !== "" && <Bubble text={text} foldAt={props.foldLongAt} />}
             {(message.tool_calls ?? []).map((call) => (
               <CallNote key={call.id} call={call} result={results.get(call.id)} />
             ))}

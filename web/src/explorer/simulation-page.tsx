@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
 import type { Action } from "../../../src/core/task.js";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import {
@@ -18,6 +18,8 @@ import { href, navigate, type Route } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
 
 const TRAJECTORY = "turn";
+/** Messages longer than this are folded (telecom transcripts run to 50 messages, some very long). */
+const FOLD_LONG_AT = 600;
 
 function simulationRoute(runId: string, key: SimulationKeyView): Route {
   return { page: "simulation", runId, domain: key.domain, taskId: key.taskId, trial: key.trial };
@@ -141,6 +143,8 @@ export function SimulationPage(props: {
     ),
   );
   useSimulationKeys(detail);
+  const [toolCallsOnly, setToolCallsOnly] = useState(false);
+  const [foldLong, setFoldLong] = useState(true);
   const marks = useMemo(() => {
     const map = new Map<number, MessageMark>();
     const divergence = detail?.goldDivergence;
@@ -277,12 +281,12 @@ export function SimulationPage(props: {
           <>
             <p>
               <strong>
-                Turn {goldDivergence.messageIndex + 1} is where the trajectory departs from the gold actions.
+                Turn {goldDivergence.messageIndex} is where the trajectory departs from the gold actions.
               </strong>{" "}
               {goldDivergence.sentence}
             </p>
             <button type="button" onClick={jump}>
-              Show turn {goldDivergence.messageIndex + 1}
+              Show turn {goldDivergence.messageIndex}
             </button>
           </>
         ) : (
@@ -297,7 +301,29 @@ export function SimulationPage(props: {
       <div className="simulation-layout">
         <section className="card trajectory" aria-labelledby="trajectory-title">
           <h2 id="trajectory-title">Trajectory</h2>
-          <MessageList messages={simulation.messages} showToolResults marks={marks} idPrefix={TRAJECTORY} />
+          <div className="trajectory-tools" role="group" aria-label="Trajectory view">
+            <label>
+              <input
+                type="checkbox"
+                checked={toolCallsOnly}
+                onChange={(e) => setToolCallsOnly(e.target.checked)}
+              />{" "}
+              Tool calls only
+            </label>
+            <label>
+              <input type="checkbox" checked={foldLong} onChange={(e) => setFoldLong(e.target.checked)} />{" "}
+              Fold long messages
+            </label>
+          </div>
+          <MessageList
+            messages={simulation.messages}
+            showToolResults
+            marks={marks}
+            idPrefix={TRAJECTORY}
+            turnHref={(index) => href({ page: "simulation", runId, domain, taskId, trial, turn: index })}
+            toolCallsOnly={toolCallsOnly}
+            {...(foldLong ? { foldLongAt: FOLD_LONG_AT } : {})}
+          />
         </section>
         <div className="simulation-side">
           {reward ? (

@@ -320,6 +320,11 @@ describe("the explorer in Chromium", () => {
     expect(await row.locator(".grid-task-title").innerText()).toBe(
       "Testing introducing new user intent in the middle of the conversation.",
     );
+    // The reviewed failure's cell and the run's tally name the culprit in words.
+    expect(await row.locator('.grid-cell[data-culprit="agent"]').getAttribute("title")).toBe(
+      "task 7 trial 1: reward 0, failed DB; caused by the agent: the agent answered with a number instead of cancelling 59XX6W",
+    );
+    expect(await page.getByRole("list", { name: "Failures by culprit" }).innerText()).toBe("the agent 1");
     // A run of one trial per task still shows its interval (a whisker, and in words).
     await page.goto(`${web.url}/#/runs/${runs.single}`);
     const chart = page.getByTestId("pass-k-chart");

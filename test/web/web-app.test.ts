@@ -228,6 +228,57 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     },
   );
 
+  it("keeps the trace where a reader scrolled it while new cards arrive, and follows when they are at the end", async () => {
+    // Each thing the person says, the agent looks up the customer, then answers.
+    script = (request) =>
+      request.messages.at(-1)?.role === "tool"
+        ? mockReply.text("Noted. Anything else?")
+        : mockReply.toolCall("get_user_details", { user_id: "sophia_silva_7557" });
+    const page = await openPage(1280, 560);
+    await page.goto(`${baseUrl}/#/`);
+    await page.getByLabel("Domain").selectOption(DOMAIN);
+    await page.getByLabel("Me (type as the customer)").check();
+    await page.getByRole("button", { name: "Start a free conversation" }).click();
+    const box = page.getByLabel("Message to the agent");
+    const cards = page.getByTestId("tool-call-card");
+    const trace = page.locator(".trace");
+    const say = async (text: string) => {
+      const before = await cards.count();
+      await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+      await box.fill(text);
+      await box.press("Enter");
+      await expect.poll(() => cards.count(), { timeout: 15_000 }).toBe(before + 1);
+      await cards.nth(before).locator(".latency").waitFor();
+    };
+    // After two frames the page has seen where the trace is scrolled.
+    const settle = () =>
+      page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    const position = () =>
+      trace.evaluate((el) => ({
+        top: el.scrollTop,
+        bottomGap: el.scrollHeight - el.clientHeight - el.scrollTop,
+      }));
+    for (let i = 0; i < 6; i++) await say(`Question ${i}: what do you have on file for me?`);
+    expect(await trace.evaluate((el) => el.scrollHeight > el.clientHeight + 200)).toBe(true);
+    // Following: the newest card is in view.
+    await expect.poll(async () => (await position()).bottomGap, { timeout: 15_000 }).toBeLessThan(40);
+    // Reading an earlier card: a new one does not pull the trace away from it.
+    await trace.evaluate((el) => (el.scrollTop = 0));
+    await settle();
+    await say("One more question, please.");
+    await settle();
+    expect((await position()).top).toBe(0);
+    // Back at the end: it follows again.
+    await trace.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await settle();
+    await say("And a last one.");
+    await expect.poll(async () => (await position()).bottomGap, { timeout: 15_000 }).toBeLessThan(40);
+    await page.getByRole("button", { name: "End & grade" }).click();
+    await page.getByTestId("end-card").waitFor();
+    expect(await page.getByTestId("end-card").innerText()).toMatch(/ s · cost: agent (\$\S+|unknown)$/);
+    await page.close();
+  });
+
   it("shows a run's grid and pass^k chart, and opens a failing simulation's diff", async () => {
     const page = await openPage();
     await page.goto(`${baseUrl}/#/runs`);

@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import type { RewardInfo } from "../../../src/core/simulation.js";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
-import type { Review } from "../../../src/review/blame.js";
+import { CulpritSchema, type Review } from "../../../src/review/blame.js";
 import type { FailedCheck } from "../../../src/server/api-schemas.js";
 import { ValueView } from "./value-view.js";
 
@@ -65,6 +65,12 @@ const CULPRIT_WORDS: Record<Review["culprit"], string> = {
   infrastructure: "the infrastructure",
   undetermined: "undetermined",
 };
+
+/** A culprit as a reader says it ("the simulated customer"); an unknown one as stored. */
+export function culpritWords(culprit: string): string {
+  const known = CulpritSchema.safeParse(culprit);
+  return known.success ? CULPRIT_WORDS[known.data] : culprit.replace(/_/g, " ");
+}
 
 /** `passk review`'s verdict on a failure: who, at which turn, why, and what it rests on. */
 export function ReviewSummary(props: {

@@ -15,6 +15,7 @@ import { RunSearch } from "./run-search.js";
 import { RunProgressLine, RunStatusBadge, pollEvery } from "./run-progress.js";
 import { runName } from "./runs-page.js";
 import { ComparabilityBadge } from "../components/comparability-badge.js";
+import { culpritWords } from "../components/reward-card.js";
 
 function TerminationChart(props: { reasons: Record<string, number> }) {
   const option = useMemo((): ChartOption => {
@@ -155,7 +156,7 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                 <span role="cell" className="grid-cells">
                   {row.cells.map((cell) => {
                     const dim = props.filter !== null && !cell.failedKinds.includes(props.filter);
-                    const label = `task ${row.taskId} trial ${cell.trial}: ${cell.reward === null ? cell.terminationReason : `reward ${cell.reward}`}${cell.failedKinds.length ? `, failed ${cell.failedKinds.join(", ")}` : ""}${cell.blame ? `; caused by the ${cell.blame.culprit.replace("_", " ")}: ${cell.blame.reason}` : ""}`;
+                    const label = `task ${row.taskId} trial ${cell.trial}: ${cell.reward === null ? cell.terminationReason : `reward ${cell.reward}`}${cell.failedKinds.length ? `, failed ${cell.failedKinds.join(", ")}` : ""}${cell.blame ? `; ${cell.blame.culprit === "undetermined" ? "cause undetermined" : `caused by ${culpritWords(cell.blame.culprit)}`}: ${cell.blame.reason}` : ""}`;
                     return (
                       <a
                         key={cell.trial}
@@ -322,7 +323,7 @@ export function RunPage(props: { runId: string }) {
             <ul className="blame" aria-label="Failures by culprit">
               {detail.blame.map(({ culprit, count }) => (
                 <li key={culprit}>
-                  {culprit.replace("_", " ")} <span className="count">{count}</span>
+                  {culpritWords(culprit)} <span className="count">{count}</span>
                 </li>
               ))}
             </ul>

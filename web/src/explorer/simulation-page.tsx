@@ -208,8 +208,8 @@ export function SimulationPage(props: {
         )}
         <p className="muted">
           {domain} · ended by {simulation.termination_reason.replace(/_/g, " ")} ·{" "}
-          {simulation.messages.length} messages · {(simulation.duration ?? 0).toFixed(1)} s · agent{" "}
-          {formatCost(simulation.agent_cost)} · customer {formatCost(simulation.user_cost)}
+          {simulation.messages.length} messages · {(simulation.duration ?? 0).toFixed(1)} s · cost: agent{" "}
+          {formatCost(simulation.agent_cost)}, customer {formatCost(simulation.user_cost)}
         </p>
       </header>
       <nav className="simulation-nav" aria-label="Other simulations">

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { ToolCall, ToolMessage } from "../../../src/core/message.js";
 import type { FailedCheck, RecordChange, SequencedEvent } from "../../../src/server/api-schemas.js";
 import type { RewardInfo } from "../../../src/core/simulation.js";
@@ -19,6 +19,7 @@ type TraceItem =
       durationSeconds: number;
       agentCost: number | null;
       userCost: number | null;
+      customerIsPerson: boolean;
     }
   | {
       kind: "reward";
@@ -61,7 +62,7 @@ export function traceItems(events: readonly SequencedEvent[]): TraceItem[] {
           items.push({ kind: "world", key, side: event.side, records: event.records });
         break;
       case "simulation-end":
-        items.push({ kind: "end", key, ...event });
+        items.push({ kind: "end", key, ...event, customerIsPerson });
         break;
       case "conversation-start":
         customerIsPerson = event.mode === "human";
@@ -148,8 +149,24 @@ export function ToolCallCard(props: {
 export function TracePane(props: { events: readonly SequencedEvent[] }) {
   const items = useMemo(() => traceItems(props.events), [props.events]);
   const end = useRef<HTMLDivElement>(null);
+  // Whether the reader is at the end of the trace (its last card in view): only then does a new card
+  // scroll it along; someone reading an earlier card is left where they are.
+  const atEnd = useRef(true);
   useEffect(() => {
-    end.current?.scrollIntoView?.({ block: "end" });
+    const sentinel = end.current;
+    if (!sentinel || typeof IntersectionObserver === "undefined") return;
+    const observer = new IntersectionObserver(
+      ([entry]) => {
+        atEnd.current = entry?.isIntersecting ?? true;
+      },
+      { rootMargin: "0px 0px 120px 0px" },
+    );
+    observer.observe(sentinel);
+    return () => observer.disconnect();
+  }, []);
+  // Before the browser paints (and before the observer sees the end pushed out of view).
+  useLayoutEffect(() => {
+    if (atEnd.current) end.current?.scrollIntoView?.({ block: "end" });
   }, [items.length]);
   return (
     <div className="trace" aria-live="polite">
@@ -170,8 +187,9 @@ export function TracePane(props: { events: readonly SequencedEvent[] }) {
                 <h3>Conversation ended: {item.terminationReason.replace(/_/g, " ")}</h3>
                 {item.error && <p className="error-text">{item.error}</p>}
                 <p className="muted">
-                  {item.durationSeconds.toFixed(1)} s · agent {formatCost(item.agentCost)} · customer{" "}
-                  {formatCost(item.userCost)}
+                  {item.durationSeconds.toFixed(1)} s · cost: agent {formatCost(item.agentCost)}
+                  {/* A person playing the customer costs nothing to count. */}
+                  {item.customerIsPerson ? "" : `, customer ${formatCost(item.userCost)}`}
                 </p>
               </article>
             );

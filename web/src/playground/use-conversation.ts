@@ -34,7 +34,8 @@ type Action =
   | { type: "started"; conversationId: string }
   | { type: "event"; event: SequencedEvent }
   | { type: "error"; message: string }
-  | { type: "sent" }
+  /** The server took what the person sent; `since`: the last event seen when it was sent. */
+  | { type: "sent"; since: number }
   | { type: "connected" }
   | { type: "reconnecting" }
   | { type: "lost"; message: string };
@@ -72,8 +73,13 @@ function reduce(state: ConversationState, action: Action): ConversationState {
               : state.status;
       return { ...state, events, status, connection: "connected", attempts: 0 };
     }
-    case "sent":
-      return { ...state, status: state.status === "ended" ? "ended" : "running", error: null };
+    case "sent": {
+      // The stream can outrun the POST's answer: the agent may already have replied and be waiting
+      // for the person again. Then that stands; otherwise the agent is at work.
+      const answered = state.events.some((e) => e.seq > action.since && e.type === "awaiting-customer");
+      const status = state.status === "ended" || answered ? state.status : "running";
+      return { ...state, status, error: null };
+    }
     case "error":
       return { ...state, error: action.message, status: state.status === "starting" ? "idle" : state.status };
     case "connected":
@@ -240,6 +246,7 @@ export function useConversation() {
       turn: { content: string } | { toolCall: { name: string; arguments: Record<string, unknown> } },
     ): Promise<boolean> => {
       if (!conversationId) return false;
+      const since = lastSeq.current;
       try {
         await answer(
           api.conversations[":conversationId"].messages.$post(
@@ -248,7 +255,7 @@ export function useConversation() {
           ),
           OkResponseSchema,
         );
-        dispatch({ type: "sent" });
+        dispatch({ type: "sent", since });
         return true;
       } catch (error) {
         if (error instanceof ApiRequestError && error.code === "conversation_not_found")

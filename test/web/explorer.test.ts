@@ -467,4 +467,17 @@ describe("the explorer in Chromium", () => {
       await page.close();
     });
   }
+
+  it("says two runs with no task in common have nothing to compare, instead of drawing empty charts", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/compare/${runs.seeded}/${runs.telecom}`);
+    const nothing = page.getByTestId("nothing-in-common");
+    await nothing.waitFor();
+    expect(await nothing.innerText()).toMatch(
+      /These runs share no task: .+ ran 6 tasks, .+ ran 1, and none is in both\./,
+    );
+    expect(await page.getByTestId("pass-k-chart").count()).toBe(0);
+    expect(await page.getByTestId("compare-table").count()).toBe(0);
+    await page.close();
+  });
 });

@@ -1,5 +1,9 @@
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
-import { CompareResponseSchema, type TaskComparison } from "../../../src/server/api-schemas.js";
+import {
+  CompareResponseSchema,
+  type CompareResponse,
+  type TaskComparison,
+} from "../../../src/server/api-schemas.js";
 import { answer, api, cancellable } from "../api.js";
 import { LoadFailure } from "../components/not-found.js";
 import { formatPercent, taskLabel } from "../format.js";
@@ -89,6 +93,27 @@ export function ComparePage(props: { a: string; b: string }) {
           {comparison.significance.sentence}
         </p>
       </header>
+      {comparison.tasks.length === 0 ? (
+        <section className="card" data-testid="nothing-in-common">
+          <h2>Nothing to compare</h2>
+          <p>
+            These runs share no task: {runName(a)} ran {comparison.onlyInA.length} task
+            {comparison.onlyInA.length === 1 ? "" : "s"}, {runName(b)} ran {comparison.onlyInB.length}, and
+            none is in both. Compare runs of the same domain and tasks.
+          </p>
+        </section>
+      ) : (
+        <CommonTasks comparison={comparison} ks={ks} />
+      )}
+    </div>
+  );
+}
+
+function CommonTasks(props: { comparison: CompareResponse; ks: number[] }) {
+  const { comparison, ks } = props;
+  const { a, b } = comparison;
+  return (
+    <>
       <section className="card">
         <h2>pass^k over the common tasks</h2>
         <PassKChart
@@ -154,6 +179,6 @@ export function ComparePage(props: { a: string; b: string }) {
           </table>
         </div>
       </section>
-    </div>
+    </>
   );
 }

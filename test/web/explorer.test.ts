@@ -320,6 +320,23 @@ describe("the explorer in Chromium", () => {
     expect(await row.locator(".grid-task-title").innerText()).toBe(
       "Testing introducing new user intent in the middle of the conversation.",
     );
+    // Every cell's ✓ or ✗ reads against its colour at 4.5:1 or more (WCAG AA, small text).
+    const contrasts = await page.locator(".grid-cell").evaluateAll((cells) => {
+      const luminance = (css: string) => {
+        const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+          const c = Number(v) / 255;
+          return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      return cells.map((cell) => {
+        const style = getComputedStyle(cell);
+        const [fg, bg] = [luminance(style.color), luminance(style.backgroundColor)];
+        return (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+      });
+    });
+    expect(contrasts.length).toBe(TASKS.length * 4);
+    expect(Math.min(...contrasts)).toBeGreaterThanOrEqual(4.5);
     // The reviewed failure's cell and the run's tally name the culprit in words.
     expect(await row.locator('.grid-cell[data-culprit="agent"]').getAttribute("title")).toBe(
       "task 7 trial 1: reward 0, failed DB; caused by the agent: the agent answered with a number instead of cancelling 59XX6W",

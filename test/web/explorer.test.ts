@@ -342,6 +342,21 @@ describe("the explorer in Chromium", () => {
       "task 7 trial 1: reward 0, failed DB; caused by the agent: the agent answered with a number instead of cancelling 59XX6W",
     );
     expect(await page.getByRole("list", { name: "Failures by culprit" }).innerText()).toBe("the agent 1");
+    // Filtered and sorted, then into a simulation and Back: the grid is as it was left.
+    const filters = page.getByRole("group", { name: "Filter by failing check" });
+    await filters.getByRole("button", { name: /^DB failed/ }).click();
+    await page.getByLabel("Search tasks").fill("1");
+    expect(await order()).toEqual(["14", "11"]);
+    await page.locator(".grid-row .grid-cell").first().click();
+    await page.getByTestId("position").waitFor();
+    await page.goBack();
+    await page.getByTestId("run-grid").locator(".grid-row").first().waitFor();
+    expect(await order()).toEqual(["14", "11"]);
+    expect(await page.getByLabel("Sort").inputValue()).toBe("flaky");
+    expect(await page.getByLabel("Search tasks").inputValue()).toBe("1");
+    expect(await filters.getByRole("button", { name: /^DB failed/ }).getAttribute("aria-pressed")).toBe(
+      "true",
+    );
     // A run of one trial per task still shows its interval (a whisker, and in words).
     await page.goto(`${web.url}/#/runs/${runs.single}`);
     const chart = page.getByTestId("pass-k-chart");

@@ -1,5 +1,6 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef, useState } from "react";
+import { z } from "zod";
+import { useMemo, useRef } from "react";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import { wilsonInterval } from "../../../src/metrics/statistics.js";
 import { RunDetailSchema, type GridRow, type RunDetail } from "../../../src/server/api-schemas.js";
@@ -9,6 +10,7 @@ import { LoadFailure } from "../components/not-found.js";
 import { formatCost, formatDate, formatPercent, rewardColor, runCoverage, taskLabel } from "../format.js";
 import { href } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
+import { useSessionState } from "../use-session-state.js";
 import { PassKChart } from "./pass-k-chart.js";
 import { RobustnessCard } from "./robustness-card.js";
 import { RunSearch } from "./run-search.js";
@@ -231,9 +233,14 @@ export function RunPage(props: { runId: string }) {
     (signal) => answer(api.runs[":runId"].$get({ param: { runId } }, cancellable(signal)), RunDetailSchema),
     { pollEvery: (data) => pollEvery([data.run]) },
   );
-  const [filter, setFilter] = useState<string | null>(null);
-  const [search, setSearch] = useState("");
-  const [order, setOrder] = useState<SortOrder>("failing");
+  // Kept for the tab: Back from a simulation finds the grid filtered and sorted as it was left.
+  const [filter, setFilter] = useSessionState(`passk:run:${runId}:filter`, z.string().nullable(), null);
+  const [search, setSearch] = useSessionState(`passk:run:${runId}:search`, z.string(), "");
+  const [order, setOrder] = useSessionState<SortOrder>(
+    `passk:run:${runId}:order`,
+    z.enum(["failing", "id", "flaky"]),
+    "failing",
+  );
   const rows = useMemo(() => {
     if (!detail) return [];
     const needle = search.trim().toLowerCase();

@@ -390,6 +390,10 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     await page.goto(`${baseUrl}/#/`);
     await page.getByLabel("Domain").selectOption(DOMAIN);
     await page.getByRole("button", { name: chip.label }).click();
+    // The chip is disabled while its conversation runs: keyboard focus moves to the conversation.
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.id"), { timeout: 15_000 })
+      .toBe("pane-conversation");
     await page.getByText(` · ${chip.taskId} · `, { exact: false }).waitFor();
     await page.getByTestId("end-card").waitFor({ timeout: 30_000 });
     await page.close();

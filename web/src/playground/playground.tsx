@@ -159,6 +159,7 @@ export function Playground(props: {
   const graded = useMemo(() => state.events.find((e) => e.type === "reward"), [state.events]);
   // "See every check": show the trace and bring the reward card into view, focused.
   const traceSection = useRef<HTMLElement>(null);
+  const conversationHeading = useRef<HTMLHeadingElement>(null);
   const [cardRequests, setCardRequests] = useState(0);
   useEffect(() => {
     if (cardRequests === 0) return;
@@ -195,6 +196,9 @@ export function Playground(props: {
   const start = (id: string | null, startMode: ConversationMode = mode) => {
     if (startMode === "simulate" && !id) return;
     setPane("conversation");
+    // The control that started it is disabled while it runs: keyboard focus goes to the conversation
+    // rather than dropping to the page (a person's composer takes it once they may type).
+    conversationHeading.current?.focus({ preventScroll: true });
     // On a phone the panes are below the setup: bring the conversation into view.
     if (window.matchMedia("(max-width: 900px)").matches)
       document.querySelector(".panes")?.scrollIntoView({ block: "start" });
@@ -398,7 +402,7 @@ export function Playground(props: {
             className={`pane${pane === "conversation" ? " active" : ""}`}
             aria-labelledby="pane-conversation"
           >
-            <h2 id="pane-conversation">
+            <h2 id="pane-conversation" tabIndex={-1} ref={conversationHeading}>
               Conversation
               {started && (
                 <span className="muted small" title={started.taskId ?? undefined}>

@@ -321,19 +321,19 @@ describe("the explorer in Chromium", () => {
       "Testing introducing new user intent in the middle of the conversation.",
     );
     // Every cell's ✓ or ✗ reads against its colour at 4.5:1 or more (WCAG AA, small text).
-    const contrasts = await page.locator(".grid-cell").evaluateAll((cells) => {
-      const luminance = (css: string) => {
-        const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
-          const c = Number(v) / 255;
-          return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-        });
-        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
-      };
-      return cells.map((cell) => {
-        const style = getComputedStyle(cell);
-        const [fg, bg] = [luminance(style.color), luminance(style.backgroundColor)];
-        return (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    const colours = (await page.evaluate(
+      `[...document.querySelectorAll(".grid-cell")].map((cell) => [getComputedStyle(cell).color, getComputedStyle(cell).backgroundColor])`,
+    )) as Array<[string, string]>;
+    const luminance = (css: string) => {
+      const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+        const c = Number(v) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
       });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const contrasts = colours.map(([color, background]) => {
+      const [fg, bg] = [luminance(color), luminance(background)];
+      return (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
     });
     expect(contrasts.length).toBe(TASKS.length * 4);
     expect(Math.min(...contrasts)).toBeGreaterThanOrEqual(4.5);

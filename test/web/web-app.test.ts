@@ -252,7 +252,7 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
     };
     // After two frames the page has seen where the trace is scrolled.
     const settle = () =>
-      page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+      page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))");
     const position = () =>
       trace.evaluate((el) => ({
         top: el.scrollTop,

@@ -284,6 +284,37 @@ describe("the playground in Chromium", () => {
     await page.close();
   });
 
+  it("a reopened conversation shows its own agent and customer models in the setup, not the defaults", async () => {
+    const offering = await startWebServer({
+      store,
+      participants: {
+        agents: ["scripted:gold", "scripted:gold-second"],
+        users: ["scripted:gold", "scripted:gold-second"],
+        createAgent: () => goldAgent,
+        createUserSimulator: () => goldUser,
+      },
+    });
+    try {
+      const page = await openPage(1280);
+      await page.goto(`${offering.url}/#/play/airline/8`);
+      await page.locator('[data-task-id="8"][aria-selected="true"]').waitFor();
+      await page.getByLabel("Agent model").selectOption("scripted:gold-second");
+      await page.getByLabel("User model").selectOption("scripted:gold-second");
+      await page.getByRole("button", { name: "Simulate" }).click();
+      await page.getByTestId("reward-card").waitFor({ timeout: 30_000 });
+      await expect.poll(() => new URL(page.url()).hash).toMatch(/^#\/play\/airline\/8\/[\w-]+$/);
+      const link = new URL(page.url()).hash;
+      const reopened = await openPage(1280);
+      await reopened.goto(`${offering.url}/${link}`);
+      await reopened.getByTestId("reward-card").waitFor();
+      expect(await reopened.getByLabel("Agent model").inputValue()).toBe("scripted:gold-second");
+      expect(await reopened.getByLabel("User model").inputValue()).toBe("scripted:gold-second");
+      await Promise.all([page.close(), reopened.close()]);
+    } finally {
+      await offering.kill();
+    }
+  });
+
   for (const width of WIDTHS) {
     it(`shows the whole reward card when a conversation ends, not a sliver (${width} px)`, async () => {
       const page = await openPage(width);

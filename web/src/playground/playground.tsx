@@ -175,7 +175,7 @@ export function Playground(props: {
       ? { reason: last.reason, message: last.message }
       : null;
 
-  // An opened conversation shows its own domain and task in the setup.
+  // An opened conversation shows its own domain, task and models in the setup.
   useEffect(() => {
     if (!started) return;
     if (started.domain !== domainName && known(started.domain)) {
@@ -185,6 +185,9 @@ export function Playground(props: {
       setTaskId(started.taskId);
     }
     setMode(started.mode);
+    // And its own models, when this server offers them (one started elsewhere may use others).
+    if (info.agents.includes(started.agent)) setAgent(started.agent);
+    if (started.user !== null && info.users.includes(started.user)) setUser(started.user);
   }, [started?.conversationId]);
 
   const connected = state.connection === "connected";

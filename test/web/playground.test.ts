@@ -284,6 +284,23 @@ describe("the playground in Chromium", () => {
     await page.close();
   });
 
+  it("a person who picks a scenario chip starts from its opening line, theirs to edit or send", async () => {
+    const detail = DomainDetailSchema.parse(await (await fetch(`${web.url}/api/domains/airline`)).json());
+    const chip = detail.scenarios.find((c) => c.taskId === "8") ?? detail.scenarios[0]!;
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/`);
+    await page.getByLabel("Me (type as the customer)").check();
+    await page.getByRole("button", { name: chip.label }).click();
+    const box = page.getByLabel("Message to the agent");
+    await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => box.inputValue()).toBe(chip.openingLine);
+    await box.press("Enter");
+    await page.locator(".message.customer .bubble", { hasText: chip.openingLine }).waitFor();
+    await page.getByRole("button", { name: "End & grade" }).click();
+    await page.getByTestId("stop-event").waitFor();
+    await page.close();
+  });
+
   it("a reopened conversation shows its own agent and customer models in the setup, not the defaults", async () => {
     const offering = await startWebServer({
       store,

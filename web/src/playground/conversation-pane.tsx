@@ -24,8 +24,14 @@ export function ConversationPane(props: {
   onUseTool: (name: string, args: Record<string, unknown>) => void;
   onEnd: () => void;
   onStopWaiting: () => void;
+  /** Words to start the person's draft with (a scenario chip's opening line), once per conversation. */
+  suggestion?: { conversationId: string; text: string } | null;
 }) {
   const [draft, setDraft] = useState("");
+  const suggested = props.suggestion;
+  useEffect(() => {
+    if (suggested) setDraft(suggested.text);
+  }, [suggested?.conversationId]);
   const end = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const reconnecting = props.connection === "reconnecting" && props.status !== "ended";

@@ -160,6 +160,7 @@ export function Playground(props: {
   // "See every check": show the trace and bring the reward card into view, focused.
   const traceSection = useRef<HTMLElement>(null);
   const conversationHeading = useRef<HTMLHeadingElement>(null);
+  const [suggestion, setSuggestion] = useState<{ conversationId: string; text: string } | null>(null);
   const [cardRequests, setCardRequests] = useState(0);
   useEffect(() => {
     if (cardRequests === 0) return;
@@ -196,7 +197,7 @@ export function Playground(props: {
     (state.status === "starting" || state.status === "running" || state.status === "awaiting-customer");
   const exhausted = info.budget.exhausted;
 
-  const start = (id: string | null, startMode: ConversationMode = mode) => {
+  const start = (id: string | null, startMode: ConversationMode = mode, openingLine?: string) => {
     if (startMode === "simulate" && !id) return;
     setPane("conversation");
     // The control that started it is disabled while it runs: keyboard focus goes to the conversation
@@ -215,6 +216,12 @@ export function Playground(props: {
         ...(startMode === "simulate" && perturb.length > 0 ? { perturbations: [...perturb] } : {}),
       })
       .then((begun) => {
+        // A person who picked a chip starts from its opening line (theirs to edit or send).
+        setSuggestion(
+          begun && startMode === "human" && openingLine
+            ? { conversationId: begun.conversationId, text: openingLine }
+            : null,
+        );
         if (begun)
           navigate({
             page: "playground",
@@ -350,7 +357,7 @@ export function Playground(props: {
                       data-kind={chip.kind}
                       onClick={() => {
                         setTaskId(chip.taskId);
-                        start(chip.taskId);
+                        start(chip.taskId, mode, chip.openingLine);
                       }}
                     >
                       <span className="chip-head">
@@ -443,6 +450,7 @@ export function Playground(props: {
               customerTools={domain?.tools.filter((t) => t.side === "user") ?? []}
               onSay={(text) => conversation.say({ content: text })}
               onUseTool={(name, args) => void conversation.say({ toolCall: { name, arguments: args } })}
+              suggestion={suggestion}
               onEnd={() => void conversation.end()}
               onStopWaiting={() =>
                 conversation.abandon(

@@ -107,7 +107,12 @@ describe("passk run --domain banking_knowledge --retrieval-config", () => {
     expect(elsewhere.stderr).toContain("--retrieval-config applies to banking_knowledge only");
     // Configs whose tools cannot work here are refused before any conversation, by run and simulate:
     // the shell's when the sandbox's system programs are not on PATH.
-    const noSandbox = { ...env, PATH: mkdtempSync(path.join(tmpdir(), "passk-empty-path-")) };
+    // (alltools's embeddings key is set: what is missing is the sandbox.)
+    const noSandbox = {
+      ...env,
+      OPENAI_API_KEY: "sk-test-not-used",
+      PATH: mkdtempSync(path.join(tmpdir(), "passk-empty-path-")),
+    };
     for (const [config, reason] of [
       ["terminal_use", "the shell sandbox needs bwrap, rg, socat on PATH"],
       ["alltools", "the shell sandbox needs bwrap, rg, socat on PATH"],

@@ -158,6 +158,47 @@ describe("banking_knowledge's shell tool", () => {
     );
     expect(defaultRetrievalNote({ OPENAI_API_KEY: "k" })).toBeUndefined();
   }, 60_000);
+
+  it("asked for explicitly without its embeddings key, a run is refused at start with a sentence, nothing stored", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "passk-alltools-key-"));
+    const run = (config: string, key: string) =>
+      runCli(
+        [
+          "run",
+          "--domain",
+          "banking_knowledge",
+          "--retrieval-config",
+          config,
+          "--agent-llm",
+          "scripted:gold",
+          "--num-tasks",
+          "1",
+          "--store",
+          path.join(folder, `${config}-${key ? "key" : "none"}.db`),
+          "--progress",
+          "none",
+        ],
+        { env: { PASSK_DATA_DIR: tau2DataDir(), OPENAI_API_KEY: key } },
+      );
+    const [alltools, dense, withKey] = await Promise.all([
+      run("alltools", ""),
+      run("openai_embeddings", ""),
+      run("openai_embeddings", "sk-test-not-used"),
+    ]);
+    for (const [refused, config] of [
+      [alltools, "alltools"],
+      [dense, "openai_embeddings"],
+    ] as const) {
+      expect(refused.code, refused.stderr).not.toBe(0);
+      expect(refused.stderr).toContain(
+        `banking_knowledge: retrieval config ${config} searches with text-embedding-3-large embeddings (OpenAI API), which need OPENAI_API_KEY: set it, or choose a config without embeddings`,
+      );
+      expect(refused.stdout).not.toContain("starting run");
+    }
+    expect(existsSync(path.join(folder, "alltools-none.db"))).toBe(false);
+    // With the key the same run goes ahead (the scripted agent never searches, so no call is made).
+    expect(withKey.code, withKey.stderr).toBe(0);
+  }, 90_000);
 });
 
 describe("--retrieval-config-kwargs", () => {

@@ -305,8 +305,8 @@ export function agentToolNames(config: RetrievalConfig, baseTools: readonly stri
 }
 
 /**
- * Why passk cannot hold conversations under a config, or undefined when it can: the shell needs the
- * sandbox runtime's system programs (bubblewrap, ripgrep, socat); the reranker needs a model (`--reranker-llm`) and the reference's prompt, read
+ * Why passk cannot hold conversations under a config, or undefined when it can: dense search needs
+ * its embeddings key; the shell needs the sandbox runtime's system programs (bubblewrap, ripgrep, socat); the reranker needs a model (`--reranker-llm`) and the reference's prompt, read
  * from its upstream source file. Replays, single calls and tool listings of the other tools work under
  * every config; conversations would fail at the agent's first such call, so runs refuse them before
  * they start.
@@ -314,7 +314,12 @@ export function agentToolNames(config: RetrievalConfig, baseTools: readonly stri
 export function conversationBlocker(
   config: RetrievalConfig,
   ready: { readonly toolModel: boolean; readonly upstreamDir: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
+  // Read where the searches read it (the dense retriever's embedder takes its key from the environment).
+  const embeddings = config.needs.embeddings;
+  if (embeddings && !env[embeddings.apiKeyEnv]?.trim())
+    return `retrieval config ${config.name} searches with ${embeddings.model} embeddings (${embeddings.serviceLabel}), which need ${embeddings.apiKeyEnv}: set it, or choose a config without embeddings (bm25, bm25_grep, grep_only, terminal_use…)`;
   if (config.needs.shell) {
     const unavailable = sandboxUnavailable();
     if (unavailable)

@@ -121,7 +121,16 @@ export function readResultsFile(file: string): ResultsFile {
       "check the path of the results file.",
     );
   }
-  if (statSync(file).isDirectory()) return readResultsDirectory(file);
+  const stat = statSync(file);
+  if (stat.isDirectory()) return readResultsDirectory(file);
+  // A FIFO, a device (/dev/zero) or a socket would block or never end: refuse it before reading.
+  if (!stat.isFile()) {
+    throw new InvalidInputFileError(
+      file,
+      [{ path: "(file)", message: "is not a regular file (a pipe, device or socket)" }],
+      "pass a results JSON file saved on disk.",
+    );
+  }
   return parseResults(readFileSync(file, "utf8"), file);
 }
 

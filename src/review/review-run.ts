@@ -43,6 +43,8 @@ export interface ReviewOptions {
   /** The LLM reviewer for failures no check places (`--judge-llm`); without it they stay undetermined. */
   model?: LanguageModel;
   onReview?: (reviewed: ReviewedSimulation) => void;
+  /** Why a failure no check placed stays undetermined when no model is given (default: the CLI's flag). */
+  withoutModel?: string;
 }
 
 /** Whether a simulation failed and so needs a review (infrastructure errors included: they are placed too). */
@@ -105,7 +107,7 @@ export async function reviewSimulations(
     review ??= {
       culprit: "undetermined",
       turn: null,
-      reason: "no check placed it, and no reviewer model was given (--judge-llm)",
+      reason: options.withoutModel ?? "no check placed it, and no reviewer model was given (--judge-llm)",
       source: "check",
       check: null,
     };

@@ -2,7 +2,7 @@ import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import type { Review } from "../review/blame.js";
-import { needsReview, reviewSimulations } from "../review/review-run.js";
+import { reviewSimulations } from "../review/review-run.js";
 
 /**
  * The verdict `passk review` gives a finished playground conversation, from its deterministic checks
@@ -23,7 +23,7 @@ export async function playgroundReview(
     messages: run.messages,
     info: (run.info ?? null) as Record<string, unknown> | null,
   };
-  if (!needsReview(simulation)) return null;
+  // A passed conversation is not reviewed: no review comes back.
   const { reviews } = await reviewSimulations([simulation], {
     taskOf: () => task,
     domainOf: () => ({
@@ -31,9 +31,7 @@ export async function playgroundReview(
       policy: data.policyFor(task),
       newWorld: (options) => data.newWorld(options),
     }),
+    withoutModel: "no check placed it; the playground asks no reviewer model",
   });
-  const review = reviews[0]?.review ?? null;
-  if (review?.culprit === "undetermined" && review.check === null)
-    return { ...review, reason: "no check placed it; the playground asks no reviewer model" };
-  return review;
+  return reviews[0]?.review ?? null;
 }

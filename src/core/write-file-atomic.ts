@@ -1,13 +1,24 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "./errors.js";
+import { makeDirectory } from "./make-directory.js";
 
-/** A ConfigError when `file` names a directory (`--junit /tmp`): it could never be written. */
+/** A ConfigError when `file` names a directory (`--junit /tmp`) or sits where no folder can be made. */
 export function checkFileTarget(file: string, flag?: string): void {
-  if (statSync(path.resolve(file), { throwIfNoEntry: false })?.isDirectory())
+  const target = path.resolve(file);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(target, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch (error) {
+    // ENOTDIR: a file where a folder should be; makeDirectory names it.
+    if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
+  }
+  if (isDirectory)
     throw new ConfigError(
       `${flag ? `${flag} ` : ""}${file} is a directory; give a file path, e.g. ${path.join(file, "results.json")}`,
     );
+  // The folder is made now, so a path that can never be written stops the command before any work.
+  makeDirectory(path.dirname(target), flag ? `${flag} ${file}` : file);
 }
 
 /**
@@ -19,7 +30,7 @@ export function checkFileTarget(file: string, flag?: string): void {
 export function writeFileAtomic(file: string, text: string): void {
   checkFileTarget(file);
   const target = path.resolve(file);
-  mkdirSync(path.dirname(target), { recursive: true });
+  makeDirectory(path.dirname(target), file);
   const temporary = path.join(
     path.dirname(target),
     `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`,

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
@@ -14,6 +13,7 @@ import { rankByScore, type SearchHit } from "./bm25.js";
 import type { EmbedderSpec } from "./configs.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
 import type { Retriever } from "./search-pipeline.js";
+import { makeDirectory } from "../core/make-directory.js";
 
 /** Turns texts into vectors. One implementation calls an embeddings API through the AI SDK. */
 export interface TextEmbedder {
@@ -159,7 +159,7 @@ export const DEFAULT_EMBEDDING_CACHE = path.join(".passk", "embeddings.db");
 export function openEmbeddingCache(file: string = DEFAULT_EMBEDDING_CACHE): EmbeddingCache {
   let database: Database.Database;
   try {
-    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file !== ":memory:") makeDirectory(path.dirname(path.resolve(file)), `the embeddings cache ${file}`);
     database = new Database(file);
     database.pragma("journal_mode = WAL");
     database.pragma("busy_timeout = 5000");

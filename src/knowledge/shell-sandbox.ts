@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { compareCodePoints, type KnowledgeBase } from "./knowledge-base.js";
+import { makeDirectory } from "../core/make-directory.js";
 
 // The `shell` tool of τ²'s terminal_use, terminal_use_write and alltools configs: the knowledge base
 // exported as files into a per-conversation folder, and every command run there through Anthropic's
@@ -213,7 +214,7 @@ export class ShellSandbox {
     this.#timeoutSeconds = options.timeoutSeconds ?? SHELL_TIMEOUT_SECONDS;
     this.dir = path.join(root, `${process.pid}-${randomBytes(4).toString("hex")}`);
     this.kbDir = path.join(this.dir, "knowledge_base");
-    mkdirSync(this.kbDir, { recursive: true });
+    makeDirectory(this.kbDir);
     live.add(this);
     for (const [name, content] of exportedFiles(kb)) writeFileSync(path.join(this.kbDir, name), content);
     this.#settings = path.join(this.dir, "srt-settings.json");

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import type { LlmRequest, LlmResponse } from "../core/llm.js";
+import { makeDirectory } from "../core/make-directory.js";
 
 /** Stores model replies by request, so that re-running identical conversations costs nothing. */
 export interface ResponseCache {
@@ -70,7 +70,7 @@ export function responseCacheKey(input: {
 export function openResponseCache(file: string): ResponseCache {
   let database: Database.Database;
   try {
-    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file !== ":memory:") makeDirectory(path.dirname(path.resolve(file)), `the cache ${file}`);
     database = new Database(file);
     database.pragma("journal_mode = WAL");
     database.pragma("busy_timeout = 5000");

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { UnknownNameError } from "../core/errors.js";
@@ -26,6 +26,7 @@ import {
   StoreNotFoundError,
   StoreVersionError,
 } from "./store-errors.js";
+import { makeDirectory } from "../core/make-directory.js";
 
 export { RunStatusSchema };
 export type { NewRun, PutResult, RunRecord, RunStatus, RunUpdate, StoredSimulation };
@@ -104,7 +105,7 @@ export class Store implements RunStore {
     const resolved = path.resolve(file);
     const exists = existsSync(resolved);
     if (!exists && options.create === false) throw new StoreNotFoundError(resolved);
-    if (!exists) mkdirSync(path.dirname(resolved), { recursive: true });
+    if (!exists) makeDirectory(path.dirname(resolved), `the store ${file}`);
     let db: Database.Database;
     try {
       db = new Database(resolved);

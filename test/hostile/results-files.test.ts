@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -102,4 +102,93 @@ describe("an output path that is a folder", () => {
       expect(readdirSync(folder)).toEqual([]);
     },
   );
+});
+
+describe("an output path where no folder can be made", () => {
+  // Node's recursive mkdir loops forever under /proc (ENOENT on every try): passk walked into it at
+  // 100 % CPU and ignored SIGTERM. Each command now stops at once with one sentence.
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, [path.join(REPO_ROOT, "bin", "passk.js"), ...args], {
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+      timeout: 30_000,
+      killSignal: "SIGKILL",
+    });
+  const missing = `/proc/passk-${process.pid}`;
+
+  it.each([
+    ["--save-to", `${missing}/r.json`],
+    ["--junit", `${missing}/j.xml`],
+  ])("run %s %s: one sentence before anything runs, exit 1", (flag, file) => {
+    const parent = mkdtempSync(path.join(tmpdir(), "passk-outdir-"));
+    const run = cli([
+      "run",
+      "--domain",
+      "mock",
+      ...gold.split(" "),
+      "--store",
+      path.join(parent, "s.db"),
+      flag,
+      file,
+    ]);
+    expect(run.signal, "the command had to be killed").toBeNull();
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`error: cannot create the folder ${missing} for ${flag} ${file}`);
+    expect(run.stderr).toContain("choose another path");
+    expect(run.stderr).not.toContain("    at ");
+    expect(run.stdout).not.toContain("wrote ");
+  });
+
+  it("run --save-to under a regular file: names the file standing in the way", () => {
+    const parent = mkdtempSync(path.join(tmpdir(), "passk-outdir-"));
+    const blocker = path.join(parent, "blocker");
+    writeFileSync(blocker, "x");
+    const file = path.join(blocker, "deeper", "r.json");
+    const run = cli([
+      "run",
+      "--domain",
+      "mock",
+      ...gold.split(" "),
+      "--store",
+      path.join(parent, "s.db"),
+      "--save-to",
+      file,
+    ]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${blocker} is a file, not a folder`);
+    expect(run.stderr).not.toContain("    at ");
+  });
+
+  it("submit prepare --output under /proc: one sentence, exit 1", () => {
+    const parent = mkdtempSync(path.join(tmpdir(), "passk-outdir-"));
+    const results = path.join(parent, "r.json");
+    const saved = cli([
+      "run",
+      "--domain",
+      "airline",
+      ...gold.split(" "),
+      "--store",
+      path.join(parent, "s.db"),
+      "--save-to",
+      results,
+    ]);
+    expect(saved.status, saved.stderr).toBe(0);
+    const prepare = cli([
+      "submit",
+      "prepare",
+      results,
+      "--output",
+      missing,
+      "--model-name",
+      "m",
+      "--model-organization",
+      "o",
+      "--contact-email",
+      "team@example.com",
+    ]);
+    expect(prepare.signal, "the command had to be killed").toBeNull();
+    expect(prepare.status).toBe(1);
+    expect(prepare.stderr).toContain(`error: cannot create the folder ${missing}`);
+    expect(prepare.stderr).not.toContain("    at ");
+  });
 });

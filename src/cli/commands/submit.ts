@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
@@ -17,6 +17,7 @@ import { writeFileAtomic } from "../../core/write-file-atomic.js";
 import { runResults } from "../../store/run-results.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 import { withStore, withStoreOption } from "./run-source.js";
+import { makeDirectory } from "../../core/make-directory.js";
 
 interface PrepareFlags {
   output?: string;
@@ -234,7 +235,7 @@ export function registerSubmit(program: Command, context: CliContext): void {
     if (flags.force && existsSync(trajectoriesDir))
       for (const name of readdirSync(trajectoriesDir))
         if (name.endsWith(".json")) rmSync(path.join(trajectoriesDir, name));
-    mkdirSync(trajectoriesDir, { recursive: true });
+    makeDirectory(trajectoriesDir, "--output");
     for (const trajectory of prepared.trajectories) {
       const file = path.join(trajectoriesDir, trajectory.fileName);
       writeResultsFile(file, trajectory.results);

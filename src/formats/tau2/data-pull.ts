@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, PasskError } from "../../core/errors.js";
 import {
@@ -12,6 +12,7 @@ import {
 } from "./official-manifest.js";
 import { BANKING_KNOWLEDGE_FILES } from "./banking-knowledge-files.js";
 import { checkDataModelSource } from "./upstream/data-models.js";
+import { makeDirectory } from "../../core/make-directory.js";
 
 export const DEFAULT_DATA_BASE_URL = "https://raw.githubusercontent.com/sierra-research/tau2-bench";
 
@@ -263,7 +264,7 @@ async function pullDataModels(
           ? `does not give the expected schemas (${check.reason}), so it was not written`
           : `could not be read (${check.reason}), so it was not written`;
     }
-    mkdirSync(path.dirname(marker), { recursive: true });
+    makeDirectory(path.dirname(marker));
     writeFileSync(marker, `${JSON.stringify({ ref: options.ref, url, reason: failure })}\n`);
     missing(model.remote, failure);
   }
@@ -330,7 +331,7 @@ async function download(url: string, options: PullOptions): Promise<Uint8Array> 
 }
 
 function writeAtomically(target: string, bytes: Uint8Array): void {
-  mkdirSync(path.dirname(target), { recursive: true });
+  makeDirectory(path.dirname(target), "the data folder");
   const temporary = `${target}.partial-${process.pid}`;
   try {
     writeFileSync(temporary, bytes);

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { z } from "zod";
 import { InvalidInputFileError } from "../core/errors.js";
 import { jsonErrorOffset, JsonSyntaxError, lineColumn } from "./ordered-json.js";
@@ -7,6 +7,28 @@ import { zodProblems } from "./tau2/zod-problems.js";
 // Every JSON input passk reads (tasks, results, splits, prompt templates, tool specs, task components,
 // databases) fails the same way: a syntax error names its line and column, a schema mismatch lists
 // each problem by JSON path, both as an InvalidInputFileError with a hint on what to fix.
+
+/**
+ * Read the text of an input `file`, refusing what is not a regular file before opening it: a folder
+ * (EISDIR otherwise) and a pipe, device or socket (a FIFO would block forever, /dev/zero never end).
+ */
+export function readInputText(file: string, hint: string): string {
+  const stat = statSync(file);
+  if (!stat.isFile())
+    throw new InvalidInputFileError(
+      file,
+      [
+        {
+          path: "(file)",
+          message: stat.isDirectory()
+            ? "is a folder, not a file"
+            : "is not a regular file (a pipe, device or socket)",
+        },
+      ],
+      hint,
+    );
+  return readFileSync(file, "utf8");
+}
 
 /**
  * Parse the JSON `text` of `file` with `parse` (`JSON.parse` by default; the float-keeping and
@@ -54,6 +76,6 @@ export function readJsonFile<S extends z.ZodType>(
   schema: S,
   hints: { syntax: string; schema: string },
 ): z.output<S> {
-  const raw = parseJsonFile(readFileSync(file, "utf8"), file, hints.syntax);
+  const raw = parseJsonFile(readInputText(file, hints.syntax), file, hints.syntax);
   return validateInputFile(schema, raw, file, hints.schema);
 }

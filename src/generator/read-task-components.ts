@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { parseJsonFile, validateInputFile } from "../formats/json-file.js";
+import { parseJsonFile, readInputText, validateInputFile } from "../formats/json-file.js";
 import { jsonSyntaxError } from "../formats/ordered-json.js";
 import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../python/py-float.js";
 import { TaskComponentsSchema, type TaskComponents } from "./components-schema.js";
@@ -31,5 +30,5 @@ export function parseTaskComponents(text: string, file: string): TaskComponents 
 }
 
 export function readTaskComponents(file: string): TaskComponents {
-  return parseTaskComponents(readFileSync(file, "utf8"), file);
+  return parseTaskComponents(readInputText(file, "pass a task components JSON file saved on disk."), file);
 }

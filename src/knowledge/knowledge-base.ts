@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { ConfigError, InvalidInputFileError } from "../core/errors.js";
-import { parseJsonFile, validateInputFile } from "../formats/json-file.js";
+import { parseJsonFile, readInputText, validateInputFile } from "../formats/json-file.js";
 
 /** One knowledge-base document, as τ²'s `documents/<id>.json` holds it. */
 export const KnowledgeDocumentSchema = z.object({
@@ -80,7 +80,7 @@ export function loadKnowledgeBase(documentsDir: string): KnowledgeBase {
   const fileById = new Map<string, string>();
   for (const name of files) {
     const file = path.join(dir, name);
-    const raw = parseJsonFile(readFileSync(file, "utf8"), file, hint);
+    const raw = parseJsonFile(readInputText(file, hint), file, hint);
     const document = validateInputFile(KnowledgeDocumentSchema, raw, file, hint);
     const earlier = fileById.get(document.id);
     if (earlier !== undefined)

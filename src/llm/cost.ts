@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
 import { calcPrice, type PriceCalculation, type Provider as PriceProvider } from "@pydantic/genai-prices";
 import { z } from "zod";
-import { ConfigError } from "../core/errors.js";
-import { parseJsonFile, validateInputFile } from "../formats/json-file.js";
+import { ConfigError, InvalidInputFileError } from "../core/errors.js";
+import { parseJsonFile, readInputText, validateInputFile } from "../formats/json-file.js";
 
 /** USD per million tokens, with genai-prices' key names. Cache rates default to the input rate. */
 export const ModelPriceSchema = z.strictObject({
@@ -33,8 +32,9 @@ const PRICES_HINT =
 export function loadPriceOverrides(file: string): PriceOverrides {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readInputText(file, PRICES_HINT);
   } catch (error) {
+    if (error instanceof InvalidInputFileError) throw error;
     throw new ConfigError(
       `price override file ${file} cannot be read (${error instanceof Error ? error.message : String(error)}); ` +
         `check the path`,

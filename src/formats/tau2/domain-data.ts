@@ -1,4 +1,4 @@
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
@@ -8,7 +8,7 @@ import type { Task, TaskSplits } from "../../core/task.js";
 import type { DocumentHit, Domain, ReadDataFile, WorldContext } from "../../env/domain.js";
 import { World, type WorldOptions } from "../../env/world.js";
 import { pyJsonLoads } from "../../python/py-json-loads.js";
-import { parseJsonFile, validateInputFile } from "../json-file.js";
+import { parseJsonFile, readInputText, validateInputFile } from "../json-file.js";
 import { parseOrderedJson } from "../ordered-json.js";
 import { resolveUpstreamDir } from "./upstream/reference-texts.js";
 import { readSplitsFile, readTaskFolder, readTasksFile, taskFolderPattern } from "./tasks-file.js";
@@ -271,8 +271,9 @@ export function resolveConfig(
 
 function readText(file: string): string {
   try {
-    return readFileSync(file, "utf8");
+    return readInputText(file, "check that the data directory is complete (`passk data pull`).");
   } catch (error) {
+    if (error instanceof InvalidInputFileError) throw error;
     const denied = (error as { code?: string }).code === "EACCES";
     throw new InvalidInputFileError(
       file,

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { InvalidInputFileError, type InputProblem } from "../../core/errors.js";
@@ -9,7 +9,7 @@ import {
   parseJsonKeepingPyFloats,
   stringifyKeepingPyFloats,
 } from "../../python/py-float.js";
-import { parseJsonFile } from "../json-file.js";
+import { parseJsonFile, readInputText } from "../json-file.js";
 import { zodProblems } from "./zod-problems.js";
 
 /** A results file as written (no defaults filled in): what import stores and export writes back. */
@@ -121,17 +121,8 @@ export function readResultsFile(file: string): ResultsFile {
       "check the path of the results file.",
     );
   }
-  const stat = statSync(file);
-  if (stat.isDirectory()) return readResultsDirectory(file);
-  // A FIFO, a device (/dev/zero) or a socket would block or never end: refuse it before reading.
-  if (!stat.isFile()) {
-    throw new InvalidInputFileError(
-      file,
-      [{ path: "(file)", message: "is not a regular file (a pipe, device or socket)" }],
-      "pass a results JSON file saved on disk.",
-    );
-  }
-  return parseResults(readFileSync(file, "utf8"), file);
+  if (statSync(file).isDirectory()) return readResultsDirectory(file);
+  return parseResults(readInputText(file, "pass a results JSON file saved on disk."), file);
 }
 
 function readResultsDirectory(folder: string): ResultsFile {
@@ -143,7 +134,7 @@ function readResultsDirectory(folder: string): ResultsFile {
       "pass a results JSON file, or a τ² run directory holding results.json and simulations/.",
     );
   }
-  const meta = parseJsonFile(readFileSync(metaFile, "utf8"), metaFile, RESULTS_HINT);
+  const meta = parseJsonFile(readInputText(metaFile, RESULTS_HINT), metaFile, RESULTS_HINT);
   const simulationsDir = path.join(folder, "simulations");
   const simulations = existsSync(simulationsDir)
     ? readdirSync(simulationsDir)
@@ -151,11 +142,8 @@ function readResultsDirectory(folder: string): ResultsFile {
         .sort()
         .map((name) => {
           const simFile = path.join(simulationsDir, name);
-          return parseJsonFile(
-            readFileSync(simFile, "utf8"),
-            simFile,
-            "the simulation file is not valid JSON; re-export the run.",
-          );
+          const hint = "the simulation file is not valid JSON; re-export the run.";
+          return parseJsonFile(readInputText(simFile, hint), simFile, hint);
         })
     : [];
   const record = { ...(meta as Record<string, unknown>) };

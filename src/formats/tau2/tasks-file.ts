@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { InvalidInputFileError } from "../../core/errors.js";
 import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../python/py-float.js";
 import { TaskListSchema, TaskSplitsSchema, type Task, type TaskSplits } from "../../core/task.js";
-import { parseJsonFile, readJsonFile, validateInputFile } from "../json-file.js";
+import { parseJsonFile, readInputText, readJsonFile, validateInputFile } from "../json-file.js";
 
 const TASKS_HINT =
   "each task needs an `id`, a `user_scenario` with `instructions`, and optional `initial_state` / `evaluation_criteria` in the τ²-bench shape (see docs/tasks.md); correct the fields listed and load again.";
@@ -43,7 +43,7 @@ export function parseTasks(text: string, file: string): Task[] {
 }
 
 export function readTasksFile(file: string): Task[] {
-  return parseTasks(readFileSync(file, "utf8"), file);
+  return parseTasks(readInputText(file, "pass a tasks JSON file saved on disk."), file);
 }
 
 /**
@@ -77,7 +77,7 @@ export function readTaskFolder(folder: string, pattern: RegExp): Task[] {
   const seen = new Map<string, string>();
   for (const name of files) {
     const file = path.join(folder, name);
-    const text = readFileSync(file, "utf8");
+    const text = readInputText(file, "each task file in the folder must be a JSON file saved on disk.");
     const raw = parseJsonFile(
       text,
       file,

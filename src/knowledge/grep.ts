@@ -21,7 +21,7 @@ export class UnsupportedPatternError extends PasskError {
   ) {
     super(
       "unsupported_pattern",
-      `grep pattern "${pattern}" uses ${construct}, which passk cannot run; rewrite the pattern without it.`,
+      `grep pattern "${pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern}" uses ${construct}, which passk cannot run; rewrite the pattern without it.`,
     );
     this.name = "UnsupportedPatternError";
   }

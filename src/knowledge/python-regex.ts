@@ -51,6 +51,7 @@ export function compilePythonRegex(pattern: string, options: { ignoreCase: boole
     parsed = new Parser(pattern, options.ignoreCase).parse();
   } catch (error) {
     if (error instanceof PythonRegexSyntaxError) return { kind: "invalid", message: error.message };
+    if (error instanceof PatternTooDeepError) return { kind: "unsupported", message: error.message };
     throw error;
   }
   const unsupported = parsed.unsupported ?? unsupportedBackReference(parsed.root);
@@ -137,6 +138,15 @@ interface ParsedPattern {
 }
 
 class PythonRegexSyntaxError extends Error {}
+
+/**
+ * How deep groups may nest. The parser, the checks and the emitter recurse once per level, so 5,000
+ * levels overflowed the stack ("Maximum call stack size exceeded" as the tool's answer). Python 3.11's
+ * own parser accepts 400 levels and raises RecursionError at 500; deeper patterns are refused by name.
+ */
+export const MAX_GROUP_NESTING = 400;
+
+class PatternTooDeepError extends Error {}
 
 const MAXREPEAT = 4294967295;
 const WHITESPACE = new Set([" ", "\t", "\n", "\r", "\v", "\f"]);
@@ -241,6 +251,10 @@ class Parser {
   }
 
   private parseAlternation(flags: Flags, nested: number): Node {
+    if (nested > MAX_GROUP_NESTING)
+      throw new PatternTooDeepError(
+        `groups nested more than ${MAX_GROUP_NESTING} deep (Python's own parser gives up near 500 with RecursionError)`,
+      );
     const branches = [this.parseSequence(flags, nested, nested === 0)];
     // Global flags (only allowed at the very start) hold for every later alternative.
     while (this.match("|"))

@@ -2,10 +2,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   PatternTooExpensiveError,
+  UnsupportedPatternError,
   createKnowledgeBase,
   grepSearch,
   loadKnowledgeBase,
 } from "../../src/knowledge/index.js";
+import { MAX_GROUP_NESTING } from "../../src/knowledge/python-regex.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 
 // F5-a: one grep call with a regex bomb froze the whole process (no sentence, SIGTERM ignored).
@@ -40,5 +42,27 @@ describe("grep: a pattern that backtracks catastrophically", () => {
     const kb = loadKnowledgeBase(path.join(tau2DataDir(), "banking_knowledge", "documents"));
     for (const pattern of ["fee|charge", "overdraft", "\\d+%", "card.*replace"])
       expect(() => grepSearch(kb, pattern)).not.toThrow();
+  });
+});
+
+describe("grep: groups nested thousands deep", () => {
+  const nested = (depth: number) => `${"(".repeat(depth)}fee${")".repeat(depth)}`;
+
+  it("5,000 levels: refused by name with a cut pattern, not a stack overflow", () => {
+    let error: unknown;
+    try {
+      grepSearch(bomb, nested(5000));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UnsupportedPatternError);
+    const message = (error as Error).message;
+    expect(message).toContain(`groups nested more than ${MAX_GROUP_NESTING} deep`);
+    expect(message).not.toContain("call stack");
+    expect(message.length).toBeLessThan(600);
+  });
+
+  it(`${MAX_GROUP_NESTING} levels (Python 3.11 compiles them) still search`, () => {
+    expect(grepSearch(bomb, nested(MAX_GROUP_NESTING)).map((hit) => hit.document.id)).toEqual(["b"]);
   });
 });

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type {
   AgentScore,
   Budget,
@@ -41,6 +41,8 @@ export interface ApiServices {
   rateLimited: MiddlewareHandler;
   /** Largest results file accepted for import, in bytes. */
   maxUploadBytes: number;
+  /** Open event streams per client: `take` gives a release function, or undefined when the client is at the cap. */
+  streamSlots: { max: number; take(c: Context): (() => void) | undefined };
 }
 
 /** A person's turn: what they typed, or one of their own tools (their phone). */

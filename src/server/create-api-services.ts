@@ -112,6 +112,8 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
       return "unknown"; // in-process requests (tests) have no socket
     }
   };
+  // Open event streams by client address; an entry lives only while its client holds a stream.
+  const openStreams = new Map<string, number>();
   const pick = (role: "agent" | "user", offered: readonly string[], spec: string | undefined): string => {
     const chosen = spec ?? offered[0];
     if (chosen === undefined || !offered.includes(chosen))
@@ -245,5 +247,22 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
       now,
     }),
     maxUploadBytes: limits.maxUploadBytes,
+    streamSlots: {
+      max: limits.maxStreamsPerClient,
+      take: (c) => {
+        const key = clientKey(c.req.raw, c);
+        const open = openStreams.get(key) ?? 0;
+        if (open >= limits.maxStreamsPerClient) return undefined;
+        openStreams.set(key, open + 1);
+        let released = false;
+        return () => {
+          if (released) return;
+          released = true;
+          const left = (openStreams.get(key) ?? 1) - 1;
+          if (left > 0) openStreams.set(key, left);
+          else openStreams.delete(key);
+        };
+      },
+    },
   };
 }

@@ -49,6 +49,8 @@ export interface ServerLimits extends ConversationLimits {
   conversationEstimateUsd: number | null;
   /** Largest results file accepted for import. */
   maxUploadBytes: number;
+  /** Event streams one client address may hold open at once (each holds a socket and memory). */
+  maxStreamsPerClient: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -57,6 +59,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   dailySpendCapUsd: null,
   conversationEstimateUsd: null,
   maxUploadBytes: 64 * 1024 * 1024,
+  maxStreamsPerClient: 32,
   maxActive: 20,
   maxSteps: 200,
   maxErrors: 10,

@@ -36,6 +36,7 @@ const ServeOptionsSchema = z.object({
   userLlmBaseUrl: z.string().optional(),
   judgeLlm: z.string().optional(),
   rateLimit: z.coerce.number().int().positive(),
+  maxStreamsPerClient: z.coerce.number().int().positive(),
   dailySpendCap: z.coerce.number().nonnegative().optional(),
   conversationEstimate: z.coerce.number().nonnegative().optional(),
   maxConversations: z.coerce.number().int().positive(),
@@ -88,6 +89,7 @@ export function registerServe(program: Command, context: CliContext): void {
       .option("--user-llm-base-url <url>", "base URL for the user models' provider")
       .option("--judge-llm <spec>", "judge for NL assertions at the end of a conversation")
       .option("--rate-limit <n>", "requests per minute per client address that start or drive work", "60")
+      .option("--max-streams-per-client <n>", "conversation event streams one client address may hold open", "32")
       .option("--daily-spend-cap <usd>", "refuse new conversations once today's model spend reaches this")
       .option(
         "--conversation-estimate <usd>",
@@ -292,6 +294,7 @@ export function registerServe(program: Command, context: CliContext): void {
       limits: {
         rateLimitMax: options.rateLimit,
         rateLimitWindowMs: 60_000,
+        maxStreamsPerClient: options.maxStreamsPerClient,
         dailySpendCapUsd: options.dailySpendCap ?? null,
         conversationEstimateUsd: options.conversationEstimate ?? null,
         maxActive: options.maxConversations,

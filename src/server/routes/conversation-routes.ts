@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import {
   ConversationListQuerySchema,
   ConversationParamSchema,
@@ -43,7 +43,16 @@ export function conversationRoutes(services: ApiServices) {
         const feed = conversations.feed(c.req.valid("param").conversationId);
         const lastEventId = Number(c.req.header("Last-Event-ID"));
         const after = Number.isInteger(lastEventId) ? lastEventId : (c.req.valid("query").after ?? -1);
-        return streamSSE(c, async (stream) => {
+        const release = services.streamSlots.take(c);
+        if (!release)
+          return c.json(
+            {
+              code: "too_many_streams",
+              message: `Too many open event streams from your address: at most ${services.streamSlots.max} at once. Close other playground tabs and try again.`,
+            },
+            429,
+          );
+        const follow = async (stream: SSEStreamingApi): Promise<void> => {
           const closed = new AbortController();
           stream.onAbort(() => closed.abort());
           // Events are numbered from 0; a reader resuming after `after` gets the rest, in order.
@@ -60,6 +69,13 @@ export function conversationRoutes(services: ApiServices) {
             await feed.waitForEvents(next, AbortSignal.any([closed.signal, heartbeat.signal]));
             clearTimeout(timer);
             if (heartbeat.signal.aborted && !closed.signal.aborted) await stream.write(": keep-alive\n\n");
+          }
+        };
+        return streamSSE(c, async (stream) => {
+          try {
+            await follow(stream);
+          } finally {
+            release();
           }
         });
       },

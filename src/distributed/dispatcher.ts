@@ -161,9 +161,23 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
     return undefined;
   }
 
+  /** Take a job off the queue if no worker has begun it; false when one runs it (or it is gone). */
+  async function withdrawUnstarted(id: string): Promise<boolean> {
+    const queued = await queue.getJob(id);
+    if (!queued) return false;
+    const state = await queued.getState();
+    if (state !== "waiting" && state !== "delayed" && state !== "prioritized") return false;
+    try {
+      await queued.remove();
+      return true;
+    } catch {
+      return false; // a worker took it meanwhile (it is locked): it finishes and is stored
+    }
+  }
+
   const runJob: RunJobFactory = ({ run, config, domains }) => {
     const stored = storableConfig({ ...config, runner: null });
-    const remote: RunJob = async ({ job, seed, signal, reportCost }) => {
+    const remote: RunJob = async ({ job, seed, signal, stopSignal, reportCost }) => {
       if (damaged) throw damaged;
       const id = conversationJobId(job);
       const domain = domains.get(job.domain);
@@ -226,6 +240,7 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
           waiters.delete(id);
           clearInterval(timer);
           signal.removeEventListener("abort", onAbort);
+          stopSignal?.removeEventListener("abort", onStop);
           action();
         };
         const onAbort = () => {
@@ -233,7 +248,22 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
           error.name = "AbortError";
           settle(() => reject(error));
         };
+        // A graceful stop waits for conversations that run; a job no worker has taken (none may be able
+        // to: a perturbation or key they lack) is taken off the queue, so the stop does not wait forever.
+        const onStop = () => {
+          void withdrawUnstarted(id).then(
+            (withdrawn) => {
+              if (!withdrawn) return;
+              const error = new Error(`${expected.what}: stopped before any worker took it`);
+              error.name = "AbortError";
+              settle(() => reject(error));
+            },
+            () => undefined, // Redis is away: the hard stop (a second Ctrl-C) still ends it
+          );
+        };
         signal.addEventListener("abort", onAbort);
+        if (stopSignal?.aborted) onStop();
+        else stopSignal?.addEventListener("abort", onStop);
         waiters.set(id, {
           expected,
           resolve: (simulation) => settle(() => resolve(simulation)),

@@ -13,6 +13,11 @@ export interface JobContext {
   seed: number;
   /** Aborted when the run is stopped hard (second Ctrl-C): the conversation must end without a result. */
   signal: AbortSignal;
+  /**
+   * Aborted on a graceful stop (first Ctrl-C, SIGTERM). A running conversation finishes; a job no one has
+   * begun (queued for remote workers, none of which can take it) may end at once with an AbortError.
+   */
+  stopSignal?: AbortSignal;
   /** Report the conversation's cost so far (USD), for the running cost and the budget. */
   reportCost(cost: number | null): void;
   /** Sees the conversation's events as they happen; set by a wrapper over the job (`--otel` tracing). */
@@ -202,6 +207,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
           job,
           seed,
           signal: controller.signal,
+          stopSignal,
           reportCost: (cost) => {
             if (cost === null) return costUnknown(job);
             entry.cost = cost;

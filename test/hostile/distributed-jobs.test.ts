@@ -360,3 +360,51 @@ describe("a job or result changed in Redis is never graded as the coordinator's"
     expect(coordinator.output()).not.toContain("unreachable");
   });
 });
+
+describe("a job no worker can run", () => {
+  it("a perturbation no worker has: the refusal is shown, and SIGTERM stops the coordinator with the resume sentence", async () => {
+    const client = new Redis(redis.url);
+    await client.flushall();
+    client.disconnect();
+    const worker = processes.spawn(["worker", "--queue", redis.url, "--concurrency", "1"]);
+    await waitFor("the worker to be ready", () => worker.output().includes("ready"), 30_000);
+    const coordinator = processes.spawn([
+      "run",
+      "--domain",
+      "mock",
+      "--num-tasks",
+      "2",
+      "--agent-llm",
+      "scripted:gold",
+      "--user-llm",
+      "scripted:gold",
+      "--perturbation-module",
+      path.resolve("test/fixtures/shouting-perturbation.ts"),
+      "--perturb",
+      "shouting",
+      "--queue",
+      redis.url,
+      "--local-workers",
+      "0",
+      "--store",
+      path.join(dir, "unrunnable.db"),
+      "--progress",
+      "none",
+    ]);
+    await waitFor(
+      "the coordinator to show the worker's refusal",
+      () => coordinator.output().includes("does not have the run's perturbation shouting@1"),
+      60_000,
+    );
+    coordinator.child.kill("SIGTERM");
+    // Before, the graceful stop waited for the refused jobs forever.
+    const code = await Promise.race([
+      coordinator.exited,
+      new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 60_000)),
+    ]);
+    expect(code, coordinator.output()).toBe(130);
+    expect(coordinator.output()).toMatch(
+      /interrupted: 2 conversations not run\. Continue with `passk run --resume \S+`/,
+    );
+  }, 180_000);
+});

@@ -4,11 +4,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConversationStartSchema, type McpAccess } from "../src/agents/remote/protocol.js";
-import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { ConversationStartSchema, type McpAccess } from "../../src/agents/remote/protocol.js";
+import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
+import { runCli } from "../helpers/run-cli.js";
 
-// `passk run` over real HTTP against a team's agent that crashes on some conversations: its error answers
+// F1-a (hostile round 2): `passk run` over real HTTP against a team's agent that crashes on some conversations: its error answers
 // are its own failures (reward 0, counted in pass^k, `--fail-under` fails), while an agent that cannot be
 // reached at all is an infrastructure error (excluded, counted as not graded).
 

@@ -290,13 +290,16 @@ export interface PreparedSubmission {
   coverage: Record<string, GradingCoverage>;
 }
 
-/** A name part of lower-case letters, digits and `keep`, anything else `-` (no runs, no ends). */
+/**
+ * A name part of lower-case letters, digits and `keep`, anything else `-` (no runs, no `-` or `.` at
+ * its ends: a model name like `../../x` must not make a hidden file the validator then refuses).
+ */
 function safePart(value: string, keep: RegExp): string {
   const safe = [...value.toLowerCase()]
     .map((c) => (keep.test(c) ? c : "-"))
     .join("")
     .replace(/-{2,}/g, "-")
-    .replace(/^-+|-+$/g, "");
+    .replace(/^[-.]+|[-.]+$/g, "");
   return safe === "" ? "unnamed" : safe;
 }
 

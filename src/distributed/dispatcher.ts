@@ -200,7 +200,8 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
         trial: job.trial,
         digest: jobDataDigest(data),
       };
-      const ensureQueued = async (): Promise<SimulationRunInput | undefined> => {
+      let queuedBefore = false;
+      const ensureQueued = async (): Promise<SimulationRunInput | "stopped" | undefined> => {
         let existing: BullJob<ConversationJobData, string> | undefined;
         try {
           existing = await queue.getJob(id);
@@ -229,7 +230,14 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
             await existing.remove();
           }
         }
+        // Stopping: a job that is not on the queue (withdrawn, or never queued) is not queued again.
+        if (stopSignal?.aborted) return "stopped";
+        if (!existing && queuedBefore)
+          note(
+            "queued jobs vanished from Redis (flushed, or evicted: give Redis maxmemory-policy noeviction); they are queued again, and nothing stored is lost",
+          );
         await queue.add("conversation", data, { jobId: id, removeOnComplete: KEEP, removeOnFail: KEEP });
+        queuedBefore = true;
         return undefined;
       };
       const result = await new Promise<SimulationRunInput>((resolve, reject) => {
@@ -250,13 +258,15 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
         };
         // A graceful stop waits for conversations that run; a job no worker has taken (none may be able
         // to: a perturbation or key they lack) is taken off the queue, so the stop does not wait forever.
+        const stopped = () => {
+          const error = new Error(`${expected.what}: stopped before any worker took it`);
+          error.name = "AbortError";
+          settle(() => reject(error));
+        };
         const onStop = () => {
           void withdrawUnstarted(id).then(
             (withdrawn) => {
-              if (!withdrawn) return;
-              const error = new Error(`${expected.what}: stopped before any worker took it`);
-              error.name = "AbortError";
-              settle(() => reject(error));
+              if (withdrawn) stopped();
             },
             () => undefined, // Redis is away: the hard stop (a second Ctrl-C) still ends it
           );
@@ -271,24 +281,29 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
           reportCost,
         });
         // Events can be missed (Redis restarted, a reconnect): look at the job itself now and then.
-        const check = () =>
-          ensureQueued().then(
+        const check = () => {
+          // A job a worker held for a moment when the stop came (to refuse it) is looked at again.
+          if (stopSignal?.aborted) onStop();
+          return ensureQueued().then(
             (simulation) => {
               if (redisDown) {
                 redisDown = false;
                 notes.clear();
                 options.onNote?.(`Redis at ${shown} answers again; the run goes on`);
               }
-              if (simulation) settle(() => resolve(simulation));
+              if (simulation === "stopped") stopped();
+              else if (simulation) settle(() => resolve(simulation));
             },
             () => undefined, // Redis is away: the next check tries again
           );
+        };
         const timer = setInterval(() => void check(), checkIntervalMs);
         timer.unref();
         // While Redis is away the job waits here (the checks queue it once Redis answers again).
         ensureQueued().then(
           (simulation) => {
-            if (simulation) settle(() => resolve(simulation));
+            if (simulation === "stopped") stopped();
+            else if (simulation) settle(() => resolve(simulation));
           },
           (error: unknown) => onError(error instanceof Error ? error : new Error(String(error))),
         );

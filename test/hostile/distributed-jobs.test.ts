@@ -362,7 +362,7 @@ describe("a job or result changed in Redis is never graded as the coordinator's"
 });
 
 describe("a job no worker can run", () => {
-  it("a perturbation no worker has: the refusal is shown, and SIGTERM stops the coordinator with the resume sentence", async () => {
+  it("a perturbation no worker has: SIGTERM stops the coordinator at once, with the resume sentence", async () => {
     const client = new Redis(redis.url);
     await client.flushall();
     client.disconnect();
@@ -392,10 +392,12 @@ describe("a job no worker can run", () => {
       "none",
     ]);
     await waitFor(
-      "the coordinator to show the worker's refusal",
-      () => coordinator.output().includes("does not have the run's perturbation shouting@1"),
+      "the worker to refuse the jobs",
+      () => worker.output().includes("does not have the run's perturbation shouting@1"),
       60_000,
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nworker: ${worker.output()}\ncoordinator: ${coordinator.output()}`);
+    });
     coordinator.child.kill("SIGTERM");
     // Before, the graceful stop waited for the refused jobs forever.
     const code = await Promise.race([
@@ -406,5 +408,46 @@ describe("a job no worker can run", () => {
     expect(coordinator.output()).toMatch(
       /interrupted: 2 conversations not run\. Continue with `passk run --resume \S+`/,
     );
+  }, 180_000);
+});
+
+describe("Redis emptied under a run", () => {
+  it("FLUSHALL: the coordinator says the jobs vanished, queues them again, and the run completes", async () => {
+    const client = new Redis(redis.url);
+    try {
+      await client.flushall();
+      const coordinator = processes.spawn([
+        "run",
+        "--domain",
+        "mock",
+        "--num-tasks",
+        "2",
+        "--agent-llm",
+        "scripted:gold",
+        "--user-llm",
+        "scripted:gold",
+        "--queue",
+        redis.url,
+        "--local-workers",
+        "0",
+        "--store",
+        path.join(dir, "flushed.db"),
+        "--progress",
+        "none",
+      ]);
+      await waitFor("the jobs on the queue", async () => (await client.llen(`${QUEUE}:wait`)) >= 2);
+      await client.flushall();
+      await waitFor(
+        "the coordinator's sentence",
+        () => coordinator.output().includes("vanished from Redis"),
+        60_000,
+      );
+      processes.spawn(["worker", "--queue", redis.url, "--concurrency", "2"]);
+      expect(await coordinator.exited, coordinator.output()).toBe(0);
+      expect(coordinator.output()).toContain("queued again, and nothing stored is lost");
+      expect(coordinator.output()).toMatch(/completed: 2 conversations stored/);
+    } finally {
+      client.disconnect();
+    }
   }, 180_000);
 });

@@ -75,23 +75,27 @@ export interface ScoredSimulationRecord {
   duration?: number | null;
 }
 
+/** The longest a conversation can have run in all, by a checkpoint (30 days): more is a damaged row. */
+export const MAX_CHECKPOINT_ELAPSED_SECONDS = 30 * 24 * 3600;
+
 /**
  * A conversation's progress, saved after each completed turn (`--checkpoint-turns`): the messages so
  * far and the orchestrator's counters, so that a re-run continues from the last completed turn. Read
- * back from a store or Redis, so it is validated.
+ * back from a store or Redis, so it is validated: a row out of these bounds is no checkpoint (what the
+ * run's own limits allow is checked when it continues, `checkpointProblem`).
  */
 export const TurnCheckpointSchema = z.object({
   /** The conversation's messages so far (the task's own history included), exactly as recorded. */
-  messages: z.array(MessageSchema),
+  messages: z.array(MessageSchema).min(1),
   /** Orchestrator steps taken, tool errors (all, and the customer's own) so far. */
   steps: z.int().nonnegative(),
   errors: z.int().nonnegative(),
   userErrors: z.int().nonnegative(),
   /** The conversation's id and start (kept, so that the result reads as one conversation). */
-  simulationId: z.string(),
-  startedAt: z.string(),
+  simulationId: z.string().regex(/^[\w.:-]{1,128}$/),
+  startedAt: z.iso.datetime().refine((text) => Number.isFinite(Date.parse(text))),
   /** Wall-clock seconds the conversation had run when the checkpoint was saved (all attempts). */
-  elapsedSeconds: z.number().nonnegative(),
+  elapsedSeconds: z.number().nonnegative().max(MAX_CHECKPOINT_ELAPSED_SECONDS),
 });
 export type TurnCheckpoint = z.infer<typeof TurnCheckpointSchema>;
 

@@ -28,7 +28,7 @@ import { applyInitialState } from "../env/set-state.js";
 import type { World } from "../env/world.js";
 import { diffDb } from "../evaluation/db-diff.js";
 import type { SimulationEvent } from "./events.js";
-import { replayCheckpoint } from "./resume-checkpoint.js";
+import { CheckpointMismatchError, checkpointProblem, replayCheckpoint } from "./resume-checkpoint.js";
 import { executeToolCall } from "./tool-call.js";
 
 export interface SimulationSetup {
@@ -117,7 +117,11 @@ export async function* simulate(setup: SimulationSetup): AsyncGenerator<Simulati
   const tau2 = setup.protocol === "tau2";
   const { task, world } = setup;
   // A resumed conversation is rebuilt (and checked) before anything is reported or anyone is called.
-  if (resume) await replayCheckpoint(world, task, resume);
+  if (resume) {
+    const problem = checkpointProblem(resume, task, { maxSteps, maxErrors, solo, now: now() });
+    if (problem !== undefined) throw new CheckpointMismatchError(problem);
+    await replayCheckpoint(world, task, resume);
+  }
   const started = resume ? new Date(resume.startedAt) : now();
   const startedPerf = performance.now();
   /** Seconds the conversation has run, earlier attempts included. */

@@ -17,6 +17,55 @@ export class CheckpointMismatchError extends Error {
   }
 }
 
+/** How far a checkpoint's clock may run ahead of this machine's (another worker saved it): 5 minutes. */
+const CLOCK_TOLERANCE_SECONDS = 300;
+
+/** What the conversation continues under: its limits, its mode and the time now. */
+export interface ContinuationLimits {
+  maxSteps: number;
+  maxErrors: number;
+  solo: boolean;
+  now: Date;
+}
+
+/**
+ * Why a checkpoint's counters and clock are not what its conversation can have saved, or undefined.
+ * Steps and tool errors are counted again from the messages after the task's history (the agent's
+ * greeting is no step; a message is one, and so is each batch of tool results), and must be below the
+ * run's limits (a conversation at its limit ended and saved nothing). The time it ran cannot exceed the
+ * time since it started.
+ */
+export function checkpointProblem(
+  checkpoint: TurnCheckpoint,
+  task: Task,
+  limits: ContinuationLimits,
+): string | undefined {
+  const historyLength = task.initial_state?.message_history?.length ?? 0;
+  const greeted = historyLength === 0 && !limits.solo;
+  const turns = (checkpoint.messages as readonly Message[]).slice(historyLength + (greeted ? 1 : 0));
+  let steps = 0;
+  let errors = 0;
+  let userErrors = 0;
+  for (const [i, message] of turns.entries()) {
+    if (message.role !== "tool" || turns[i - 1]?.role !== "tool") steps++;
+    if (message.role === "tool" && message.error) {
+      errors++;
+      if (message.requestor === "user") userErrors++;
+    }
+  }
+  if (checkpoint.steps !== steps)
+    return `it counts ${checkpoint.steps} steps where its messages take ${steps}`;
+  if (checkpoint.errors !== errors || checkpoint.userErrors !== userErrors)
+    return `it counts ${checkpoint.errors} tool errors (${checkpoint.userErrors} the customer's) where its messages have ${errors} (${userErrors})`;
+  if (steps >= limits.maxSteps) return `its ${steps} steps reach --max-steps ${limits.maxSteps}`;
+  if (errors >= limits.maxErrors) return `its ${errors} tool errors reach --max-errors ${limits.maxErrors}`;
+  const sinceStart = (limits.now.getTime() - Date.parse(checkpoint.startedAt)) / 1000;
+  if (sinceStart < -CLOCK_TOLERANCE_SECONDS) return `it starts in the future (${checkpoint.startedAt})`;
+  if (checkpoint.elapsedSeconds > sinceStart + CLOCK_TOLERANCE_SECONDS)
+    return `it ran ${checkpoint.elapsedSeconds} s, longer than since it started (${checkpoint.startedAt})`;
+  return undefined;
+}
+
 /**
  * Bring a fresh world to where a checkpointed conversation stood: the task's initial state, then every
  * tool call of the recorded turns run again in order, with the world synced where the conversation

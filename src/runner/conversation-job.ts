@@ -100,8 +100,10 @@ export async function runConversation(
     try {
       return await simulate(resume);
     } catch (error) {
-      // Checked before anyone was called: the conversation runs again from its start.
+      // Checked before anyone was called: the checkpoint is dropped and the conversation runs again
+      // from its start.
       if (!(error instanceof CheckpointMismatchError)) throw error;
+      await clearCheckpoint(checkpoints!);
       return await simulate(undefined);
     }
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   TurnCheckpointSchema,
   type CheckpointStore,
@@ -6,6 +7,15 @@ import {
 } from "../core/run-store.js";
 import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
 import type { Store } from "./store.js";
+
+/** A row's JSON; text that is not JSON reads as nothing (then refused by the schema). */
+function parseCheckpointText(text: string): unknown {
+  try {
+    return parseJsonKeepingPyFloats(text);
+  } catch {
+    return undefined;
+  }
+}
 
 const KEY = "run_id = @runId AND domain = @domain AND task_id = @taskId AND trial = @trial";
 
@@ -20,13 +30,35 @@ export class SqliteCheckpointStore implements CheckpointStore {
     this.#store = store;
   }
 
+  /**
+   * The conversation's checkpoint. A row this version cannot read is no checkpoint: it is deleted, and
+   * the conversation runs from its start. One whose simulation id another conversation of the run holds
+   * (a stored simulation or another checkpoint) continues under a fresh id, so that no two results share one.
+   */
   async load(key: ConversationKey): Promise<TurnCheckpoint | undefined> {
     const row = this.#store.statement(`SELECT checkpoint FROM turn_checkpoints WHERE ${KEY}`).get(key) as
       { checkpoint: string } | undefined;
     if (!row) return undefined;
-    // A row this version cannot read is no checkpoint: the conversation runs from its start.
-    const parsed = TurnCheckpointSchema.safeParse(parseJsonKeepingPyFloats(row.checkpoint));
-    return parsed.success ? parsed.data : undefined;
+    const parsed = TurnCheckpointSchema.safeParse(parseCheckpointText(row.checkpoint));
+    if (!parsed.success) {
+      await this.clear(key);
+      return undefined;
+    }
+    const others = { ...key, id: parsed.data.simulationId };
+    const elsewhere = (table: "simulations" | "turn_checkpoints", id: string) =>
+      `SELECT 1 FROM ${table} WHERE run_id = @runId AND ${id} = @id
+         AND NOT (domain = @domain AND task_id = @taskId AND trial = @trial)`;
+    const taken =
+      this.#store.statement(elsewhere("simulations", "id")).get(others) !== undefined ||
+      this.#store
+        .statement(
+          elsewhere(
+            "turn_checkpoints",
+            "CASE WHEN json_valid(checkpoint) THEN json_extract(checkpoint, '$.simulationId') END",
+          ),
+        )
+        .get(others) !== undefined;
+    return taken ? { ...parsed.data, simulationId: randomUUID() } : parsed.data;
   }
 
   async save(key: ConversationKey, checkpoint: TurnCheckpoint): Promise<void> {

@@ -107,8 +107,18 @@ export function registerRun(program: Command, context: CliContext): void {
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
+/**
+ * Which of `--checkpoint-turns` and `--no-checkpoint-turns` each command was given (commander keeps
+ * only the last as one boolean, so both are noted as they are parsed).
+ */
+const checkpointFlagsGiven = new WeakMap<Command, Set<string>>();
+
 /** The options of `passk run` (shared by `passk robustness`, which runs several such runs). */
 export function withRunOptions(command: Command): Command {
+  for (const flag of ["checkpoint-turns", "no-checkpoint-turns"])
+    command.on(`option:${flag}`, () =>
+      checkpointFlagsGiven.set(command, new Set(checkpointFlagsGiven.get(command)).add(flag)),
+    );
   return withStoreOption(
     withModelFlags(
       withRetrievalConfigOption(withDataOption(withOtelOption(command)))
@@ -225,6 +235,10 @@ export async function runCommand(
   command: Command,
   context: CliContext,
 ): Promise<{ code: number; runId?: string }> {
+  if (checkpointFlagsGiven.get(command)?.size === 2)
+    throw new ConfigError(
+      "--checkpoint-turns and --no-checkpoint-turns contradict each other: give one of them",
+    );
   if (flags.perturbationModule && flags.perturbationModule.length > 0)
     await loadPerturbations(context, flags.perturbationModule);
   const numbers = parseFlagNumbers(flags);

@@ -162,6 +162,33 @@ describe("redirects of the HTTP protocol", () => {
   );
 });
 
+describe("a redirect that keeps the method and the body", () => {
+  it("a 307 to the same origin on POST /conversations is followed with the body and the token", async () => {
+    // The agent moved from /old to /: every request is redirected there, on the same origin.
+    const agentSide = await hostileServer((request, response) => {
+      if (request.path.startsWith("/old/")) {
+        response.writeHead(307, { location: request.path.slice("/old".length) });
+        return void response.end();
+      }
+      if (request.method === "DELETE") return void response.writeHead(204).end();
+      if (request.path === "/conversations") return sendJson(response, 201, { id: "c1" });
+      sendJson(response, 200, { content: "Hello from behind a redirect." });
+    });
+    servers.push(agentSide);
+    const agent = createAgent(`http:${agentSide.url}/old`, {
+      env: { PASSK_REMOTE_AGENT_TOKEN: "token-of-the-agent-123" },
+      retry,
+      timeoutMs: 20_000,
+    });
+    const run = (await converse({ domain: "mock", task, agent, user: scriptedCustomer(["Hi"]) })).run;
+    expect(run.termination_reason, errorOf(run)).toBe("user_stop");
+    expect(run.messages.some((m) => m.content === "Hello from behind a redirect.")).toBe(true);
+    const started = agentSide.requests.find((r) => r.path === "/conversations")!;
+    expect(JSON.parse(started.body)).toHaveProperty("policy");
+    expect(started.headers.authorization).toBe("Bearer token-of-the-agent-123");
+  });
+});
+
 describe("an answer over the transport's 32 MiB cap", () => {
   const size = 33 * 1024 * 1024;
   it("from an HTTP protocol agent is named the agent's answer", async () => {

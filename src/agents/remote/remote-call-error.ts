@@ -144,7 +144,8 @@ const BODY_KEEPING_REDIRECTS = new Set([307, 308]);
  * platform fetch otherwise; a bearer token for the agent when one is configured; and an HTTP error
  * status turned into a {@link RemoteCallError}: 408, 425, 429, 502, 503 and 504 are retried (honouring
  * Retry-After); 401, 403 and 407 are the set-up's; every other status (500 above all) is the agent's own
- * error answer.
+ * error answer. Redirects are followed only to the same origin, a POST only by 307 and 308 (which keep its
+ * body), at most 5 in a row; any other redirect is the agent's error answer, with a sentence.
  */
 export function remoteAgentFetch(options: {
   authToken?: string;
@@ -177,7 +178,7 @@ export function remoteAgentFetch(options: {
       try {
         response = await agentFetch(target, { ...init, headers, signal, redirect: "manual" });
       } catch (error) {
-        if (signal.aborted) throw error;
+        if (init?.signal?.aborted) throw error;
         throw new RemoteCallError(`${method} ${pathOf(url)}: ${connectionFailure(error)}`, true);
       }
       const location = response.headers.get("location");

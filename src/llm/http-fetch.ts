@@ -22,18 +22,26 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * Anything else — a Request object, a non-text body, another scheme, a redirect answer — goes to the
  * platform fetch (a redirect is re-sent through it, so it is followed exactly as fetch follows it).
  */
-export const httpFetch: typeof fetch = async (input, init) => {
-  const url = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
-  const body = init?.body;
-  if (
-    url === undefined ||
-    !url.startsWith("http:") ||
-    !(body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array)
-  ) {
-    return limitedBody(await globalThis.fetch(input, init));
-  }
-  return nodeFetch(url, body, init);
-};
+export const httpFetch: typeof fetch = httpFetchFor("the provider's answer");
+
+/**
+ * {@link httpFetch} whose answers over {@link MAX_RESPONSE_BYTES} are named `whose` in the error ("the
+ * agent's answer"); with `redirect: "manual"` a plain-http redirect answer is returned as it is.
+ */
+export function httpFetchFor(whose: string): typeof fetch {
+  return async (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
+    const body = init?.body;
+    if (
+      url === undefined ||
+      !url.startsWith("http:") ||
+      !(body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array)
+    ) {
+      return limitedBody(await globalThis.fetch(input, init), MAX_RESPONSE_BYTES, whose);
+    }
+    return nodeFetch(url, body, init, whose);
+  };
+}
 
 /**
  * The most a model's answer may weigh. A hostile or broken provider answering hundreds of megabytes
@@ -42,11 +50,22 @@ export const httpFetch: typeof fetch = async (input, init) => {
  */
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
+/** An answer over {@link MAX_RESPONSE_BYTES}: its body fails with this, naming whose answer it was. */
+export class ResponseTooLargeError extends TypeError {
+  constructor(whose: string, limit: number) {
+    super(`${whose} is larger than ${limit} bytes; it was not read further`);
+    this.name = "ResponseTooLargeError";
+  }
+}
+
 /** The response with its body cut off, with an error naming the limit, past {@link MAX_RESPONSE_BYTES}. */
-export function limitedBody(response: Response, limit = MAX_RESPONSE_BYTES): Response {
+export function limitedBody(
+  response: Response,
+  limit = MAX_RESPONSE_BYTES,
+  whose = "the provider's answer",
+): Response {
   if (response.body === null) return response;
-  const tooLarge = () =>
-    new TypeError(`the provider's answer is larger than ${limit} bytes; it was not read further`);
+  const tooLarge = () => new ResponseTooLargeError(whose, limit);
   const declared = Number(response.headers.get("content-length"));
   let seen = 0;
   const counted = response.body.pipeThrough(
@@ -73,6 +92,7 @@ async function nodeFetch(
   url: string,
   body: string | Uint8Array | null | undefined,
   init: RequestInit | undefined,
+  whose: string,
 ): Promise<Response> {
   const signal = init?.signal ?? undefined;
   signal?.throwIfAborted();
@@ -105,9 +125,13 @@ async function nodeFetch(
   });
 
   const status = response.statusCode ?? 0;
-  if (REDIRECT_STATUSES.has(status) && response.headers.location !== undefined) {
+  if (
+    REDIRECT_STATUSES.has(status) &&
+    response.headers.location !== undefined &&
+    init?.redirect !== "manual"
+  ) {
     response.resume();
-    return limitedBody(await globalThis.fetch(url, init));
+    return limitedBody(await globalThis.fetch(url, init), MAX_RESPONSE_BYTES, whose);
   }
   const responseHeaders = new Headers();
   const raw = response.rawHeaders;
@@ -116,7 +140,7 @@ async function nodeFetch(
     response.resume();
     return new Response(null, { status, statusText: response.statusMessage ?? "", headers: responseHeaders });
   }
-  return new Response(Readable.toWeb(capped(decoded(response))) as ReadableStream<Uint8Array>, {
+  return new Response(Readable.toWeb(capped(decoded(response), whose)) as ReadableStream<Uint8Array>, {
     status,
     statusText: response.statusMessage ?? "",
     headers: responseHeaders,
@@ -124,16 +148,11 @@ async function nodeFetch(
 }
 
 /** A node stream that fails once more than {@link MAX_RESPONSE_BYTES} went through it. */
-function capped(stream: Readable): Readable {
+function capped(stream: Readable, whose: string): Readable {
   let seen = 0;
   stream.on("data", (chunk: Buffer) => {
     seen += chunk.length;
-    if (seen > MAX_RESPONSE_BYTES)
-      stream.destroy(
-        new TypeError(
-          `the provider's answer is larger than ${MAX_RESPONSE_BYTES} bytes; it was not read further`,
-        ),
-      );
+    if (seen > MAX_RESPONSE_BYTES) stream.destroy(new ResponseTooLargeError(whose, MAX_RESPONSE_BYTES));
   });
   return stream;
 }

@@ -22,7 +22,16 @@ import {
   A2A_START_METADATA_KEY,
   type ConversationStart,
 } from "./protocol.js";
-import { AgentMessageTooLargeError, RemoteCallError, agentAnswerError } from "./remote-call-error.js";
+import { ResponseTooLargeError } from "../../llm/http-fetch.js";
+import {
+  AgentMessageTooDeepError,
+  AgentMessageTooLargeError,
+  MAX_AGENT_JSON_DEPTH,
+  RemoteCallError,
+  agentAnswerError,
+  nestedDeeperThan,
+  shownText,
+} from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
 /**
@@ -65,7 +74,7 @@ export function a2aTransport(
           `the agent card of a2a:${url} offers no transport passk speaks (JSONRPC or HTTP+JSON); add one of them to its supportedInterfaces`,
         );
       // An unreadable card: a fault of the agent's service, tried again.
-      throw new RemoteCallError(`its agent card could not be read: ${message}`, true);
+      throw new RemoteCallError(`its agent card could not be read: ${shownText(message)}`, true);
     }
   };
   return {
@@ -113,10 +122,18 @@ class A2aConversation implements RemoteConversationTransport {
         if (reply.add(event)) break;
       }
     } catch (error) {
-      if (options.signal.aborted || error instanceof RemoteCallError) throw error;
+      if (
+        options.signal.aborted ||
+        error instanceof RemoteCallError ||
+        error instanceof AgentMessageTooLargeError ||
+        error instanceof AgentMessageTooDeepError
+      )
+        throw error;
+      // The transport's 32 MiB cap: a transport failure naming the agent's answer, as for the HTTP protocol.
+      if (error instanceof ResponseTooLargeError) throw new RemoteCallError(error.message, true);
       // A JSON-RPC (or REST) error answer: the agent answered, with an error of its own.
       if (error instanceof A2AError)
-        throw agentAnswerError(`the agent answered an A2A error: ${error.message.slice(0, 300)}`);
+        throw agentAnswerError(`the agent answered an A2A error: ${shownText(error.message)}`);
       // An answer the SDK cannot read (a response without a result, a field of the wrong type) is the
       // agent's malformed answer, as is one it reads with a plain Error ("Invalid response…"); a
       // connection that breaks mid-stream surfaces as another TypeError or a DOMException: a transport failure.
@@ -125,9 +142,7 @@ class A2aConversation implements RemoteConversationTransport {
           "the agent's A2A answer is malformed (a JSON-RPC response without a result, or a field of the wrong type)",
         );
       if (error instanceof Error && error.constructor === Error)
-        throw agentAnswerError(
-          `the agent answered something that is not A2A: ${error.message.slice(0, 300)}`,
-        );
+        throw agentAnswerError(`the agent answered something that is not A2A: ${shownText(error.message)}`);
       throw error;
     }
     const text = reply.text();
@@ -191,6 +206,7 @@ class A2aReply {
 
   /** Takes one event; true once the answer is complete. */
   add(event: StreamResponse): boolean {
+    if (nestedDeeperThan(event, MAX_AGENT_JSON_DEPTH)) throw new AgentMessageTooDeepError("an A2A answer");
     const done = this.take(event);
     // Characters never outnumber UTF-8 bytes, so a count over the limit is a message over it.
     const held = this.artifactChars + (this.message?.length ?? 0) + (this.statusMessage?.length ?? 0);
@@ -236,7 +252,7 @@ class A2aReply {
     if (this.message !== undefined) return this.message;
     const state = this.state === undefined ? "none" : stateName(this.state);
     if (this.state !== undefined && FAILED.has(this.state)) {
-      const why = this.statusMessage ? `: ${this.statusMessage.slice(0, 300)}` : "";
+      const why = this.statusMessage ? `: ${shownText(this.statusMessage)}` : "";
       // Auth required is the set-up's (a token passk lacks); failed or canceled is the agent's answer.
       if (this.state === TaskState.TASK_STATE_AUTH_REQUIRED)
         throw new RemoteCallError(`the agent's A2A task ended ${state}${why}`, false);
@@ -269,7 +285,10 @@ class A2aReply {
  */
 function isMalformed(error: unknown): boolean {
   return (
-    error instanceof TypeError && error.cause === undefined && !/fetch failed|terminated/i.test(error.message)
+    error instanceof TypeError &&
+    !(error instanceof ResponseTooLargeError) &&
+    error.cause === undefined &&
+    !/fetch failed|terminated/i.test(error.message)
   );
 }
 

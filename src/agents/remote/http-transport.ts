@@ -6,7 +6,13 @@ import {
   type AgentMessageReply,
   type ConversationCreated,
 } from "./protocol.js";
-import { agentAnswerError, readTextAtMost } from "./remote-call-error.js";
+import {
+  AgentMessageTooDeepError,
+  MAX_AGENT_JSON_DEPTH,
+  agentAnswerError,
+  nestedDeeperThan,
+  readTextAtMost,
+} from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
 /** How long the `DELETE` that ends a conversation may take; it is a courtesy, never retried. */
@@ -107,6 +113,8 @@ async function exchange<T extends z.ZodType>(
       `${where} answered something that is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
     );
   }
+  if (nestedDeeperThan(value, MAX_AGENT_JSON_DEPTH))
+    throw new AgentMessageTooDeepError(`an answer to ${where} (its JSON)`);
   const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw agentAnswerError(

@@ -1,5 +1,5 @@
 import { ConfigError } from "../../core/errors.js";
-import { httpFetch } from "../../llm/http-fetch.js";
+import { httpFetchFor } from "../../llm/http-fetch.js";
 import { parseRetryAfterMs } from "../../llm/retry.js";
 
 /**
@@ -36,6 +36,38 @@ export class AgentMessageTooLargeError extends Error {
     );
     this.name = "AgentMessageTooLargeError";
   }
+}
+
+/**
+ * The deepest nesting of objects and lists passk keeps from a remote agent (a tool call's arguments, an
+ * answer's JSON). Real tool arguments nest a few levels; Python's `json` (the reference's tooling) cannot
+ * read a results file holding about a thousand.
+ */
+export const MAX_AGENT_JSON_DEPTH = 64;
+
+/**
+ * A remote agent sent JSON nested deeper than {@link MAX_AGENT_JSON_DEPTH}: the agent's own failure, never
+ * retried and never kept, as a message over the size limit is.
+ */
+export class AgentMessageTooDeepError extends Error {
+  constructor(what: string) {
+    super(
+      `the agent sent ${what} nested deeper than ${MAX_AGENT_JSON_DEPTH} levels of objects and lists; it was not kept`,
+    );
+    this.name = "AgentMessageTooDeepError";
+  }
+}
+
+/** Whether `value` nests objects and lists deeper than `limit` levels (walked without recursion). */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The body of a response as text, read only up to `limit` bytes (past it: {@link AgentMessageTooLargeError}). */
@@ -86,15 +118,34 @@ const UNAVAILABLE_STATUSES = new Set([408, 425, 429, 502, 503, 504]);
 /** Refused credentials: the set-up is wrong, not the agent. */
 const REFUSED_STATUSES = new Set([401, 403, 407]);
 
-/** At most this much of an error body goes into a message. */
-const SHOWN_BODY_CHARS = 300;
+/** At most this much of an error body (or an agent's error message) goes into a message. */
+const SHOWN_CHARS = 300;
+
+/**
+ * Text the agent sent, as quoted in an error message: trimmed, at most {@link SHOWN_CHARS} characters,
+ * saying so when it was cut.
+ */
+export function shownText(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed.length <= SHOWN_CHARS) return trimmed;
+  // Never half of a surrogate pair.
+  const cut = trimmed.slice(0, SHOWN_CHARS).replace(/[\uD800-\uDBFF]$/, "");
+  return `${cut}… (cut: ${trimmed.length} characters in all)`;
+}
+
+/** Redirects followed at most for one request; past this it is a redirect loop. */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Redirects that keep the method and the body (RFC 9110): the only ones passk follows for a POST. */
+const BODY_KEEPING_REDIRECTS = new Set([307, 308]);
 
 /**
  * `fetch` for calls to a remote agent: node:http keep-alive for plain-http URLs (local agents), the
  * platform fetch otherwise; a bearer token for the agent when one is configured; and an HTTP error
  * status turned into a {@link RemoteCallError}: 408, 425, 429, 502, 503 and 504 are retried (honouring
  * Retry-After); 401, 403 and 407 are the set-up's; every other status (500 above all) is the agent's own
- * error answer.
+ * error answer. Redirects are followed only to the same origin, a POST only by 307 and 308 (which keep its
+ * body), at most 5 in a row; any other redirect is the agent's error answer, with a sentence.
  */
 export function remoteAgentFetch(options: {
   authToken?: string;
@@ -120,21 +171,45 @@ export function remoteAgentFetch(options: {
     new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
     if (options.authToken !== undefined) headers.authorization = `Bearer ${options.authToken}`;
     const method = init?.method ?? "GET";
+    const signal = init?.signal ?? AbortSignal.timeout(options.defaultTimeoutMs);
     let response: Response;
-    try {
-      response = await httpFetch(url, {
-        ...init,
-        headers,
-        signal: init?.signal ?? AbortSignal.timeout(options.defaultTimeoutMs),
-      });
-    } catch (error) {
-      if (init?.signal?.aborted) throw error;
-      throw new RemoteCallError(`${method} ${pathOf(url)}: ${connectionFailure(error)}`, true);
+    // Redirects are followed here, not by fetch: only to the same origin, and never turning a POST into a GET.
+    for (let target = url, hops = 0; ; hops++) {
+      try {
+        response = await agentFetch(target, { ...init, headers, signal, redirect: "manual" });
+      } catch (error) {
+        if (init?.signal?.aborted) throw error;
+        throw new RemoteCallError(`${method} ${pathOf(url)}: ${connectionFailure(error)}`, true);
+      }
+      const location = response.headers.get("location");
+      if (!REDIRECT_STATUSES.has(response.status) || location === null) break;
+      await response.body?.cancel().catch(() => undefined);
+      const next = URL.canParse(location, target) ? new URL(location, target) : undefined;
+      const refused = (why: string) =>
+        agentAnswerError(
+          `${method} ${pathOf(url)} answered HTTP ${response.status} to ${shownText(location)}, which passk does not follow: ${why}`,
+          response.status,
+        );
+      if (next === undefined) throw refused("it is not a URL");
+      if (!sameOrigin(next, new URL(target)))
+        throw refused(
+          "it is on another origin, and passk sends the conversation only to the origin you named",
+        );
+      if (method !== "GET" && method !== "HEAD" && !BODY_KEEPING_REDIRECTS.has(response.status))
+        throw refused(
+          `a ${response.status} turns the ${method} into a GET without its body (only 307 and 308 keep them)`,
+        );
+      if (hops + 1 > MAX_REDIRECTS)
+        throw agentAnswerError(
+          `${method} ${pathOf(url)} was redirected more than ${MAX_REDIRECTS} times (a redirect loop, last to ${shownText(next.pathname)})`,
+          response.status,
+        );
+      target = next.href;
     }
     if (response.ok) return response;
     const body = await response.text().catch(() => "");
     const retryAfterMs = parseRetryAfterMs(Object.fromEntries(response.headers));
-    const shown = body.trim() === "" ? "" : `: ${body.trim().slice(0, SHOWN_BODY_CHARS)}`;
+    const shown = body.trim() === "" ? "" : `: ${shownText(body)}`;
     throw new RemoteCallError(
       `${method} ${pathOf(url)} answered HTTP ${response.status}${shown}`,
       UNAVAILABLE_STATUSES.has(response.status),
@@ -148,6 +223,9 @@ export function remoteAgentFetch(options: {
     );
   };
 }
+
+/** The transport of calls to a remote agent: its answers over 32 MiB are called the agent's. */
+const agentFetch = httpFetchFor("the agent's answer");
 
 /** What went wrong with a connection, in words: refused, reset, timed out… */
 export function connectionFailure(error: unknown): string {

@@ -7,10 +7,13 @@ import { retryDelayMs, type RetryOptions } from "../../llm/retry.js";
 import type { McpEndpoint, McpToolServer } from "./mcp-tool-server.js";
 import type { HistoryMessage } from "./protocol.js";
 import {
+  AgentMessageTooDeepError,
   AgentMessageTooLargeError,
+  MAX_AGENT_JSON_DEPTH,
   RemoteAgentError,
   RemoteCallError,
   connectionFailure,
+  nestedDeeperThan,
 } from "./remote-call-error.js";
 import type { RemoteAgentTransport, RemoteConversationTransport } from "./remote-transport.js";
 
@@ -155,12 +158,15 @@ export class RemoteConversation {
     if (!turn?.active) return Promise.resolve({ content: NOT_YOUR_TURN, error: true });
     turn.touch();
     const bytes = Buffer.byteLength(JSON.stringify(args));
-    if (bytes > this.shared.maxMessageBytes) {
-      const error = new AgentMessageTooLargeError(
-        `a tool call (${name.slice(0, 100)}) with arguments`,
-        bytes,
-        this.shared.maxMessageBytes,
-      );
+    const what = `a tool call (${name.slice(0, 100)}) with arguments`;
+    const refused =
+      bytes > this.shared.maxMessageBytes
+        ? new AgentMessageTooLargeError(what, bytes, this.shared.maxMessageBytes)
+        : nestedDeeperThan(args, MAX_AGENT_JSON_DEPTH)
+          ? new AgentMessageTooDeepError(what)
+          : undefined;
+    if (refused) {
+      const error = refused;
       turn.active = false;
       this.dropQueuedCalls(ENDED);
       this.push({ kind: "failure", error });
@@ -317,7 +323,12 @@ export class RemoteConversation {
       } catch (error) {
         if (this.init.signal?.aborted) throw this.init.signal.reason ?? error;
         if (this.closed) throw this.endedError();
-        if (ConfigError.isInstance(error) || error instanceof AgentMessageTooLargeError) throw error;
+        if (
+          ConfigError.isInstance(error) ||
+          error instanceof AgentMessageTooLargeError ||
+          error instanceof AgentMessageTooDeepError
+        )
+          throw error;
         failure = controller.signal.aborted
           ? new RemoteCallError(`no sign of life for ${timeoutMs / 1000} s (--timeout)`, true)
           : error instanceof RemoteCallError

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { ConfigError } from "../core/errors.js";
 import type { Agent } from "../core/agent.js";
 import type { AnyDomain } from "../env/domain.js";
-import type { PerturbationDefinition } from "../perturbations/perturbation.js";
+import { perturbationSources, type PerturbationDefinition } from "../perturbations/perturbation.js";
 import { builtinPerturbations, createPerturbationRegistry } from "../perturbations/registry.js";
 import type { CliContext } from "./context.js";
 
@@ -121,6 +121,7 @@ export async function importPerturbationModule(file: string): Promise<Perturbati
     throw new ConfigError(
       `${path.resolve(file)} exports no perturbation; export one made with definePerturbation({ name, version, kind, summary, params, effects })`,
     );
+  for (const definition of found) perturbationSources.set(definition, path.resolve(file));
   return found;
 }
 

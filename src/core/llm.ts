@@ -90,6 +90,18 @@ export class InfrastructureError extends PasskError {
 }
 
 /**
+ * A provider reported token usage no call can have (a negative, fractional or non-finite count): the
+ * provider's fault, not the price table's. The call's cost cannot be counted, so the conversation ends as
+ * an infrastructure error (left out of scores), and a run under `--max-cost` starts no new conversation.
+ */
+export class ProviderUsageError extends InfrastructureError {
+  constructor(message: string) {
+    super(message, 1);
+    this.name = "ProviderUsageError";
+  }
+}
+
+/**
  * Under the τ² protocol, model output the reference cannot use — tool-call arguments that are not JSON,
  * an empty message. The reference raises and runs the whole simulation again; passk ends it as an
  * infrastructure error (left out of scores, run again), never as a failure of the agent or customer.

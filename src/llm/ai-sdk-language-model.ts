@@ -1,4 +1,5 @@
 import { APICallError } from "ai";
+import { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import {
   InfrastructureError,
@@ -9,6 +10,7 @@ import {
   type LlmToolCall,
   type LlmUsage,
   parseToolCallArguments,
+  ProviderUsageError,
 } from "../core/llm.js";
 import { checkLlmArgs, type LlmArgs } from "./llm-args.js";
 import { formatModelSpec, type ModelSpec } from "./model-spec.js";
@@ -71,7 +73,7 @@ export function createAiSdkLanguageModel(options: AiSdkLanguageModelOptions): La
       const outcome = options.stream
         ? await readStream(sdkModel, callOptions)
         : fromGenerateResult(await sdkModel.doGenerate(callOptions));
-      return toLlmResponse(outcome, spec.provider);
+      return checkUsage(toLlmResponse(outcome, spec.provider), label);
     },
   };
 }
@@ -356,4 +358,29 @@ function toLlmResponse(outcome: CallOutcome, provider: string): LlmResponse {
     cost: null,
     raw,
   };
+}
+
+/** A token count a call can have: a whole number, 0 or more (JSON cannot say NaN; 1e300 is not safe). */
+const TokenCount = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const USAGE_FIELDS: ReadonlyArray<[keyof LlmUsage, string]> = [
+  ["promptTokens", "prompt (input) tokens"],
+  ["completionTokens", "completion (output) tokens"],
+  ["cacheReadTokens", "cache-read tokens"],
+  ["cacheWriteTokens", "cache-write tokens"],
+];
+
+/**
+ * The reply, if the provider's usage is possible: an impossible count would make the cost negative or
+ * unknown and blind `--max-cost`, so the call ends the conversation as the provider's fault, named.
+ */
+function checkUsage(response: LlmResponse, label: string): LlmResponse {
+  for (const [field, name] of USAGE_FIELDS) {
+    const value = response.usage[field];
+    if (value !== undefined && !TokenCount.safeParse(value).success)
+      throw new ProviderUsageError(
+        `${label}: the provider reported ${name} = ${String(value)} in its usage, a count no call can have ` +
+          "(a whole number, 0 or more); the call's cost cannot be counted, so the conversation ends as an infrastructure error (the provider's fault, not the price table's)",
+      );
+  }
+  return response;
 }

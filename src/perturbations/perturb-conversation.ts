@@ -1,10 +1,116 @@
+import { z } from "zod";
 import type { UserSession, UserSimulator } from "../core/agent.js";
+import { InfrastructureError } from "../core/llm.js";
 import type { Message } from "../core/message.js";
-import type { BoundaryAnswer, PerturbationMark, ToolBoundary } from "../core/perturbation.js";
+import {
+  PerturbationMarkSchema,
+  type BoundaryAnswer,
+  type PerturbationMark,
+  type ToolBoundary,
+} from "../core/perturbation.js";
 import type { RewardInfo } from "../core/simulation.js";
-import type { Task } from "../core/task.js";
-import { conversationRandom, type MarkedText, type PerturbationEffects } from "./perturbation.js";
+import { UserScenarioSchema, type Task } from "../core/task.js";
+import {
+  conversationRandom,
+  perturbationSources,
+  type MarkedText,
+  type PerturbationDefinition,
+  type PerturbationEffects,
+} from "./perturbation.js";
 import type { ResolvedPerturbation } from "./registry.js";
+
+/**
+ * A perturbation's hook threw or answered something of the wrong shape: the fault of the perturbation
+ * (a team's module, named), never the agent's or the customer's — an infrastructure error of the
+ * conversation, left out of scores, and nothing of the bad answer is stored.
+ */
+export class PerturbationHookError extends InfrastructureError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 1, options);
+    this.name = "PerturbationHookError";
+  }
+}
+
+// What each hook may answer (undefined or null: no change). Checked at the boundary, as any outside input.
+const BoundaryAnswerSchema = z.object({
+  content: z.string(),
+  error: z.boolean(),
+  marks: z.array(PerturbationMarkSchema).optional(),
+});
+const HOOK_RESULTS = {
+  faultToolCall: BoundaryAnswerSchema.nullish(),
+  changeToolResult: BoundaryAnswerSchema.nullish(),
+  customerScenario: z.object({ scenario: UserScenarioSchema, mark: PerturbationMarkSchema }).nullish(),
+  changeCustomerMessage: z.object({ content: z.string(), mark: PerturbationMarkSchema }).nullish(),
+  violations: z.array(z.string()).nullish(),
+} satisfies Record<keyof PerturbationEffects, z.ZodType>;
+type Hook = keyof typeof HOOK_RESULTS;
+
+/** Who wrote a perturbation, for the sentence: its module file, or passk itself. */
+function authorOf(definition: PerturbationDefinition, id: string): string {
+  const file = perturbationSources.get(definition);
+  return file !== undefined ? `the perturbation module ${file} (${id})` : `passk's perturbation ${id}`;
+}
+
+/**
+ * One perturbation's effects with every hook's answer checked: a hook that throws or answers the wrong
+ * shape ends the conversation with a sentence naming the module file, the hook and what was wrong.
+ */
+function checkedEffects(raw: PerturbationEffects, author: string): PerturbationEffects {
+  const check = <K extends Hook>(hook: K, run: () => unknown): z.infer<(typeof HOOK_RESULTS)[K]> => {
+    let value: unknown;
+    try {
+      value = run();
+    } catch (error) {
+      throw new PerturbationHookError(
+        `${author}: its ${hook} hook threw (${error instanceof Error ? error.message : String(error)}); ` +
+          "the conversation ends as an infrastructure error (the module's fault, not the agent's)",
+        { cause: error },
+      );
+    }
+    const parsed = HOOK_RESULTS[hook].safeParse(value);
+    if (!parsed.success)
+      throw new PerturbationHookError(
+        `${author}: its ${hook} hook returned a wrong value (${parsed.error.issues
+          .map((i) => `${i.path.length > 0 ? i.path.join(".") : "the value"}: ${i.message}`)
+          .join(
+            "; ",
+          )}); the conversation ends as an infrastructure error (the module's fault, not the agent's)`,
+      );
+    return parsed.data as z.infer<(typeof HOOK_RESULTS)[K]>;
+  };
+  const { faultToolCall, changeToolResult, customerScenario, changeCustomerMessage, violations } = raw;
+  return {
+    ...(faultToolCall
+      ? {
+          faultToolCall: (call, info) =>
+            check("faultToolCall", () => faultToolCall.call(raw, call, info)) ?? undefined,
+        }
+      : {}),
+    ...(changeToolResult
+      ? {
+          changeToolResult: (call, info, answer) =>
+            check("changeToolResult", () => changeToolResult.call(raw, call, info, answer)) ?? undefined,
+        }
+      : {}),
+    ...(customerScenario
+      ? {
+          customerScenario: (scenario) =>
+            check("customerScenario", () => customerScenario.call(raw, scenario)) ?? undefined,
+        }
+      : {}),
+    ...(changeCustomerMessage
+      ? {
+          changeCustomerMessage: (content, index) =>
+            check("changeCustomerMessage", () => changeCustomerMessage.call(raw, content, index)) ??
+            undefined,
+        }
+      : {}),
+    ...(violations
+      ? { violations: (messages) => check("violations", () => violations.call(raw, messages)) ?? [] }
+      : {}),
+  };
+}
 
 /** The perturbations of one conversation, ready to apply at its edges. */
 export interface PerturbedConversation {
@@ -25,12 +131,15 @@ export function perturbConversation(
   conversation: { task: Task; seed: number },
 ): PerturbedConversation {
   const effects: PerturbationEffects[] = perturbations.map((p) =>
-    p.definition.effects(p.params, {
-      task: conversation.task,
-      seed: conversation.seed,
-      id: p.id,
-      random: conversationRandom(p.id, conversation.task.id, conversation.seed),
-    }),
+    checkedEffects(
+      p.definition.effects(p.params, {
+        task: conversation.task,
+        seed: conversation.seed,
+        id: p.id,
+        random: conversationRandom(p.id, conversation.task.id, conversation.seed),
+      }),
+      authorOf(p.definition, p.id),
+    ),
   );
   const toolEffects = effects.filter((e) => e.faultToolCall || e.changeToolResult);
   const toolBoundary: ToolBoundary | undefined =

@@ -77,6 +77,12 @@ export function definePerturbation<Params>(
   return definition;
 }
 
+/**
+ * The file each perturbation of a `--perturbation-module` came from (absolute path), so that a hook of
+ * it that misbehaves is blamed on that file by name; passk's own perturbations have none.
+ */
+export const perturbationSources = new WeakMap<PerturbationDefinition, string>();
+
 /** The seeded draws of one perturbation in one conversation: a hash of its id, the task and the trial seed. */
 export function conversationRandom(id: string, taskId: string, seed: number): () => number {
   const digest = createHash("sha256").update(`${id}\u0000${taskId}\u0000${seed}`).digest();

@@ -245,6 +245,19 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       completed++;
       const cost = simulationCost(simulation);
       if (cost === null && simulation.termination_reason !== "infrastructure_error") costUnknown(job);
+      // A provider reported impossible token usage: that call's cost cannot be counted, so the spend is
+      // no longer known to be under --max-cost. Going on would spend blind (every conversation may meet the
+      // same provider); the run starts no new conversation instead, as if the budget were reached, and says why.
+      const info = (simulation as { info?: { error_type?: unknown; error?: unknown } }).info;
+      if (options.maxCost !== undefined && info?.error_type === "ProviderUsageError" && !budgetReached) {
+        budgetReached = true;
+        onEvent?.({
+          type: "cost-uncountable",
+          job,
+          message: typeof info.error === "string" ? info.error : "a provider reported impossible token usage",
+          inFlight: inFlight.size - 1,
+        });
+      }
       if (stored.written) settledCost += cost ?? 0;
       const reward = simulation.reward_info?.reward ?? null;
       onEvent?.({

@@ -42,5 +42,10 @@ export type RunEvent =
   | { type: "budget-reached"; spent: number; maxCost: number; inFlight: number }
   /** Some model's price is unknown, so costs (and `--max-cost`) undercount. Sent once. */
   | { type: "cost-unknown"; job: Job }
+  /**
+   * A provider reported impossible token usage under `--max-cost`: the spend can no longer be counted,
+   * so no new conversation starts (`message` names the provider, model and field).
+   */
+  | { type: "cost-uncountable"; job: Job; message: string; inFlight: number }
   | { type: "stop-requested"; inFlight: number; abort: boolean }
   | { type: "run-end"; reason: RunStopReason; spent: number };

@@ -98,6 +98,10 @@ export class RunProgress {
       case "budget-reached":
         this.#budgetReached = true;
         break;
+      case "cost-uncountable":
+        this.#costKnown = false;
+        this.#budgetReached = true;
+        break;
       case "stop-requested":
         this.#stopping = true;
         break;

@@ -477,6 +477,10 @@ export async function runCommand(
             display.note(
               `budget reached: $${event.spent.toFixed(4)} of $${event.maxCost} spent; no new conversations (${event.inFlight} still running)`,
             );
+          } else if (event.type === "cost-uncountable") {
+            display.note(
+              `--max-cost can no longer be checked: ${event.message}; no new conversations (${event.inFlight} still running)`,
+            );
           } else if (event.type === "cost-unknown") {
             display.note(
               `cost unknown: a model's price is not in the price table, so costs${maxCost !== undefined ? " and --max-cost" : ""} undercount; pass --prices FILE`,

@@ -89,7 +89,11 @@ export function registerServe(program: Command, context: CliContext): void {
       .option("--user-llm-base-url <url>", "base URL for the user models' provider")
       .option("--judge-llm <spec>", "judge for NL assertions at the end of a conversation")
       .option("--rate-limit <n>", "requests per minute per client address that start or drive work", "60")
-      .option("--max-streams-per-client <n>", "conversation event streams one client address may hold open", "32")
+      .option(
+        "--max-streams-per-client <n>",
+        "conversation event streams one client address may hold open",
+        "32",
+      )
       .option("--daily-spend-cap <usd>", "refuse new conversations once today's model spend reaches this")
       .option(
         "--conversation-estimate <usd>",

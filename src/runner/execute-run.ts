@@ -146,6 +146,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
   let completed = 0;
   let storeMs = 0;
   let budgetReached = false;
+  let costUncountable = false;
   let costUnknownSent = false;
   let setupError: ConfigError | undefined;
   // Idle workers wait here until a job settles (it may have gone back to the queue) or a stop.
@@ -251,6 +252,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       const info = (simulation as { info?: { error_type?: unknown; error?: unknown } }).info;
       if (options.maxCost !== undefined && info?.error_type === "ProviderUsageError" && !budgetReached) {
         budgetReached = true;
+        costUncountable = true;
         onEvent?.({
           type: "cost-uncountable",
           job,
@@ -326,9 +328,11 @@ export async function executeRun(options: ExecuteRunOptions): Promise<RunOutcome
       ? "completed"
       : stopping()
         ? "interrupted"
-        : budgetReached
-          ? "budget_reached"
-          : "completed";
+        : costUncountable
+          ? "cost_uncountable"
+          : budgetReached
+            ? "budget_reached"
+            : "completed";
   onEvent?.({ type: "run-end", reason, spent: spent() });
   return {
     reason,

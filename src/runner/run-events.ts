@@ -1,7 +1,8 @@
 import type { Job, JobState } from "../core/job-queue.js";
 
 /** Why a run stopped: all work done, the budget was reached, or it was interrupted (Ctrl-C). */
-export type RunStopReason = "completed" | "budget_reached" | "interrupted";
+/** `cost_uncountable`: under `--max-cost`, a provider reported usage no call can have, so spend is unknown. */
+export type RunStopReason = "completed" | "budget_reached" | "cost_uncountable" | "interrupted";
 
 /** How one conversation of the run ended, as the progress display and the summary need it. */
 export interface JobResult {

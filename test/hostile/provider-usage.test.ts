@@ -94,6 +94,9 @@ describe("a provider reporting impossible token usage", () => {
       );
       expect(run.stderr).toContain("the provider's fault, not the price table's");
       expect(run.stderr).not.toMatch(/not in the price table|pass --prices/);
+      // The closing line says why the run stopped: not a budget reached with nothing spent.
+      expect(run.stdout + run.stderr).toContain("stopped: --max-cost $0.01 can no longer be checked");
+      expect(run.stdout + run.stderr).not.toContain("budget of $0.01 reached");
       // Only the first conversation met the provider: no new one started once its cost could not be counted.
       const agentCalls = server.requests.filter((r) => r.model === "bad-usage").length - before;
       expect(agentCalls).toBe(1);

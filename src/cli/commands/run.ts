@@ -554,7 +554,10 @@ export async function runCommand(
         : outcome.reason === "budget_reached"
           ? `stopped: budget of $${maxCost} reached ($${outcome.spent.toFixed(4)} spent); ${unfinished} conversations not run. ` +
             `Continue with \`passk run --resume ${stored.id} --max-cost <more>\``
-          : `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${stored.id}\``;
+          : outcome.reason === "cost_uncountable"
+            ? `stopped: --max-cost $${maxCost} can no longer be checked (a provider reported impossible token usage; $${outcome.spent.toFixed(4)} counted); ${unfinished} conversations not run. ` +
+              `Continue with \`passk run --resume ${stored.id}\` once the provider reports usage correctly`
+            : `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${stored.id}\``;
     println(context, `${prefix}${stopLine}`);
     for (const file of written) println(context, `wrote ${file}`);
     if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);

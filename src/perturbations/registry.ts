@@ -102,11 +102,18 @@ export function createPerturbationRegistry(
         );
       const id = `${name}@${definition.version}`;
       const keys = Object.keys(given).sort();
+      // A number or flag is written as its value reads (`rate=0x1` and `rate=1.0` are `rate=1`), so one
+      // setting has one spelling in the run's identity.
+      const values = parsed.data as Record<string, unknown>;
+      const written = (key: string) => {
+        const value = values[key];
+        return typeof value === "number" || typeof value === "boolean" ? String(value) : given[key];
+      };
       return {
         definition,
         params: parsed.data,
         id,
-        spec: keys.length === 0 ? id : `${id}:${keys.map((k) => `${k}=${given[k]}`).join(",")}`,
+        spec: keys.length === 0 ? id : `${id}:${keys.map((k) => `${k}=${written(k)}`).join(",")}`,
       };
     },
   };

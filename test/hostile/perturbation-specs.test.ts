@@ -62,3 +62,19 @@ describe("a perturbation setting given twice", () => {
     );
   });
 });
+
+describe("a number written oddly", () => {
+  // `rate=0x1` and `rate=000…0.5` were kept verbatim in the run's identity: one setting, many spellings.
+  it.each([
+    ["tool-faults:rate=0x1", "tool-faults@1:rate=1"],
+    [`customer-injection:rate=${"0".repeat(10_000)}.5`, "customer-injection@1:rate=0.5"],
+    ["tool-faults:rate=.50", "tool-faults@1:rate=0.5"],
+    ["tool-faults:rate=5e-1", "tool-faults@1:rate=0.5"],
+  ])("%s is written as its value: %s", (spec, canonical) => {
+    expect(registry.resolve(spec).spec).toBe(canonical);
+  });
+
+  it("one setting spelled two ways is one identity", () => {
+    expect(registry.resolve("tool-faults:rate=0.50").spec).toBe(registry.resolve("tool-faults:rate=.5").spec);
+  });
+});

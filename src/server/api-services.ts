@@ -41,6 +41,8 @@ export interface ApiServices {
   rateLimited: MiddlewareHandler;
   /** Largest results file accepted for import, in bytes. */
   maxUploadBytes: number;
+  /** Per-client limit on imports (each is a large write to the store), beside `rateLimited`. */
+  importLimited: MiddlewareHandler;
   /** Open event streams per client: `take` gives a release function, or undefined when the client is at the cap. */
   streamSlots: { max: number; take(c: Context): (() => void) | undefined };
 }

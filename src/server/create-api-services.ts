@@ -247,6 +247,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
       now,
     }),
     maxUploadBytes: limits.maxUploadBytes,
+    importLimited: rateLimit({ max: limits.importsPerHour, windowMs: 3_600_000, clientKey, now }),
     streamSlots: {
       max: limits.maxStreamsPerClient,
       take: (c) => {

@@ -49,6 +49,8 @@ export interface ServerLimits extends ConversationLimits {
   conversationEstimateUsd: number | null;
   /** Largest results file accepted for import. */
   maxUploadBytes: number;
+  /** Results files one client address may import per hour (each grows the store by up to maxUploadBytes). */
+  importsPerHour: number;
   /** Event streams one client address may hold open at once (each holds a socket and memory). */
   maxStreamsPerClient: number;
 }
@@ -59,6 +61,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   dailySpendCapUsd: null,
   conversationEstimateUsd: null,
   maxUploadBytes: 64 * 1024 * 1024,
+  importsPerHour: 20,
   maxStreamsPerClient: 32,
   maxActive: 20,
   maxSteps: 200,

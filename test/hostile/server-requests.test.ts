@@ -9,7 +9,7 @@ import { goldUser } from "../../src/users/gold-user.js";
 // A team exposes `passk serve`; strangers' pages and DNS names reach it. Each case: what an attacker
 // sends, and that the server refuses it with a sentence and changes nothing.
 
-function server(allowedHosts: string[] = []) {
+function server(allowedHosts: string[] = [], limits: { importsPerHour?: number } = {}) {
   const store = createMemoryRunStore();
   const app = createServer({
     domains: builtinDomains,
@@ -22,6 +22,7 @@ function server(allowedHosts: string[] = []) {
     },
     store,
     allowedHosts,
+    limits,
   });
   return { app, store };
 }
@@ -165,6 +166,44 @@ describe("heavy uploads", () => {
     expect((await app.request("http://localhost/api/info")).status).toBe(200);
     // Generous: it takes well under a second here; quadratic metrics took minutes.
     expect(performance.now() - started).toBeLessThan(30_000);
+  });
+});
+
+describe("many uploads from one client", () => {
+  // Four 60 MB uploads a minute grew the store ~3.6 GB/min within the general rate limit: imports have
+  // their own hourly limit per client address (--imports-per-hour).
+  it("past --imports-per-hour: 429 with Retry-After and a sentence, and the store does not grow", async () => {
+    const { app, store } = server([], { importsPerHour: 3 });
+    const body = JSON.stringify({
+      timestamp: null,
+      info: { num_trials: 1, environment_info: { domain_name: "mock" } },
+      tasks: [],
+      simulations: [
+        {
+          id: "s",
+          task_id: "create_task_1",
+          trial: 0,
+          termination_reason: "user_stop",
+          reward_info: { reward: 1, reward_basis: ["DB"], reward_breakdown: { DB: 1 } },
+          messages: [{ role: "assistant", content: "Hi! How can I help you today?" }],
+        },
+      ],
+    });
+    const upload = () =>
+      app.request("http://localhost/api/runs/import?name=x&again=true", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body,
+      });
+    for (let i = 0; i < 3; i++) expect((await upload()).status).toBe(201);
+    const before = store.listRuns().length;
+    const refused = await upload();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(60);
+    expect(((await refused.json()) as { message: string }).message).toContain("at most 3 per hour");
+    expect(store.listRuns().length).toBe(before);
+    // Browsing is not an import: it still answers.
+    expect((await app.request("http://localhost/api/runs")).status).toBe(200);
   });
 });
 

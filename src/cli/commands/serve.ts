@@ -37,6 +37,7 @@ const ServeOptionsSchema = z.object({
   judgeLlm: z.string().optional(),
   rateLimit: z.coerce.number().int().positive(),
   maxStreamsPerClient: z.coerce.number().int().positive(),
+  importsPerHour: z.coerce.number().int().positive(),
   dailySpendCap: z.coerce.number().nonnegative().optional(),
   conversationEstimate: z.coerce.number().nonnegative().optional(),
   maxConversations: z.coerce.number().int().positive(),
@@ -94,6 +95,7 @@ export function registerServe(program: Command, context: CliContext): void {
         "conversation event streams one client address may hold open",
         "32",
       )
+      .option("--imports-per-hour <n>", "results files one client address may import per hour", "20")
       .option("--daily-spend-cap <usd>", "refuse new conversations once today's model spend reaches this")
       .option(
         "--conversation-estimate <usd>",
@@ -299,6 +301,7 @@ export function registerServe(program: Command, context: CliContext): void {
         rateLimitMax: options.rateLimit,
         rateLimitWindowMs: 60_000,
         maxStreamsPerClient: options.maxStreamsPerClient,
+        importsPerHour: options.importsPerHour,
         dailySpendCapUsd: options.dailySpendCap ?? null,
         conversationEstimateUsd: options.conversationEstimate ?? null,
         maxActive: options.maxConversations,

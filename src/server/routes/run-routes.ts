@@ -30,6 +30,7 @@ export function runRoutes(services: ApiServices) {
     .post(
       "/runs/import",
       services.rateLimited,
+      services.importLimited,
       requireJson,
       limitUpload,
       validate("query", ImportQuerySchema),

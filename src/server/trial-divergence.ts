@@ -137,7 +137,7 @@ export function firstDivergence(a: readonly Message[], b: readonly Message[]): T
         a: i,
         b: i,
         kind: "words",
-        sentence: `The same calls in the same order; what is said first differs at message ${i + 1}.`,
+        sentence: `The same calls in the same order; what is said first differs at turn ${i}.`,
       };
     }
   }
@@ -146,7 +146,7 @@ export function firstDivergence(a: readonly Message[], b: readonly Message[]): T
       a: Math.min(shared, a.length - 1),
       b: Math.min(shared, b.length - 1),
       kind: "length",
-      sentence: `The same conversation for ${shared} messages; then only the ${a.length > b.length ? "first" : "second"} goes on.`,
+      sentence: `The same conversation for ${shared} turns; then only the ${a.length > b.length ? "first" : "second"} goes on.`,
     };
   }
   return null;

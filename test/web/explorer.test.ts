@@ -481,11 +481,15 @@ describe("the explorer in Chromium", () => {
       const divergence = page.getByTestId("trial-divergence");
       await divergence.waitFor();
       expect(await divergence.innerText()).toBe(
-        'They part ways at message 11. After 4 common calls, only the first goes on with cancel_reservation({"reservation_id":"59XX6W"}).',
+        'They part ways at turn 10. After 4 common calls, only the first goes on with cancel_reservation({"reservation_id":"59XX6W"}).',
       );
       const marked = page.locator(".messages li.marked");
       expect(await marked.count()).toBe(2);
       expect(await marked.nth(0).innerText()).toContain("cancel_reservation");
+      // Turns are numbered as on the simulation page (from 0), each a link to that turn there.
+      const number = marked.nth(0).locator("a.turn-number");
+      expect(await number.innerText()).toBe("#10");
+      expect(await number.getAttribute("href")).toBe(`${simulationHash(runs.seeded, "7", 0)}/turn/10`);
       expect(await marked.nth(1).locator(".bubble").innerText()).toBe("1628");
       expect(await noSidewaysScroll(page)).toBe(true);
 
@@ -494,7 +498,7 @@ describe("the explorer in Chromium", () => {
       await page.getByRole("link", { name: "trial 0", exact: true }).click();
       await expect.poll(() => hashOf(page)).toBe(`#/trials/airline/7/${runs.seeded}/1/${runs.seeded}/0`);
       expect(await page.getByTestId("trial-divergence").innerText()).toBe(
-        'They part ways at message 11. After 4 common calls, only the second goes on with cancel_reservation({"reservation_id":"59XX6W"}).',
+        'They part ways at turn 10. After 4 common calls, only the second goes on with cancel_reservation({"reservation_id":"59XX6W"}).',
       );
       await page.close();
     });

@@ -59,11 +59,22 @@ function Side(props: {
         </a>{" "}
         · ended by {detail.simulation.termination_reason.replace(/_/g, " ")}
       </p>
+      {/* Numbered as on the simulation page (turns from 0), each linking to that turn there. */}
       <MessageList
         messages={detail.simulation.messages}
         showToolResults
         marks={marks}
         idPrefix={props.idPrefix}
+        turnHref={(turn) =>
+          href({
+            page: "simulation",
+            runId: detail.runId,
+            domain: detail.domain,
+            taskId: detail.simulation.task_id,
+            trial: detail.trial,
+            turn,
+          })
+        }
       />
     </section>
   );
@@ -110,8 +121,8 @@ export function TrialsPage(props: { route: TrialsRoute }) {
         {divergence ? (
           <p>
             <strong>
-              They part ways at message {divergence.a + 1}
-              {divergence.b !== divergence.a ? ` (message ${divergence.b + 1} of the second)` : ""}.
+              They part ways at turn {divergence.a}
+              {divergence.b !== divergence.a ? ` (turn ${divergence.b} of the second)` : ""}.
             </strong>{" "}
             {divergence.sentence}
           </p>

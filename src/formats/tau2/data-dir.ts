@@ -17,7 +17,7 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv 
   if (!existsSync(resolved) || !statSync(resolved).isDirectory()) {
     throw new ConfigError(
       `no τ² data directory at ${resolved} (from ${source}). Run \`passk data pull\` to download the official data, ` +
-        `or point --data / PASSK_DATA_DIR at a folder holding airline/, retail/, telecom/… (e.g. ../shared/tau2/data).`,
+        `or point --data / PASSK_DATA_DIR at a folder holding airline/, retail/, telecom/… (a copy of what \`passk data pull\` writes, from a machine with network).`,
     );
   }
   return resolved;

@@ -325,7 +325,7 @@ async function download(url: string, options: PullOptions): Promise<Uint8Array> 
     );
   }
   throw new ConfigError(
-    `could not download ${url} (${fetched.failure}). Are you offline? Check the network, or point --data / PASSK_DATA_DIR at an existing copy of the data (e.g. ../shared/tau2/data) and PASSK_TAU2_UPSTREAM at a copy of the upstream source files.`,
+    `could not download ${url} (${fetched.failure}). Are you offline? Check the network, or point --data / PASSK_DATA_DIR at an existing copy of the data (what \`passk data pull\` writes, copied from a machine with network) and PASSK_TAU2_UPSTREAM at a copy of the upstream source files.`,
     { cause: fetched.error },
   );
 }

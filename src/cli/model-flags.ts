@@ -142,7 +142,7 @@ export function callTimeoutMs(text: string): number {
 }
 
 /** `--max-retries`: attempts per model call, a whole number from 1 to 100. */
-function callAttempts(text: string): number {
+export function callAttempts(text: string): number {
   const attempts = Number(text);
   if (!Number.isInteger(attempts) || attempts < 1 || attempts > 100)
     throw new ConfigError(

@@ -3,6 +3,7 @@ import path from "node:path";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { z } from "zod";
+import { readAgentPromptTemplates } from "../../agents/agent-prompt.js";
 import { createAgent, isRemoteAgentSpec, isScriptedSpec } from "../../agents/create-agent.js";
 import { ConfigError } from "../../core/errors.js";
 import { getDomain } from "../../domains/registry.js";
@@ -10,7 +11,8 @@ import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { AgentGym } from "../../gym/agent-gym.js";
 import { GymSessions } from "../../gym/gym-sessions.js";
 import { createJudge } from "../../judge/create-judge.js";
-import { createLanguageModel, loadPriceOverrides } from "../../llm/index.js";
+import { createLanguageModel, loadPriceOverrides, openResponseCache, parseLlmArgs } from "../../llm/index.js";
+import { DEFAULT_CALL_SETTINGS } from "../../runner/build.js";
 import { meteredToolModel } from "../../llm/tool-model-spend.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { createServer, type Participants } from "../../server/create-server.js";
@@ -21,7 +23,7 @@ import { Store } from "../../store/store.js";
 import { createUserSimulator, readUserGuidelines } from "../../users/create-user.js";
 import { DomainData } from "../../formats/tau2/domain-data.js";
 import { println, withDataOption, withRetrievalConfigOption, type CliContext } from "../context.js";
-import { protocolFromFlags } from "../model-flags.js";
+import { callAttempts, callTimeoutMs, protocolFromFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 import { parseRetrievalConfigKwargs } from "../../knowledge/configs.js";
 
@@ -35,6 +37,14 @@ const ServeOptionsSchema = z.object({
   agentLlmBaseUrl: z.string().optional(),
   userLlmBaseUrl: z.string().optional(),
   judgeLlm: z.string().optional(),
+  judgeLlmBaseUrl: z.string().optional(),
+  judgeLlmArgs: z.string().optional(),
+  agentLlmArgs: z.string().optional(),
+  userLlmArgs: z.string().optional(),
+  timeout: z.string().optional(),
+  maxRetries: z.string().optional(),
+  cache: z.union([z.string(), z.boolean()]).optional(),
+  agentPromptTemplate: z.string().optional(),
   rateLimit: z.coerce.number().int().positive(),
   maxStreamsPerClient: z.coerce.number().int().positive(),
   importsPerHour: z.coerce.number().int().positive(),
@@ -88,7 +98,29 @@ export function registerServe(program: Command, context: CliContext): void {
       )
       .option("--agent-llm-base-url <url>", "base URL for the agent models' provider")
       .option("--user-llm-base-url <url>", "base URL for the user models' provider")
+      .option(
+        "--agent-llm-args <json>",
+        "the agent models' call settings as JSON, e.g. '{\"temperature\":0}'",
+      )
+      .option("--user-llm-args <json>", "the user models' call settings as JSON")
       .option("--judge-llm <spec>", "judge for NL assertions at the end of a conversation")
+      .option("--judge-llm-base-url <url>", "base URL for an openai-compatible judge model")
+      .option("--judge-llm-args <json>", "the judge's call settings as JSON")
+      .option(
+        "--timeout <seconds>",
+        "per-request timeout for model calls",
+        String(DEFAULT_CALL_SETTINGS.timeoutSeconds),
+      )
+      .option(
+        "--max-retries <n>",
+        "attempts per model call on 429/5xx/timeouts",
+        String(DEFAULT_CALL_SETTINGS.maxAttempts),
+      )
+      .option("--cache [file]", "cache model responses in SQLite (default .passk/llm-cache.db)")
+      .option(
+        "--agent-prompt-template <file>",
+        "agent prompt templates (τ² prompt_templates.json format) to reproduce a prompt exactly",
+      )
       .option("--rate-limit <n>", "requests per minute per client address that start or drive work", "60")
       .option(
         "--max-streams-per-client <n>",
@@ -148,25 +180,49 @@ export function registerServe(program: Command, context: CliContext): void {
       [...context.domains.values()].filter((d) => d.tau2 !== undefined),
     );
     const texts = protocol.name === "tau2" ? protocol.texts : undefined;
-    // τ²'s protocol: its prompt templates and temperature 0 for both models.
-    const tau2Args = protocol.name === "tau2" ? { args: { temperature: 0 } } : {};
+    // Call settings as `passk run` takes them; τ²'s protocol calls both models at temperature 0 unless
+    // told otherwise.
+    const callArgs = (json: string | undefined, flag: string) => {
+      const args = json !== undefined ? parseLlmArgs(json, flag) : undefined;
+      if (protocol.name !== "tau2" || args?.temperature !== undefined) return args ? { args } : {};
+      return { args: { ...args, temperature: 0 } };
+    };
     const priceOverrides = options.prices ? loadPriceOverrides(options.prices) : undefined;
     const tracing = await startCliTracing(options, context);
+    const cache = options.cache
+      ? openResponseCache(
+          typeof options.cache === "string" ? options.cache : path.join(".passk", "llm-cache.db"),
+        )
+      : undefined;
     const shared = {
+      timeoutMs: callTimeoutMs(options.timeout ?? String(DEFAULT_CALL_SETTINGS.timeoutSeconds)),
+      retry: { maxAttempts: callAttempts(options.maxRetries ?? String(DEFAULT_CALL_SETTINGS.maxAttempts)) },
+      ...(cache ? { cache } : {}),
       ...(priceOverrides ? { priceOverrides } : {}),
       ...(tracing ? { observer: tracing.modelCalls } : {}),
     };
     const agentModel = {
       env,
       ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}),
-      ...tau2Args,
+      ...callArgs(options.agentLlmArgs, "--agent-llm-args"),
       ...shared,
       ...(texts ? { templates: texts.prompts.agent, doneTool: texts.doneTool } : {}),
+      ...(options.agentPromptTemplate
+        ? { templates: readAgentPromptTemplates(options.agentPromptTemplate) }
+        : {}),
     };
     const userModel = {
       env,
       ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}),
-      ...tau2Args,
+      ...callArgs(options.userLlmArgs, "--user-llm-args"),
+      ...shared,
+    };
+    const judgeModel = {
+      env,
+      ...(options.judgeLlmBaseUrl ? { baseUrl: options.judgeLlmBaseUrl } : {}),
+      ...(options.judgeLlmArgs !== undefined
+        ? { args: parseLlmArgs(options.judgeLlmArgs, "--judge-llm-args") }
+        : {}),
       ...shared,
     };
     // A spend cap counts dollars: every model it has to count must have a price, or it counts nothing.
@@ -174,7 +230,7 @@ export function registerServe(program: Command, context: CliContext): void {
       const unpriced = [
         ...options.agentLlm.map((spec) => ({ spec, model: agentModel })),
         ...options.userLlm.map((spec) => ({ spec, model: userModel })),
-        ...(options.judgeLlm ? [{ spec: options.judgeLlm, model: { env, ...shared } }] : []),
+        ...(options.judgeLlm ? [{ spec: options.judgeLlm, model: judgeModel }] : []),
       ]
         // A team's own agent (module, A2A, HTTP) pays for its own model calls: passk has nothing to count.
         .filter(
@@ -218,7 +274,7 @@ export function registerServe(program: Command, context: CliContext): void {
         `note: no --user-llm model: ${unanswered.join(", ")} can be tried only with you as the customer; ` +
           "pass --user-llm <provider>:<model> for simulated customers\n",
       );
-    const judge = options.judgeLlm ? createJudge(options.judgeLlm, { env, ...shared }) : undefined;
+    const judge = options.judgeLlm ? createJudge(options.judgeLlm, judgeModel) : undefined;
     const store = Store.open(resolveStorePath(options.store, env), { create: true });
     const webRoot = options.webRoot ?? defaultWebRoot();
     if (!existsSync(path.join(webRoot, "index.html"))) {

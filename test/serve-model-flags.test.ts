@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { REPO_ROOT } from "./helpers/run-cli.js";
 
 // `passk serve` takes the call settings `passk run` takes (--agent-llm-args, --user-llm-args,
-// --judge-llm-base-url/-args, --timeout, --max-retries, --cache, --agent-prompt-template): a playground
+// --judge-llm-base-url/-args, --timeout, --max-retries, --cache, --agent-prompt-template, --tool-spec): a playground
 // conversation's model calls carry them, read on the wire at a mock provider.
 
 const passk = path.join(REPO_ROOT, "bin", "passk.js");
@@ -23,6 +23,7 @@ const env = {
   PASSK_DATA_DIR: tau2DataDir(),
   OPENAI_COMPATIBLE_API_KEY: "sk-test-serve-flags",
 };
+const REWRITTEN = "Create a task (description from --tool-spec).";
 const temperature = (request: MockLlmRequest) => (request.body as { temperature?: number }).temperature;
 
 let model: MockLlmServer;
@@ -38,6 +39,15 @@ beforeAll(async () => {
     },
   });
   const folder = mkdtempSync(path.join(tmpdir(), "passk-serve-flags-"));
+  // A --tool-spec file: the mock domain's agent tools as sent, one description rewritten.
+  const listed = spawnSync(process.execPath, [passk, "tools", "--domain", "mock", "--format", "openai"], {
+    env,
+    encoding: "utf8",
+  });
+  const tools = JSON.parse(listed.stdout) as Array<{ function: { name: string; description: string } }>;
+  tools.find((t) => t.function.name === "create_task")!.function.description = REWRITTEN;
+  const toolSpec = path.join(folder, "tools.json");
+  writeFileSync(toolSpec, JSON.stringify({ agent_tools: tools, user_tools: [] }));
   child = spawn(
     process.execPath,
     [
@@ -65,6 +75,8 @@ beforeAll(async () => {
       "2",
       "--cache",
       path.join(folder, "cache.db"),
+      "--tool-spec",
+      toolSpec,
     ],
     { env, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -105,6 +117,13 @@ describe("passk serve with passk run's model flags", () => {
       .toBeGreaterThan(1);
     for (const request of model.requests)
       expect(temperature(request)).toBe(isUserSimulatorRequest(request) ? 0.9 : 0.3);
+    // --tool-spec: the agent is told the rewritten description.
+    const agentTools = (
+      model.requests.find((r) => !isUserSimulatorRequest(r))!.body as {
+        tools: Array<{ function: { name: string; description: string } }>;
+      }
+    ).tools;
+    expect(agentTools.find((t) => t.function.name === "create_task")!.function.description).toBe(REWRITTEN);
   }, 90_000);
 
   it.each([

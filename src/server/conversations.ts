@@ -12,6 +12,7 @@ import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
 import { runConversation } from "../runner/conversation-job.js";
 import { costBesidesParticipants } from "../runner/execute-run.js";
+import type { ToolOverrides } from "../env/tool-schema.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type {
   ConversationDetail,
@@ -145,6 +146,7 @@ export class ConversationHub {
   readonly #spend: SpendTracker;
   readonly #judge: Judge | undefined;
   readonly #protocol: ConversationProtocol;
+  readonly #toolOverrides: ToolOverrides | undefined;
   readonly #now: () => Date;
   readonly #newId: () => string;
   readonly #log: (line: string) => void;
@@ -158,6 +160,8 @@ export class ConversationHub {
     judge?: Judge;
     /** How conversations on τ²'s own domains run (others always run under passk's). */
     protocol?: ConversationProtocol;
+    /** `--tool-spec`: what the models are told about tools. */
+    toolOverrides?: ToolOverrides;
     now: () => Date;
     newId?: () => string;
     log?: (line: string) => void;
@@ -172,6 +176,7 @@ export class ConversationHub {
     this.#spend = options.spend;
     this.#judge = options.judge;
     this.#protocol = options.protocol ?? { name: "passk" };
+    this.#toolOverrides = options.toolOverrides;
     this.#now = options.now;
     this.#newId = options.newId ?? (() => randomUUID());
     this.#log = options.log ?? (() => {});
@@ -486,6 +491,7 @@ export class ConversationHub {
             ? { perturbations: setup.perturbations }
             : {}),
           protocol,
+          ...(this.#toolOverrides ? { toolOverrides: this.#toolOverrides } : {}),
           maxSteps: this.#limits.maxSteps,
           maxErrors: this.#limits.maxErrors,
           simulationId: conversation.id,

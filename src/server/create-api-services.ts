@@ -48,6 +48,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
     store: deps.conversations ?? deps.store?.conversations ?? createMemoryConversationStore(),
     ...(deps.judge ? { judge: deps.judge } : {}),
     ...(deps.protocol ? { protocol: deps.protocol } : {}),
+    ...(deps.toolOverrides ? { toolOverrides: deps.toolOverrides } : {}),
     ...(deps.newId ? { newId: deps.newId } : {}),
     ...(deps.traceConversation ? { trace: deps.traceConversation } : {}),
   });

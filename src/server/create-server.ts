@@ -11,6 +11,7 @@ import { systemFailure } from "../core/system-failure.js";
 import type { AnyDomain } from "../env/domain.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { redactSecrets } from "../llm/redact.js";
+import type { ToolOverrides } from "../env/tool-schema.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type { ConversationStore } from "./conversation-store.js";
 import type { ConversationLimits } from "./conversations.js";
@@ -102,6 +103,8 @@ export interface ServerDeps {
   trustProxy?: boolean;
   /** How playground conversations on τ²'s domains run (default: passk's protocol). */
   protocol?: ConversationProtocol;
+  /** `--tool-spec`: what the models are told about tools (over the protocol's texts). */
+  toolOverrides?: ToolOverrides;
   /**
    * Host names the server answers for (besides localhost, 127.0.0.1 and ::1): its `--host` and a
    * deployment's names (`--allowed-host`). Any other Host header is refused, so a DNS-rebinding page

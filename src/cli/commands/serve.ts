@@ -24,6 +24,7 @@ import { createUserSimulator, readUserGuidelines } from "../../users/create-user
 import { DomainData } from "../../formats/tau2/domain-data.js";
 import { println, withDataOption, withRetrievalConfigOption, type CliContext } from "../context.js";
 import { callAttempts, callTimeoutMs, protocolFromFlags } from "../model-flags.js";
+import { readToolSpecFile } from "./tools.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 import { parseRetrievalConfigKwargs } from "../../knowledge/configs.js";
 
@@ -45,6 +46,7 @@ const ServeOptionsSchema = z.object({
   maxRetries: z.string().optional(),
   cache: z.union([z.string(), z.boolean()]).optional(),
   agentPromptTemplate: z.string().optional(),
+  toolSpec: z.string().optional(),
   rateLimit: z.coerce.number().int().positive(),
   maxStreamsPerClient: z.coerce.number().int().positive(),
   importsPerHour: z.coerce.number().int().positive(),
@@ -117,6 +119,7 @@ export function registerServe(program: Command, context: CliContext): void {
         String(DEFAULT_CALL_SETTINGS.maxAttempts),
       )
       .option("--cache [file]", "cache model responses in SQLite (default .passk/llm-cache.db)")
+      .option("--tool-spec <file>", "tool descriptions/parameters shown to models, from a τ² tools JSON")
       .option(
         "--agent-prompt-template <file>",
         "agent prompt templates (τ² prompt_templates.json format) to reproduce a prompt exactly",
@@ -367,6 +370,7 @@ export function registerServe(program: Command, context: CliContext): void {
       secrets: secretValues(env),
       trustProxy: options.trustProxy ?? false,
       protocol,
+      ...(options.toolSpec ? { toolOverrides: readToolSpecFile(options.toolSpec) } : {}),
       allowedHosts: [options.host, ...(options.allowedHost ?? [])],
       log: (line) => context.stderr.write(`${line}\n`),
       ...(tracing ? { traceConversation: tracing.conversation } : {}),

@@ -130,17 +130,29 @@ export function perturbConversation(
   perturbations: readonly ResolvedPerturbation[],
   conversation: { task: Task; seed: number },
 ): PerturbedConversation {
-  const effects: PerturbationEffects[] = perturbations.map((p) =>
-    checkedEffects(
-      p.definition.effects(p.params, {
+  const effects: PerturbationEffects[] = perturbations.map((p) => {
+    const author = authorOf(p.definition, p.id);
+    const ends = "the conversation ends as an infrastructure error (the module's fault, not the agent's)";
+    let raw: unknown;
+    try {
+      raw = p.definition.effects(p.params, {
         task: conversation.task,
         seed: conversation.seed,
         id: p.id,
         random: conversationRandom(p.id, conversation.task.id, conversation.seed),
-      }),
-      authorOf(p.definition, p.id),
-    ),
-  );
+      });
+    } catch (error) {
+      throw new PerturbationHookError(
+        `${author}: its effects function threw (${error instanceof Error ? error.message : String(error)}); ${ends}`,
+        { cause: error },
+      );
+    }
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+      throw new PerturbationHookError(
+        `${author}: its effects function returned ${raw === null ? "null" : Array.isArray(raw) ? "a list" : typeof raw}, not an object of hooks; ${ends}`,
+      );
+    return checkedEffects(raw as PerturbationEffects, author);
+  });
   const toolEffects = effects.filter((e) => e.faultToolCall || e.changeToolResult);
   const toolBoundary: ToolBoundary | undefined =
     toolEffects.length === 0

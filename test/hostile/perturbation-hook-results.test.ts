@@ -35,6 +35,10 @@ export const badCustomerMessage = perturbation("bad-customer-message", "customer
 export const throwingToolResult = perturbation("throwing-tool-result", "tool", () => ({
   changeToolResult: () => { throw new Error("boom"); },
 }));
+export const throwingEffects = perturbation("throwing-effects", "tool", () => {
+  throw new Error("no effects today");
+});
+export const numberEffects = perturbation("number-effects", "tool", () => 7);
 export const goodShouting = perturbation("good-shouting", "customer", (_p, c) => ({
   changeCustomerMessage: (content) => ({ content: content.toUpperCase(), mark: { perturbation: c.id, effect: "customer_message" } }),
 }));
@@ -123,6 +127,20 @@ describe("a perturbation module's hook answering the wrong shape", () => {
   it("a hook that throws is the module's infrastructure error too, never the agent's", async () => {
     const { run, simulations } = await runWith("throwing-tool-result");
     const sentence = `the perturbation module ${module} (throwing-tool-result@1): its changeToolResult hook threw (boom)`;
+    expect(run.stderr).toContain(sentence);
+    expect(simulations.length).toBeGreaterThan(0);
+    for (const simulation of simulations) {
+      expect(simulation.termination_reason).toBe("infrastructure_error");
+      expect((simulation as { info?: { error?: string } }).info?.error).toContain(sentence);
+    }
+  });
+
+  it.each([
+    ["throwing-effects", "its effects function threw (no effects today)"],
+    ["number-effects", "its effects function returned number, not an object of hooks"],
+  ])("%s: a broken effects function is the module's infrastructure error too", async (perturb, says) => {
+    const { run, simulations } = await runWith(perturb);
+    const sentence = `the perturbation module ${module} (${perturb}@1): ${says}`;
     expect(run.stderr).toContain(sentence);
     expect(simulations.length).toBeGreaterThan(0);
     for (const simulation of simulations) {

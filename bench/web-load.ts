@@ -30,8 +30,8 @@ const app = createServer({
   participants: {
     agents: ["scripted:gold"],
     users: ["scripted:gold"],
-    createAgent: () => goldAgent,
-    createUserSimulator: () => goldUser,
+    agentFor: () => goldAgent,
+    customerFor: () => goldUser,
   },
   webRoot: webDist,
 });

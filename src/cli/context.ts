@@ -7,7 +7,8 @@ export { systemFailure };
 import type { AnyDomain } from "../env/domain.js";
 import type { PerturbationRegistry } from "../perturbations/registry.js";
 import { builtinDomains, getDomain } from "../domains/registry.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
+import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
 import { createLanguageModel, loadPriceOverrides } from "../llm/index.js";
 import { meteredToolModel } from "../llm/tool-model-spend.js";
@@ -23,13 +24,13 @@ export interface CliContext {
   agentModules?: ReadonlyMap<string, Agent>;
   /** The perturbations `--perturb` may name: passk's own and those of `--perturbation-module`s. */
   perturbations?: PerturbationRegistry;
+  /** Domain data parsed so far (made on first use): every command of this process shares it. */
+  catalog?: DomainCatalog;
 }
 
 export function defaultContext(): CliContext {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, domains: builtinDomains };
 }
-
-const loaded = new Map<string, DomainData>();
 
 /** Load a domain's data once per process (`--data`, `PASSK_DATA_DIR`, or the per-user data dir). */
 export function loadDomain(
@@ -50,46 +51,30 @@ export function loadDomain(
   } = {},
 ): DomainData {
   const domain = getDomain(name, context.domains);
-  const dataDir = resolveDataDir(options.data, context.env);
-  const key = [
-    name,
-    dataDir,
-    options.tasks ?? "",
-    options.retrievalConfig ?? "",
-    options.retrievalConfigKwargs ?? "",
-    options.upstream ?? "",
-    options.rerankerLlm ?? "",
-    options.rerankerLlmBaseUrl ?? "",
-    options.prices ?? "",
-  ].join("\u0000");
-  let data = loaded.get(key);
-  if (!data) {
-    data = new DomainData(domain, dataDir, {
-      ...(options.tasks ? { tasksFile: options.tasks } : {}),
-      ...(options.retrievalConfig !== undefined ? { config: options.retrievalConfig } : {}),
-      ...(options.retrievalConfigKwargs !== undefined && domain.configs
-        ? { configKwargs: parseRetrievalConfigKwargs(options.retrievalConfigKwargs) }
-        : {}),
-      ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
-      ...(options.rerankerLlm !== undefined && domain.configs
-        ? {
-            // Its calls are made inside conversations and counted to each (`tool_model_cost`).
-            toolModel: meteredToolModel(
-              createLanguageModel(options.rerankerLlm, {
-                env: context.env,
-                role: "reranker",
-                ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
-                ...(options.prices !== undefined
-                  ? { priceOverrides: loadPriceOverrides(options.prices) }
-                  : {}),
-              }),
-            ),
-          }
-        : {}),
-    });
-    loaded.set(key, data);
-  }
-  return data;
+  const reranker = options.rerankerLlm !== undefined && domain.configs !== undefined;
+  return (context.catalog ??= new DomainCatalog()).load(domain, {
+    dataDir: resolveDataDir(options.data, context.env),
+    ...(options.tasks ? { tasksFile: options.tasks } : {}),
+    ...(options.retrievalConfig !== undefined ? { config: options.retrievalConfig } : {}),
+    ...(options.retrievalConfigKwargs !== undefined && domain.configs
+      ? { configKwargs: parseRetrievalConfigKwargs(options.retrievalConfigKwargs) }
+      : {}),
+    ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
+    ...(reranker
+      ? {
+          // Its calls are made inside conversations and counted to each (`tool_model_cost`).
+          toolModel: meteredToolModel(
+            createLanguageModel(options.rerankerLlm!, {
+              env: context.env,
+              role: "reranker",
+              ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
+              ...(options.prices !== undefined ? { priceOverrides: loadPriceOverrides(options.prices) } : {}),
+            }),
+          ),
+          toolModelKey: JSON.stringify([options.rerankerLlm, options.rerankerLlmBaseUrl, options.prices]),
+        }
+      : {}),
+  });
 }
 
 /**

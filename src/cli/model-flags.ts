@@ -8,13 +8,11 @@ import { loadPriceOverrides, parseLlmArgs, type ModelCallObserver } from "../llm
 import {
   buildParticipants,
   DEFAULT_CALL_SETTINGS,
-  resolveProtocol,
   type ModelSpec,
   type Participants,
   type ParticipantsSpec,
 } from "../runner/build.js";
 import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
-import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type { CliContext } from "./context.js";
 import { readToolSpecFile } from "./commands/tools.js";
 
@@ -109,24 +107,6 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
 }
 
 export type { Participants } from "../runner/build.js";
-
-/** The protocol the flags ask for (see {@link resolveProtocol} in the runner's builder). */
-export function protocolFromFlags(
-  flags: Pick<ModelFlags, "protocol" | "upstream" | "agentLlm" | "userLlm">,
-  context: CliContext,
-  dataDir: string,
-  domains: readonly AnyDomain[],
-): ConversationProtocol {
-  return resolveProtocol({
-    ...(flags.protocol !== undefined ? { protocol: flags.protocol as "tau2" | "passk" } : {}),
-    ...(flags.upstream !== undefined ? { upstream: flags.upstream } : {}),
-    dataDir,
-    domains,
-    env: context.env,
-    agent: flags.agentLlm,
-    ...(flags.userLlm !== undefined ? { user: flags.userLlm } : {}),
-  });
-}
 
 /** Node's timers hold 32-bit milliseconds; a longer delay silently becomes 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

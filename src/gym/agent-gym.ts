@@ -6,7 +6,8 @@ import type { AssistantMessage, Message } from "../core/message.js";
 import type { Task } from "../core/task.js";
 import { getDomain } from "../domains/registry.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
+import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { runConversation } from "../runner/conversation-job.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import { goldUser } from "../users/gold-user.js";
@@ -42,14 +43,15 @@ export interface AgentGymOptions {
   maxSteps?: number;
 }
 
-/** Built-in domains from the per-user data directory, each parsed once per loader. */
-export function builtinDomainData(dataDir = resolveDataDir(undefined)): (name: string) => DomainData {
-  const loaded = new Map<string, DomainData>();
-  return (name) => {
-    let data = loaded.get(name);
-    if (!data) loaded.set(name, (data = new DomainData(getDomain(name), dataDir)));
-    return data;
-  };
+/** The domain data gyms load by default, shared by every gym of the process (each domain parsed once). */
+const gymCatalog = new DomainCatalog();
+
+/** Built-in domains from the per-user data directory (or `dataDir`), each parsed once per process. */
+export function builtinDomainData(
+  dataDir = resolveDataDir(undefined),
+  catalog = gymCatalog,
+): (name: string) => DomainData {
+  return (name) => catalog.load(getDomain(name), { dataDir });
 }
 
 /** What the agent would have been given next, had the conversation not ended: the customer's last words. */

@@ -2,7 +2,8 @@ import path from "node:path";
 import type { AgentPromptTemplates } from "../agents/agent-prompt.js";
 import { createAgent, isRemoteAgentSpec, isScriptedSpec, type ModelOptions } from "../agents/create-agent.js";
 import { DEFAULT_MAX_AGENT_MESSAGE_BYTES } from "../agents/remote/index.js";
-import type { Agent } from "../core/agent.js";
+import type { Agent, UserSimulator } from "../core/agent.js";
+import type { Judge } from "../core/judge.js";
 import { ConfigError } from "../core/errors.js";
 import type { AnyDomain } from "../env/domain.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
@@ -14,6 +15,7 @@ import {
 import { createJudge } from "../judge/create-judge.js";
 import type { CallLimiter } from "../llm/call-limits.js";
 import {
+  createLanguageModel,
   openResponseCache,
   type LlmArgs,
   type ModelCallObserver,
@@ -103,66 +105,101 @@ function withTau2Temperature(args: LlmArgs | undefined): LlmArgs {
   return args?.temperature === undefined ? { ...args, temperature: 0 } : args;
 }
 
+/** What every participant of a run or a server is made with: its models' settings, not which models. */
+export type ParticipantSettings = Omit<ParticipantsSpec, "agent" | "user" | "judge" | "noCustomer">;
+
+/**
+ * Makes agents, customers and judges from model specs under one protocol and one set of call settings
+ * (keys, timeouts, retries, prices, cache, tracing, limits): a run takes one of each, a server offers
+ * several. The response cache, if any, is the maker's to close.
+ */
+export interface ParticipantMaker {
+  protocol: ConversationProtocol;
+  agent(model: ModelSpec): Agent;
+  customer(model: ModelSpec): UserSimulator;
+  judge(model: ModelSpec): Judge;
+  /** The call settings a participant's model is actually called with (τ²'s temperature 0 by default). */
+  effectiveArgs(args: LlmArgs | undefined): LlmArgs | undefined;
+  /** Whether passk can price the model's calls (a spend cap needs it); false when the price table lacks it. */
+  priced(model: ModelSpec): boolean;
+  cache?: ResponseCache;
+}
+
+/**
+ * A maker of participants. The protocol is resolved for `reads` (the agent and customer specs whose
+ * models read its texts): every configuration problem (missing upstream texts) surfaces here.
+ */
+export function participantMaker(
+  settings: ParticipantSettings,
+  reads: { agent: string; user?: string },
+): ParticipantMaker {
+  const protocol = resolveProtocol({ ...settings, ...reads });
+  const texts = protocol.name === "tau2" ? protocol.texts : undefined;
+  const effectiveArgs = (args: LlmArgs | undefined) =>
+    protocol.name === "tau2" ? withTau2Temperature(args) : args;
+  const common: ModelOptions = {
+    env: settings.env ?? process.env,
+    timeoutMs: (settings.timeoutSeconds ?? DEFAULT_CALL_SETTINGS.timeoutSeconds) * 1000,
+    retry: { maxAttempts: settings.maxAttempts ?? DEFAULT_CALL_SETTINGS.maxAttempts },
+  };
+  if (settings.observer) common.observer = settings.observer;
+  if (settings.priceOverrides) common.priceOverrides = settings.priceOverrides;
+  if (settings.limiter) common.limiter = settings.limiter;
+  if (settings.promptCache === false) common.promptCache = false;
+  let cache: ResponseCache | undefined;
+  if (settings.cache) {
+    cache = openResponseCache(
+      typeof settings.cache === "string" ? settings.cache : path.join(".passk", "llm-cache.db"),
+    );
+    common.cache = cache;
+  }
+  const templates = settings.agentPromptTemplates ?? texts?.prompts.agent;
+  const withModel = (model: ModelSpec, args: LlmArgs | undefined): ModelOptions => ({
+    ...common,
+    ...(model.baseUrl ? { baseUrl: model.baseUrl } : {}),
+    ...(args ? { args } : {}),
+  });
+  return {
+    protocol,
+    effectiveArgs,
+    agent: (model) =>
+      createAgent(model.model, {
+        ...withModel(model, effectiveArgs(model.args)),
+        ...(templates ? { templates } : {}),
+        ...(texts ? { doneTool: texts.doneTool } : {}),
+        ...(settings.agentModules ? { modules: settings.agentModules } : {}),
+        maxAgentMessageBytes: settings.maxAgentMessageBytes ?? DEFAULT_MAX_AGENT_MESSAGE_BYTES,
+      }),
+    customer: (model) =>
+      createUserSimulator(model.model, {
+        ...withModel(model, effectiveArgs(model.args)),
+        guidelines: () => ({
+          ...readUserGuidelines(settings.dataDir),
+          ...(texts ? { template: texts.prompts.user.SYSTEM_PROMPT } : {}),
+        }),
+      }),
+    judge: (model) => createJudge(model.model, withModel(model, model.args)),
+    priced: (model) => createLanguageModel(model.model, withModel(model, model.args)).priced !== false,
+    ...(cache ? { cache } : {}),
+  };
+}
+
 /**
  * Build the agent, customer and judge of a run, and its protocol with τ²'s defaults. Every
  * configuration problem (unknown provider, missing API key, missing upstream texts) surfaces here,
  * before any conversation starts or any money is spent.
  */
 export function buildParticipants(spec: ParticipantsSpec): Participants {
-  const userModel = spec.user?.model;
-  const { agent: agentModel, user: _user, judge: _judge, ...rest } = spec;
-  const protocol = resolveProtocol({
-    ...rest,
+  const { agent: agentModel, user: userModel, judge: judgeModel, noCustomer, ...settings } = spec;
+  const maker = participantMaker(settings, {
     agent: agentModel.model,
-    ...(userModel ? { user: userModel } : {}),
+    ...(userModel ? { user: userModel.model } : {}),
   });
-  const texts = protocol.name === "tau2" ? protocol.texts : undefined;
-  const tau2 = protocol.name === "tau2";
-  const agentArgs = tau2 ? withTau2Temperature(spec.agent.args) : spec.agent.args;
-  const userArgs = tau2 ? withTau2Temperature(spec.user?.args) : spec.user?.args;
-  const common: ModelOptions = {
-    env: spec.env ?? process.env,
-    timeoutMs: (spec.timeoutSeconds ?? DEFAULT_CALL_SETTINGS.timeoutSeconds) * 1000,
-    retry: { maxAttempts: spec.maxAttempts ?? DEFAULT_CALL_SETTINGS.maxAttempts },
-  };
-  if (spec.observer) common.observer = spec.observer;
-  if (spec.priceOverrides) common.priceOverrides = spec.priceOverrides;
-  if (spec.limiter) common.limiter = spec.limiter;
-  if (spec.promptCache === false) common.promptCache = false;
-  let cache: ResponseCache | undefined;
-  if (spec.cache) {
-    cache = openResponseCache(
-      typeof spec.cache === "string" ? spec.cache : path.join(".passk", "llm-cache.db"),
-    );
-    common.cache = cache;
-  }
-  const templates = spec.agentPromptTemplates ?? texts?.prompts.agent;
-  const agent = createAgent(spec.agent.model, {
-    ...common,
-    ...(spec.agent.baseUrl ? { baseUrl: spec.agent.baseUrl } : {}),
-    ...(agentArgs ? { args: agentArgs } : {}),
-    ...(templates ? { templates } : {}),
-    ...(texts ? { doneTool: texts.doneTool } : {}),
-    ...(spec.agentModules ? { modules: spec.agentModules } : {}),
-    maxAgentMessageBytes: spec.maxAgentMessageBytes ?? DEFAULT_MAX_AGENT_MESSAGE_BYTES,
-  });
-  const userSpec = customerSpecFor(spec.agent.model, userModel, spec.noCustomer);
-  const user = createUserSimulator(userSpec, {
-    ...common,
-    ...(spec.user?.baseUrl ? { baseUrl: spec.user.baseUrl } : {}),
-    ...(userArgs ? { args: userArgs } : {}),
-    guidelines: () => ({
-      ...readUserGuidelines(spec.dataDir),
-      ...(texts ? { template: texts.prompts.user.SYSTEM_PROMPT } : {}),
-    }),
-  });
-  const judge = spec.judge
-    ? createJudge(spec.judge.model, {
-        ...common,
-        ...(spec.judge.baseUrl ? { baseUrl: spec.judge.baseUrl } : {}),
-        ...(spec.judge.args ? { args: spec.judge.args } : {}),
-      })
-    : undefined;
+  const userSpec = customerSpecFor(agentModel.model, userModel?.model, noCustomer);
+  const customerModel: ModelSpec = { ...userModel, model: userSpec };
+  const agent = maker.agent(agentModel);
+  const user = maker.customer(customerModel);
+  const judge = judgeModel ? maker.judge(judgeModel) : undefined;
   const recordedArgs = (model: string, args: LlmArgs | undefined): Record<string, unknown> =>
     isScriptedSpec(model) || model.startsWith("module:") || isRemoteAgentSpec(model) || args === undefined
       ? {}
@@ -170,12 +207,12 @@ export function buildParticipants(spec: ParticipantsSpec): Participants {
   return {
     agent,
     user,
-    protocol,
-    agentLlmArgs: recordedArgs(spec.agent.model, agentArgs),
-    userLlmArgs: recordedArgs(userSpec, userArgs),
+    protocol: maker.protocol,
+    agentLlmArgs: recordedArgs(agentModel.model, maker.effectiveArgs(agentModel.args)),
+    userLlmArgs: recordedArgs(userSpec, maker.effectiveArgs(userModel?.args)),
     ...(judge ? { judge } : {}),
     ...(spec.toolOverrides ? { toolOverrides: spec.toolOverrides } : {}),
-    scriptedDemo: isScriptedSpec(spec.agent.model) && isScriptedSpec(userSpec),
-    ...(cache ? { cache } : {}),
+    scriptedDemo: isScriptedSpec(agentModel.model) && isScriptedSpec(userSpec),
+    ...(maker.cache ? { cache: maker.cache } : {}),
   };
 }

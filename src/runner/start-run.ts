@@ -6,7 +6,7 @@ import { ConfigError } from "../core/errors.js";
 import type { AnyDomain } from "../env/domain.js";
 import { getDomain, builtinDomains } from "../domains/registry.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
+import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { LlmArgsSchema } from "../llm/llm-args.js";
 import { resolveStorePath } from "../store/store-location.js";
 import { SqliteCheckpointStore } from "../store/sqlite-checkpoint-store.js";
@@ -72,6 +72,8 @@ export interface StartRunOptions {
   domains?: ReadonlyMap<string, AnyDomain>;
   /** Each event of the run as it happens (progress, costs, conversations ended). */
   onEvent?: (event: RunSessionEvent) => void;
+  /** Domain data already parsed (runs started with the same catalog parse each domain once). */
+  catalog?: DomainCatalog;
   /** Stop: no new conversations; those in flight finish and are stored (resume with `passk run --resume`). */
   signal?: AbortSignal;
 }
@@ -96,11 +98,12 @@ export async function startRun(spec: RunSpec, options: StartRunOptions): Promise
   const known = new Map([...builtinDomains, ...(options.domains ?? [])]);
   const dataDir = resolveDataDir(s.dataDir, env);
   const domainNames = [...new Set(s.domains)];
-  const datas = domainNames.map(
-    (name) =>
-      new DomainData(getDomain(name, known), dataDir, {
-        ...(s.retrievalConfig !== undefined ? { config: s.retrievalConfig } : {}),
-      }),
+  const catalog = options.catalog ?? new DomainCatalog();
+  const datas = domainNames.map((name) =>
+    catalog.load(getDomain(name, known), {
+      dataDir,
+      ...(s.retrievalConfig !== undefined ? { config: s.retrievalConfig } : {}),
+    }),
   );
   const selected = selectTasksOfDomains(datas, {
     ...(s.split !== undefined ? { split: s.split } : {}),

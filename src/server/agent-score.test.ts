@@ -2,8 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { goldAgent } from "../agents/gold-agent.js";
 import type { Results } from "../core/simulation.js";
 import { builtinDomains } from "../domains/registry.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
-import { tau2DataDir } from "../testing/tau2-fixtures.js";
+import { tau2DataDir, fixtureDomainData } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
 import { AgentScoreSchema, type AgentScore, type RunSummary } from "./api-schemas.js";
@@ -13,7 +12,7 @@ import { createMemoryRunStore } from "./memory-run-store.js";
 // The playground's strip must put the right run on top: the newest clean run of the agent (and customer
 // model) on the full base split — not a newer subset, not another customer's run — and label what it
 // falls back to.
-const mock = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
+const mock = fixtureDomainData("mock");
 const BASE = mock.splits!.base!;
 let full: Results;
 let subset: Results;
@@ -38,8 +37,8 @@ describe("the agent score strip's run", () => {
       participants: {
         agents: ["scripted:gold"],
         users: ["scripted:gold"],
-        createAgent: () => goldAgent,
-        createUserSimulator: () => goldUser,
+        agentFor: () => goldAgent,
+        customerFor: () => goldUser,
       },
       store: createMemoryRunStore(),
     });

@@ -2,7 +2,9 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context } from "hono";
 import { ConfigError, PasskError, UnknownNameError } from "../core/errors.js";
 import { createPerturbationRegistry, resolvePerturbations } from "../perturbations/registry.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
+import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
+import type { AnyDomain } from "../env/domain.js";
 import { redactSecrets } from "../llm/redact.js";
 import type { DomainDetail, ServerInfo, StartConversationResponse, TaskDetail } from "./api-schemas.js";
 import type { ApiServices, RunServices } from "./api-services.js";
@@ -53,15 +55,16 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
     ...(deps.traceConversation ? { trace: deps.traceConversation } : {}),
   });
 
+  const catalog = new DomainCatalog();
+  const loadDomainData =
+    deps.loadDomainData ?? ((domain: AnyDomain, dataDir: string) => catalog.load(domain, { dataDir }));
   const loaded = new Map<string, DomainData>();
   const domainData = (name: string): DomainData => {
     let data = loaded.get(name);
     if (!data) {
       const domain = deps.domains.get(name);
       if (!domain) throw new UnknownNameError("domain", name, [...deps.domains.keys()]);
-      data = deps.loadDomainData
-        ? deps.loadDomainData(domain, deps.dataDir)
-        : new DomainData(domain, deps.dataDir);
+      data = loadDomainData(domain, deps.dataDir);
       loaded.set(name, data);
     }
     return data;
@@ -199,8 +202,8 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
           agentSpec.startsWith("scripted:")
             ? deps.scriptedReplay
             : undefined;
-        const agent = deps.participants.createAgent(agentSpec);
-        const user = userSpec !== undefined ? deps.participants.createUserSimulator(userSpec) : undefined;
+        const agent = deps.participants.agentFor(agentSpec);
+        const user = userSpec !== undefined ? deps.participants.customerFor(userSpec) : undefined;
         const estimate =
           limits.conversationEstimateUsd ??
           (budget.capUsd !== null ? budget.capUsd / Math.max(1, limits.maxActive) : 0);

@@ -6,8 +6,8 @@ import { goldAgent } from "../agents/gold-agent.js";
 import { startAgent, taskReadingAgent } from "../core/task-reading-agent.js";
 import { builtinDomains } from "../domains/registry.js";
 import type { AnyDomain } from "../env/domain.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
-import { tau2DataDir } from "../testing/tau2-fixtures.js";
+import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
+import { tau2DataDir, fixtureDomainData } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { hc } from "hono/client";
 import {
@@ -34,19 +34,15 @@ function participants(overrides: Partial<Participants> = {}): Participants {
   return {
     agents: ["scripted:gold"],
     users: ["scripted:gold"],
-    createAgent: () => goldAgent,
-    createUserSimulator: () => goldUser,
+    agentFor: () => goldAgent,
+    customerFor: () => goldUser,
     ...overrides,
   };
 }
 
 // Parsed domain data is shared by the servers of this file (each test builds its own server).
-const parsed = new Map<string, DomainData>();
-const loadDomainData = (domain: AnyDomain, dataDir: string) => {
-  let data = parsed.get(domain.name);
-  if (!data) parsed.set(domain.name, (data = new DomainData(domain, dataDir)));
-  return data;
-};
+const catalog = new DomainCatalog();
+const loadDomainData = (domain: AnyDomain, dataDir: string) => catalog.load(domain, { dataDir });
 
 function server(deps: Partial<ServerDeps> = {}) {
   return createServer({
@@ -221,7 +217,7 @@ describe("playground API", () => {
         },
       };
     });
-    const app = server({ participants: participants({ createAgent: () => heldAgent }) });
+    const app = server({ participants: participants({ agentFor: () => heldAgent }) });
     const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "human" });
     const opening = await readEvents(app, id, (e) => e.type === "awaiting-customer");
     expect((await post(app, `/api/conversations/${id}/messages`, { content: "hello" })).status).toBe(200);
@@ -246,7 +242,7 @@ describe("playground API", () => {
           ),
       }),
     };
-    const app = server({ participants: participants({ createUserSimulator: () => waitingUser }) });
+    const app = server({ participants: participants({ customerFor: () => waitingUser }) });
     const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "simulate" });
     await readEvents(app, id, (e) => e.type === "message");
     expect((await post(app, `/api/conversations/${id}/end`, {})).status).toBe(200);
@@ -334,7 +330,7 @@ describe("the keyless playground: a paced replay of the gold path", () => {
       scenarios: Array<{ taskId: string; openingLine: string }>;
     };
     expect(detail.scenarios).toHaveLength(5);
-    const airline = new DomainData(builtinDomains.get("airline")!, tau2DataDir());
+    const airline = fixtureDomainData("airline");
     for (const chip of detail.scenarios) {
       const began = Date.now();
       const id = await start(app, { domain: "airline", taskId: chip.taskId, mode: "simulate" });
@@ -414,7 +410,7 @@ describe("input validation", () => {
   it("answers unexpected failures with a bare 500 and PasskErrors without secrets", async () => {
     const failing = server({
       participants: participants({
-        createAgent: () => {
+        agentFor: () => {
           throw new Error(`database password hunter2 and ${SECRET}`);
         },
       }),
@@ -425,7 +421,7 @@ describe("input validation", () => {
 
     const misconfigured = server({
       participants: participants({
-        createAgent: () => {
+        agentFor: () => {
           throw new ConfigError(`provider rejected key ${SECRET}`);
         },
       }),
@@ -446,7 +442,7 @@ describe("input validation", () => {
         },
       }),
     };
-    const app = server({ participants: participants({ createAgent: () => leaky }) });
+    const app = server({ participants: participants({ agentFor: () => leaky }) });
     const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "simulate" });
     const response = await app.request(`/api/conversations/${id}/events`);
     const text = await response.text();
@@ -562,7 +558,7 @@ describe("public deployment limits", () => {
     };
     const app = server({
       now: () => clock,
-      participants: participants({ createAgent: () => pricey }),
+      participants: participants({ agentFor: () => pricey }),
       limits: { dailySpendCapUsd: 0.5 },
     });
     const id = await start(app, { domain: "mock", mode: "human" });
@@ -620,7 +616,7 @@ describe("participants", () => {
     const app = server({
       participants: participants({
         users: ["scripted:gold", "scripted:other"],
-        createUserSimulator: (spec): UserSimulator => {
+        customerFor: (spec): UserSimulator => {
           named.push(spec);
           return goldUser;
         },

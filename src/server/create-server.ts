@@ -33,8 +33,8 @@ export interface Participants {
   agents: readonly string[];
   /** User-simulator specs the browser may pick; the first is the default. */
   users: readonly string[];
-  createAgent(spec: string): Agent;
-  createUserSimulator(spec: string): UserSimulator;
+  agentFor(spec: string): Agent;
+  customerFor(spec: string): UserSimulator;
 }
 
 export interface ServerLimits extends ConversationLimits {

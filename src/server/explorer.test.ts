@@ -5,9 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goldAgent } from "../agents/gold-agent.js";
 import type { Results } from "../core/simulation.js";
 import { builtinDomains } from "../domains/registry.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
 import { Store } from "../store/store.js";
-import { tau2DataDir } from "../testing/tau2-fixtures.js";
+import { tau2DataDir, fixtureDomainData } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
 import {
@@ -24,7 +23,7 @@ import { createServer } from "./create-server.js";
 import { createMemoryRunStore } from "./memory-run-store.js";
 import { sqliteRunStore } from "./sqlite-run-store.js";
 
-const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
+const data = fixtureDomainData("mock");
 const TASKS = ["create_task_1", "update_task_1", "impossible_task_1"];
 let folder: string;
 let baseline: Results;
@@ -63,8 +62,8 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("explorer API o
       participants: {
         agents: ["scripted:gold"],
         users: ["scripted:gold"],
-        createAgent: () => goldAgent,
-        createUserSimulator: () => goldUser,
+        agentFor: () => goldAgent,
+        customerFor: () => goldUser,
       },
       store: stores[kind](),
     });
@@ -398,8 +397,8 @@ describe("explorer blame (passk review)", () => {
       participants: {
         agents: ["scripted:gold"],
         users: ["scripted:gold"],
-        createAgent: () => goldAgent,
-        createUserSimulator: () => goldUser,
+        agentFor: () => goldAgent,
+        customerFor: () => goldUser,
       },
       store: sqliteRunStore(store),
     });

@@ -5,18 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goldAgent } from "../agents/gold-agent.js";
 import type { Results } from "../core/simulation.js";
 import { builtinDomains } from "../domains/registry.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
 import { parseResults } from "../formats/tau2/results.js";
 import { SqliteJobQueue } from "../store/sqlite-job-queue.js";
 import { Store } from "../store/store.js";
-import { tau2DataDir } from "../testing/tau2-fixtures.js";
+import { tau2DataDir, fixtureDomainData } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
 import { RunListSchema, RunDetailSchema, STALLED_AFTER_SECONDS, type RunSummary } from "./api-schemas.js";
 import { createServer } from "./create-server.js";
 import { sqliteRunStore } from "./sqlite-run-store.js";
 
-const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
+const data = fixtureDomainData("mock");
 const TASKS = ["create_task_1", "update_task_1", "impossible_task_1"];
 let folder: string;
 let results: Results;
@@ -43,8 +42,8 @@ function setUp() {
     participants: {
       agents: ["scripted:gold"],
       users: ["scripted:gold"],
-      createAgent: () => goldAgent,
-      createUserSimulator: () => goldUser,
+      agentFor: () => goldAgent,
+      customerFor: () => goldUser,
     },
     store: sqliteRunStore(store),
     now,

@@ -27,10 +27,10 @@ function app() {
     participants: {
       agents: [],
       users: [],
-      createAgent: () => {
+      agentFor: () => {
         throw new Error("no agents here");
       },
-      createUserSimulator: () => {
+      customerFor: () => {
         throw new Error("no customers here");
       },
     },

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { goldAgent } from "../agents/gold-agent.js";
 import { builtinDomains } from "../domains/registry.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
-import { tau2DataDir } from "../testing/tau2-fixtures.js";
+import { tau2DataDir, fixtureDomainData } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
 import type { RunDetail, RunSummary } from "./api-schemas.js";
@@ -13,7 +12,7 @@ import { createMemoryRunStore } from "./memory-run-store.js";
 // reference's replay raises there too): the explorer's grid marks the task, naming the action and error.
 describe("the run grid marks task defects", () => {
   it("a task whose gold action raises carries the warning; a sound task carries none", async () => {
-    const retail = new DomainData(builtinDomains.get("retail")!, tau2DataDir());
+    const retail = fixtureDomainData("retail");
     const results = await buildResults(retail, { taskIds: ["2", "5"], trials: 1, fails: () => false });
     const server = createServer({
       domains: builtinDomains,
@@ -21,8 +20,8 @@ describe("the run grid marks task defects", () => {
       participants: {
         agents: ["scripted:gold"],
         users: ["scripted:gold"],
-        createAgent: () => goldAgent,
-        createUserSimulator: () => goldUser,
+        agentFor: () => goldAgent,
+        customerFor: () => goldUser,
       },
       store: createMemoryRunStore(),
     });

@@ -14,6 +14,9 @@ import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
 import { resolveUpstreamDir } from "../formats/tau2/upstream/reference-texts.js";
+import { getDomain } from "../domains/registry.js";
+import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
 
 // What the tests compare passk with comes from two places, never from a folder beside the checkout:
 // - the official data and the upstream source files, where `passk data pull` put them (`PASSK_DATA_DIR`
@@ -165,4 +168,11 @@ export function referenceTextMatches(
       `differs from the reference's ${key} (sha256 ${got}, recorded ${want}); re-run this test with ` +
       "PASSK_RECORD_REFERENCE_DIGESTS=<reference material> to see the difference",
   };
+}
+
+const fixtureCatalog = new DomainCatalog();
+
+/** A built-in domain's data from the test data directory, parsed once per test process. */
+export function fixtureDomainData(name: string): DomainData {
+  return fixtureCatalog.load(getDomain(name), { dataDir: tau2DataDir() });
 }

@@ -31,8 +31,8 @@ function server(limits: { dailySpendCapUsd: number; conversationEstimateUsd?: nu
     participants: {
       agents: ["test:pricey"],
       users: ["scripted:gold"],
-      createAgent: () => pricey,
-      createUserSimulator: () => goldUser,
+      agentFor: () => pricey,
+      customerFor: () => goldUser,
     },
     limits,
   });

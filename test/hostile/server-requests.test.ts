@@ -17,8 +17,8 @@ function server(allowedHosts: string[] = [], limits: { importsPerHour?: number }
     participants: {
       agents: ["scripted:gold"],
       users: ["scripted:gold"],
-      createAgent: () => goldAgent,
-      createUserSimulator: () => goldUser,
+      agentFor: () => goldAgent,
+      customerFor: () => goldUser,
     },
     store,
     allowedHosts,
@@ -226,8 +226,8 @@ describe("the server's error boundary", () => {
       participants: {
         agents: [],
         users: [],
-        createAgent: () => goldAgent,
-        createUserSimulator: () => goldUser,
+        agentFor: () => goldAgent,
+        customerFor: () => goldUser,
       },
       store: full,
     });

@@ -198,8 +198,8 @@ describe("the playground in Chromium", () => {
       participants: {
         agents: ["scripted:gold"],
         users: ["scripted:gold"],
-        createAgent: () => heldAgent,
-        createUserSimulator: () => goldUser,
+        agentFor: () => heldAgent,
+        customerFor: () => goldUser,
       },
     });
     const page = await openPage(1280);
@@ -307,8 +307,8 @@ describe("the playground in Chromium", () => {
       participants: {
         agents: ["scripted:gold", "scripted:gold-second"],
         users: ["scripted:gold", "scripted:gold-second"],
-        createAgent: () => goldAgent,
-        createUserSimulator: () => goldUser,
+        agentFor: () => goldAgent,
+        customerFor: () => goldUser,
       },
     });
     try {

@@ -76,8 +76,8 @@ beforeAll(async () => {
     participants: {
       agents: [AGENT_SPEC],
       users: [USER_SPEC],
-      createAgent: (spec) => createAgent(spec, { env, baseUrl: mock.baseUrl, retry: { maxAttempts: 1 } }),
-      createUserSimulator: (spec) =>
+      agentFor: (spec) => createAgent(spec, { env, baseUrl: mock.baseUrl, retry: { maxAttempts: 1 } }),
+      customerFor: (spec) =>
         createUserSimulator(spec, {
           env,
           baseUrl: mock.baseUrl,
@@ -506,10 +506,10 @@ describe(`web app in Chromium (${DOMAIN})`, () => {
       participants: {
         agents: [AGENT_SPEC],
         users: [USER_SPEC],
-        createAgent: () => {
+        agentFor: () => {
           throw new Error("no conversation may start");
         },
-        createUserSimulator: () => {
+        customerFor: () => {
           throw new Error("no conversation may start");
         },
       },

@@ -4,15 +4,14 @@ import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { z } from "zod";
 import { readAgentPromptTemplates } from "../../agents/agent-prompt.js";
-import { createAgent, isRemoteAgentSpec, isScriptedSpec } from "../../agents/create-agent.js";
+import { isRemoteAgentSpec, isScriptedSpec } from "../../agents/create-agent.js";
 import { ConfigError } from "../../core/errors.js";
 import { getDomain } from "../../domains/registry.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { AgentGym } from "../../gym/agent-gym.js";
 import { GymSessions } from "../../gym/gym-sessions.js";
-import { createJudge } from "../../judge/create-judge.js";
-import { createLanguageModel, loadPriceOverrides, openResponseCache, parseLlmArgs } from "../../llm/index.js";
-import { DEFAULT_CALL_SETTINGS } from "../../runner/build.js";
+import { createLanguageModel, loadPriceOverrides, parseLlmArgs } from "../../llm/index.js";
+import { DEFAULT_CALL_SETTINGS, participantMaker, type ModelSpec } from "../../runner/build.js";
 import { meteredToolModel } from "../../llm/tool-model-spend.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { createServer, type Participants } from "../../server/create-server.js";
@@ -20,10 +19,11 @@ import { HUMAN_PACED_REPLAY } from "../../server/scripted-replay.js";
 import { sqliteRunStore } from "../../server/sqlite-run-store.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { Store } from "../../store/store.js";
-import { createUserSimulator, readUserGuidelines } from "../../users/create-user.js";
-import { DomainData } from "../../formats/tau2/domain-data.js";
+import type { DomainData } from "../../formats/tau2/domain-data.js";
+import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
+import type { AnyDomain } from "../../env/domain.js";
 import { println, withDataOption, withRetrievalConfigOption, type CliContext } from "../context.js";
-import { callAttempts, callTimeoutMs, protocolFromFlags } from "../model-flags.js";
+import { callAttempts, callTimeoutMs } from "../model-flags.js";
 import { readToolSpecFile } from "./tools.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 import { parseRetrievalConfigKwargs } from "../../knowledge/configs.js";
@@ -170,77 +170,65 @@ export function registerServe(program: Command, context: CliContext): void {
     const options = parsed.data;
     const dataDir = resolveDataDir(options.data, context.env);
     const env = context.env;
-    // Any model offered reads the protocol's texts; scripted participants read none.
-    const protocol = protocolFromFlags(
+    const tracing = await startCliTracing(options, context);
+    const parsedArgs = (json: string | undefined, flag: string) =>
+      json !== undefined ? { args: parseLlmArgs(json, flag) } : {};
+    const agentModel = (model: string): ModelSpec => ({
+      model,
+      ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}),
+      ...parsedArgs(options.agentLlmArgs, "--agent-llm-args"),
+    });
+    const userModel = (model: string): ModelSpec => ({
+      model,
+      ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}),
+      ...parsedArgs(options.userLlmArgs, "--user-llm-args"),
+    });
+    const judgeModel = options.judgeLlm
+      ? {
+          model: options.judgeLlm,
+          ...(options.judgeLlmBaseUrl ? { baseUrl: options.judgeLlmBaseUrl } : {}),
+          ...parsedArgs(options.judgeLlmArgs, "--judge-llm-args"),
+        }
+      : undefined;
+    // One maker for every participant offered, as `passk run` builds its own: any model offered reads the
+    // protocol's texts (scripted participants read none), and τ²'s protocol calls at temperature 0 unless
+    // the args say otherwise.
+    const maker = participantMaker(
       {
         ...(options.protocol ? { protocol: options.protocol } : {}),
         ...(options.upstream ? { upstream: options.upstream } : {}),
-        agentLlm: options.agentLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
-        userLlm: options.userLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
+        dataDir,
+        domains: [...context.domains.values()].filter((d) => d.tau2 !== undefined),
+        env,
+        timeoutSeconds: callTimeoutMs(options.timeout ?? String(DEFAULT_CALL_SETTINGS.timeoutSeconds)) / 1000,
+        maxAttempts: callAttempts(options.maxRetries ?? String(DEFAULT_CALL_SETTINGS.maxAttempts)),
+        ...(options.agentPromptTemplate
+          ? { agentPromptTemplates: readAgentPromptTemplates(options.agentPromptTemplate) }
+          : {}),
+        ...(options.prices ? { priceOverrides: loadPriceOverrides(options.prices) } : {}),
+        ...(options.cache ? { cache: options.cache } : {}),
+        ...(tracing ? { observer: tracing.modelCalls } : {}),
       },
-      context,
-      dataDir,
-      [...context.domains.values()].filter((d) => d.tau2 !== undefined),
+      {
+        agent: options.agentLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
+        user: options.userLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
+      },
     );
-    const texts = protocol.name === "tau2" ? protocol.texts : undefined;
-    // Call settings as `passk run` takes them; τ²'s protocol calls both models at temperature 0 unless
-    // told otherwise.
-    const callArgs = (json: string | undefined, flag: string) => {
-      const args = json !== undefined ? parseLlmArgs(json, flag) : undefined;
-      if (protocol.name !== "tau2" || args?.temperature !== undefined) return args ? { args } : {};
-      return { args: { ...args, temperature: 0 } };
-    };
+    const { protocol } = maker;
     const priceOverrides = options.prices ? loadPriceOverrides(options.prices) : undefined;
-    const tracing = await startCliTracing(options, context);
-    const cache = options.cache
-      ? openResponseCache(
-          typeof options.cache === "string" ? options.cache : path.join(".passk", "llm-cache.db"),
-        )
-      : undefined;
-    const shared = {
-      timeoutMs: callTimeoutMs(options.timeout ?? String(DEFAULT_CALL_SETTINGS.timeoutSeconds)),
-      retry: { maxAttempts: callAttempts(options.maxRetries ?? String(DEFAULT_CALL_SETTINGS.maxAttempts)) },
-      ...(cache ? { cache } : {}),
-      ...(priceOverrides ? { priceOverrides } : {}),
-      ...(tracing ? { observer: tracing.modelCalls } : {}),
-    };
-    const agentModel = {
-      env,
-      ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}),
-      ...callArgs(options.agentLlmArgs, "--agent-llm-args"),
-      ...shared,
-      ...(texts ? { templates: texts.prompts.agent, doneTool: texts.doneTool } : {}),
-      ...(options.agentPromptTemplate
-        ? { templates: readAgentPromptTemplates(options.agentPromptTemplate) }
-        : {}),
-    };
-    const userModel = {
-      env,
-      ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}),
-      ...callArgs(options.userLlmArgs, "--user-llm-args"),
-      ...shared,
-    };
-    const judgeModel = {
-      env,
-      ...(options.judgeLlmBaseUrl ? { baseUrl: options.judgeLlmBaseUrl } : {}),
-      ...(options.judgeLlmArgs !== undefined
-        ? { args: parseLlmArgs(options.judgeLlmArgs, "--judge-llm-args") }
-        : {}),
-      ...shared,
-    };
     // A spend cap counts dollars: every model it has to count must have a price, or it counts nothing.
     if (options.dailySpendCap !== undefined) {
       const unpriced = [
-        ...options.agentLlm.map((spec) => ({ spec, model: agentModel })),
-        ...options.userLlm.map((spec) => ({ spec, model: userModel })),
-        ...(options.judgeLlm ? [{ spec: options.judgeLlm, model: judgeModel }] : []),
+        ...options.agentLlm.map(agentModel),
+        ...options.userLlm.map(userModel),
+        ...(judgeModel ? [judgeModel] : []),
       ]
         // A team's own agent (module, A2A, HTTP) pays for its own model calls: passk has nothing to count.
         .filter(
-          ({ spec }) => !isScriptedSpec(spec) && !spec.startsWith("module:") && !isRemoteAgentSpec(spec),
+          ({ model }) => !isScriptedSpec(model) && !model.startsWith("module:") && !isRemoteAgentSpec(model),
         )
-        .filter(({ spec, model }) => createLanguageModel(spec, model).priced === false)
-        .map(({ spec }) => spec);
+        .filter((model) => !maker.priced(model))
+        .map(({ model }) => model);
       if (unpriced.length > 0)
         throw new ConfigError(
           `--daily-spend-cap cannot count the spend of ${[...new Set(unpriced)].join(", ")}: the price table does not know ` +
@@ -250,25 +238,13 @@ export function registerServe(program: Command, context: CliContext): void {
     }
     // Built once, now: configuration problems (unknown provider, missing key) show before serving, and
     // every conversation shares them (each conversation is its own session of the same participant).
-    let guidelines: ReturnType<typeof readUserGuidelines> | undefined;
-    const userGuidelines = () =>
-      (guidelines ??= {
-        ...readUserGuidelines(dataDir),
-        ...(texts ? { template: texts.prompts.user.SYSTEM_PROMPT } : {}),
-      });
-    const agents = new Map(options.agentLlm.map((spec) => [spec, createAgent(spec, agentModel)]));
-    const users = new Map(
-      options.userLlm.map((spec) => [
-        spec,
-        createUserSimulator(spec, { ...userModel, guidelines: userGuidelines }),
-      ]),
-    );
+    const agents = new Map(options.agentLlm.map((spec) => [spec, maker.agent(agentModel(spec))]));
+    const users = new Map(options.userLlm.map((spec) => [spec, maker.customer(userModel(spec))]));
     const participants: Participants = {
       agents: options.agentLlm,
       users: options.userLlm,
-      createAgent: (spec) => agents.get(spec) ?? createAgent(spec, agentModel),
-      createUserSimulator: (spec) =>
-        users.get(spec) ?? createUserSimulator(spec, { ...userModel, guidelines: userGuidelines }),
+      agentFor: (spec) => agents.get(spec) ?? maker.agent(agentModel(spec)),
+      customerFor: (spec) => users.get(spec) ?? maker.customer(userModel(spec)),
     };
     const keyless = [...options.agentLlm, ...options.userLlm].every(isScriptedSpec);
     const unanswered = options.agentLlm.filter((spec) => !isScriptedSpec(spec));
@@ -277,7 +253,7 @@ export function registerServe(program: Command, context: CliContext): void {
         `note: no --user-llm model: ${unanswered.join(", ")} can be tried only with you as the customer; ` +
           "pass --user-llm <provider>:<model> for simulated customers\n",
       );
-    const judge = options.judgeLlm ? createJudge(options.judgeLlm, judgeModel) : undefined;
+    const judge = judgeModel ? maker.judge(judgeModel) : undefined;
     const store = Store.open(resolveStorePath(options.store, env), { create: true });
     const webRoot = options.webRoot ?? defaultWebRoot();
     if (!existsSync(path.join(webRoot, "index.html"))) {
@@ -305,16 +281,15 @@ export function registerServe(program: Command, context: CliContext): void {
       options.retrievalConfigKwargs !== undefined
         ? parseRetrievalConfigKwargs(options.retrievalConfigKwargs)
         : undefined;
-    const loadDomainData: NonNullable<Parameters<typeof createServer>[0]["loadDomainData"]> = (
-      domain,
-      dir,
-    ) => {
-      const data = new DomainData(domain, dir, {
+    const catalog = (context.catalog ??= new DomainCatalog());
+    const loadDomainData = (domain: AnyDomain, dir: string): DomainData => {
+      const data = catalog.load(domain, {
+        dataDir: dir,
         ...(domain.configs && options.retrievalConfig !== undefined
           ? { config: options.retrievalConfig }
           : {}),
         ...(domain.configs && configKwargs ? { configKwargs } : {}),
-        ...(domain.configs && reranker ? { toolModel: reranker } : {}),
+        ...(domain.configs && reranker ? { toolModel: reranker, toolModelKey: "--reranker-llm" } : {}),
       });
       if (domain.configs) data.assertConversable();
       return data;
@@ -323,17 +298,11 @@ export function registerServe(program: Command, context: CliContext): void {
     if (options.retrievalConfig !== undefined && configurable.length > 0)
       for (const domain of configurable) loadDomainData(domain, dataDir);
     // The gym's episodes read the same domain data as the playground's conversations, parsed once.
-    const gymData = new Map<string, DomainData>();
     const gym = options.gym
       ? new GymSessions(
           () =>
             new AgentGym({
-              domain: (name) => {
-                let data = gymData.get(name);
-                if (!data)
-                  gymData.set(name, (data = loadDomainData(getDomain(name, context.domains), dataDir)));
-                return data;
-              },
+              domain: (name) => loadDomainData(getDomain(name, context.domains), dataDir),
               protocol,
               maxSteps: options.maxSteps,
             }),
@@ -344,7 +313,7 @@ export function registerServe(program: Command, context: CliContext): void {
             offered: options.userLlm.filter(
               (spec) => isScriptedSpec(spec) || options.dailySpendCap === undefined,
             ),
-            create: (spec) => participants.createUserSimulator(spec),
+            create: (spec) => participants.customerFor(spec),
           },
         )
       : undefined;

@@ -38,8 +38,8 @@ function appOf(deps: Partial<ServerDeps>) {
     participants: {
       agents: ["scripted:gold"],
       users: ["scripted:gold"],
-      createAgent: () => goldAgent,
-      createUserSimulator: () => goldUser,
+      agentFor: () => goldAgent,
+      customerFor: () => goldUser,
     },
     webRoot: WEB_DIST,
     ...deps,

@@ -195,10 +195,10 @@ export function buildParticipants(spec: ParticipantsSpec): Participants {
     agent: agentModel.model,
     ...(userModel ? { user: userModel.model } : {}),
   });
-  const userSpec = customerSpecFor(agentModel.model, userModel?.model, noCustomer);
-  const customerModel: ModelSpec = { ...userModel, model: userSpec };
+  // The agent first: a malformed agent spec is the sentence to show, before what its customer lacks.
   const agent = maker.agent(agentModel);
-  const user = maker.customer(customerModel);
+  const userSpec = customerSpecFor(agentModel.model, userModel?.model, noCustomer);
+  const user = maker.customer({ ...userModel, model: userSpec });
   const judge = judgeModel ? maker.judge(judgeModel) : undefined;
   const recordedArgs = (model: string, args: LlmArgs | undefined): Record<string, unknown> =>
     isScriptedSpec(model) || model.startsWith("module:") || isRemoteAgentSpec(model) || args === undefined

@@ -10,9 +10,16 @@ import { getDomain } from "../../domains/registry.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { AgentGym } from "../../gym/agent-gym.js";
 import { GymSessions } from "../../gym/gym-sessions.js";
-import { createLanguageModel, loadPriceOverrides, parseLlmArgs } from "../../llm/index.js";
-import { DEFAULT_CALL_SETTINGS, participantMaker, type ModelSpec } from "../../runner/build.js";
-import { meteredToolModel } from "../../llm/tool-model-spend.js";
+import { loadPriceOverrides, parseLlmArgs } from "../../llm/index.js";
+import {
+  DEFAULT_CALL_SETTINGS,
+  participantMaker,
+  type ModelSpec,
+  type ParticipantMaker,
+} from "../../runner/build.js";
+import type { ConversationProtocol } from "../../runner/simulation-setup.js";
+import type { Judge } from "../../core/judge.js";
+import type { Tracing } from "../../observability/start-tracing.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { createServer, type Participants } from "../../server/create-server.js";
 import { HUMAN_PACED_REPLAY } from "../../server/scripted-replay.js";
@@ -20,13 +27,17 @@ import { sqliteRunStore } from "../../server/sqlite-run-store.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { Store } from "../../store/store.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
-import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
 import type { AnyDomain } from "../../env/domain.js";
-import { println, withDataOption, withRetrievalConfigOption, type CliContext } from "../context.js";
+import {
+  loadDomain,
+  println,
+  withDataOption,
+  withRetrievalConfigOption,
+  type CliContext,
+} from "../context.js";
 import { callAttempts, callTimeoutMs } from "../model-flags.js";
 import { readToolSpecFile } from "./tools.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
-import { parseRetrievalConfigKwargs } from "../../knowledge/configs.js";
 
 const ServeOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535),
@@ -84,8 +95,22 @@ export function secretValues(env: NodeJS.ProcessEnv): string[] {
 
 /** `passk serve`: the playground and the run explorer on one local web server. */
 export function registerServe(program: Command, context: CliContext): void {
-  withDataOption(
-    withOtelOption(withRetrievalConfigOption(program.command("serve")))
+  withServeLimitOptions(withServeModelOptions(program.command("serve"))).action(
+    async (raw: Record<string, unknown>) => {
+      const parsed = ServeOptionsSchema.safeParse(raw);
+      if (!parsed.success)
+        throw new ConfigError(
+          `passk serve: ${parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; ")}`,
+        );
+      await startServe(parsed.data, context);
+    },
+  );
+}
+
+/** Which models the playground offers, and how they are called. */
+function withServeModelOptions(command: Command): Command {
+  return withDataOption(
+    withOtelOption(withRetrievalConfigOption(command))
       .description("Serve the web app: a live agent playground and the run explorer (one Hono server)")
       .option("--port <port>", "port to listen on", "8787")
       .option("--host <host>", "address to listen on (0.0.0.0 to serve a network)", "127.0.0.1")
@@ -123,247 +148,288 @@ export function registerServe(program: Command, context: CliContext): void {
       .option(
         "--agent-prompt-template <file>",
         "agent prompt templates (τ² prompt_templates.json format) to reproduce a prompt exactly",
-      )
-      .option("--rate-limit <n>", "requests per minute per client address that start or drive work", "60")
-      .option(
-        "--max-streams-per-client <n>",
-        "conversation event streams one client address may hold open",
-        "32",
-      )
-      .option("--imports-per-hour <n>", "results files one client address may import per hour", "20")
-      .option("--daily-spend-cap <usd>", "refuse new conversations once today's model spend reaches this")
-      .option(
-        "--conversation-estimate <usd>",
-        "what one conversation may cost, reserved against --daily-spend-cap while it runs (default: the cap / --max-conversations)",
-      )
-      .option("--prices <file>", "price overrides JSON for models the price table lacks (needed with a cap)")
-      .option("--max-conversations <n>", "conversations running at once", "20")
-      .option("--max-steps <n>", "steps per conversation", "200")
-      .option("--trust-proxy", "take client addresses from X-Forwarded-For (behind your own proxy only)")
-      .option("--web-root <dir>", "folder of the built web app (default: the one shipped with passk)")
-      .option(
-        "--allowed-host <name...>",
-        "host names the server answers for besides localhost and IP addresses (a deployment's DNS names)",
-      )
-      .option(
-        "--protocol <name>",
-        "tau2 (default): playground conversations on τ²'s domains run as τ²-bench runs them; passk: passk's own prompt and tool descriptions",
-      )
-      .option(
-        "--perturbation-module <file>",
-        "a module exporting your own perturbations (definePerturbation), offered by the playground's Perturb (repeatable)",
-        (value: string, previous: string[] = []) => [...previous, value],
-      )
-      .option("--gym", "also serve the agent gym (reset/step sessions over HTTP) at /api/gym")
-      .option("--gym-max-sessions <n>", "gym sessions held at once (idle ones expire after 10 min)", "64")
-      .option(
-        "--upstream <dir>",
-        "the upstream τ²-bench source files for the τ² protocol's texts (default: $PASSK_TAU2_UPSTREAM, else <data>/upstream)",
       ),
-  ).action(async (raw: Record<string, unknown>) => {
-    const parsed = ServeOptionsSchema.safeParse(raw);
-    if (!parsed.success) {
-      throw new ConfigError(
-        `passk serve: ${parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; ")}`,
-      );
-    }
-    const options = parsed.data;
-    const dataDir = resolveDataDir(options.data, context.env);
-    const env = context.env;
-    const tracing = await startCliTracing(options, context);
-    const parsedArgs = (json: string | undefined, flag: string) =>
-      json !== undefined ? { args: parseLlmArgs(json, flag) } : {};
-    const agentModel = (model: string): ModelSpec => ({
-      model,
-      ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}),
-      ...parsedArgs(options.agentLlmArgs, "--agent-llm-args"),
-    });
-    const userModel = (model: string): ModelSpec => ({
-      model,
-      ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}),
-      ...parsedArgs(options.userLlmArgs, "--user-llm-args"),
-    });
-    const judgeModel = options.judgeLlm
-      ? {
-          model: options.judgeLlm,
-          ...(options.judgeLlmBaseUrl ? { baseUrl: options.judgeLlmBaseUrl } : {}),
-          ...parsedArgs(options.judgeLlmArgs, "--judge-llm-args"),
-        }
-      : undefined;
-    // One maker for every participant offered, as `passk run` builds its own: any model offered reads the
-    // protocol's texts (scripted participants read none), and τ²'s protocol calls at temperature 0 unless
-    // the args say otherwise.
-    const maker = participantMaker(
-      {
-        ...(options.protocol ? { protocol: options.protocol } : {}),
-        ...(options.upstream ? { upstream: options.upstream } : {}),
-        dataDir,
-        domains: [...context.domains.values()].filter((d) => d.tau2 !== undefined),
-        env,
-        timeoutSeconds: callTimeoutMs(options.timeout ?? String(DEFAULT_CALL_SETTINGS.timeoutSeconds)) / 1000,
-        maxAttempts: callAttempts(options.maxRetries ?? String(DEFAULT_CALL_SETTINGS.maxAttempts)),
-        ...(options.agentPromptTemplate
-          ? { agentPromptTemplates: readAgentPromptTemplates(options.agentPromptTemplate) }
-          : {}),
-        ...(options.prices ? { priceOverrides: loadPriceOverrides(options.prices) } : {}),
-        ...(options.cache ? { cache: options.cache } : {}),
-        ...(tracing ? { observer: tracing.modelCalls } : {}),
-      },
-      {
-        agent: options.agentLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
-        user: options.userLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
-      },
+  );
+}
+
+/** How the server is exposed and bounded: its address, limits, the web app, the gym. */
+function withServeLimitOptions(command: Command): Command {
+  return command
+    .option("--rate-limit <n>", "requests per minute per client address that start or drive work", "60")
+    .option(
+      "--max-streams-per-client <n>",
+      "conversation event streams one client address may hold open",
+      "32",
+    )
+    .option("--imports-per-hour <n>", "results files one client address may import per hour", "20")
+    .option("--daily-spend-cap <usd>", "refuse new conversations once today's model spend reaches this")
+    .option(
+      "--conversation-estimate <usd>",
+      "what one conversation may cost, reserved against --daily-spend-cap while it runs (default: the cap / --max-conversations)",
+    )
+    .option("--prices <file>", "price overrides JSON for models the price table lacks (needed with a cap)")
+    .option("--max-conversations <n>", "conversations running at once", "20")
+    .option("--max-steps <n>", "steps per conversation", "200")
+    .option("--trust-proxy", "take client addresses from X-Forwarded-For (behind your own proxy only)")
+    .option("--web-root <dir>", "folder of the built web app (default: the one shipped with passk)")
+    .option(
+      "--allowed-host <name...>",
+      "host names the server answers for besides localhost and IP addresses (a deployment's DNS names)",
+    )
+    .option(
+      "--protocol <name>",
+      "tau2 (default): playground conversations on τ²'s domains run as τ²-bench runs them; passk: passk's own prompt and tool descriptions",
+    )
+    .option(
+      "--perturbation-module <file>",
+      "a module exporting your own perturbations (definePerturbation), offered by the playground's Perturb (repeatable)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option("--gym", "also serve the agent gym (reset/step sessions over HTTP) at /api/gym")
+    .option("--gym-max-sessions <n>", "gym sessions held at once (idle ones expire after 10 min)", "64")
+    .option(
+      "--upstream <dir>",
+      "the upstream τ²-bench source files for the τ² protocol's texts (default: $PASSK_TAU2_UPSTREAM, else <data>/upstream)",
     );
-    const { protocol } = maker;
-    const priceOverrides = options.prices ? loadPriceOverrides(options.prices) : undefined;
-    // A spend cap counts dollars: every model it has to count must have a price, or it counts nothing.
-    if (options.dailySpendCap !== undefined) {
-      const unpriced = [
+}
+
+type ServeOptions = z.infer<typeof ServeOptionsSchema>;
+
+/** Parse the settings, build what the server serves, and serve until Ctrl-C. */
+async function startServe(options: ServeOptions, context: CliContext): Promise<void> {
+  const dataDir = resolveDataDir(options.data, context.env);
+  const tracing = await startCliTracing(options, context);
+  const offered = serveParticipants(options, context, dataDir, tracing);
+  const store = Store.open(resolveStorePath(options.store, context.env), { create: true });
+  const webRoot = options.webRoot ?? defaultWebRoot();
+  if (!existsSync(path.join(webRoot, "index.html")))
+    context.stderr.write(
+      `warning: no built web app in ${webRoot}; run \`npm run build\`. Serving the API only.\n`,
+    );
+  if (options.perturbationModule && options.perturbationModule.length > 0)
+    await loadPerturbations(context, options.perturbationModule);
+  const loadDomainData = serveDomainLoader(options, context);
+  const gym = options.gym ? serveGym(options, context, dataDir, offered, loadDomainData) : undefined;
+  const keyless = [...options.agentLlm, ...options.userLlm].every(isScriptedSpec);
+  const app = createServer({
+    domains: context.domains,
+    dataDir,
+    loadDomainData,
+    participants: offered.participants,
+    store: sqliteRunStore(store),
+    ...(offered.judge ? { judge: offered.judge } : {}),
+    ...(context.perturbations ? { perturbations: context.perturbations } : {}),
+    limits: {
+      rateLimitMax: options.rateLimit,
+      rateLimitWindowMs: 60_000,
+      maxStreamsPerClient: options.maxStreamsPerClient,
+      importsPerHour: options.importsPerHour,
+      dailySpendCapUsd: options.dailySpendCap ?? null,
+      conversationEstimateUsd: options.conversationEstimate ?? null,
+      maxActive: options.maxConversations,
+      maxSteps: options.maxSteps,
+    },
+    webRoot,
+    secrets: secretValues(context.env),
+    trustProxy: options.trustProxy ?? false,
+    protocol: offered.protocol,
+    ...(options.toolSpec ? { toolOverrides: readToolSpecFile(options.toolSpec) } : {}),
+    allowedHosts: [options.host, ...(options.allowedHost ?? [])],
+    log: (line) => context.stderr.write(`${line}\n`),
+    ...(tracing ? { traceConversation: tracing.conversation } : {}),
+    // No model at all: the playground is a paced replay of the gold path, and says so.
+    ...(keyless ? { scriptedReplay: HUMAN_PACED_REPLAY } : {}),
+    ...(gym ? { gym } : {}),
+  });
+  // Parse every domain's data now, so that the first visitor does not wait for it.
+  await app.request("/api/info");
+  await listen(app, options, context, () => {
+    gym?.closeAll();
+    store.close();
+    // The last conversations' spans reach the collector before the process exits.
+    return tracing?.shutdown() ?? Promise.resolve();
+  });
+}
+
+/** Serve until SIGINT or SIGTERM, then close what `close` closes. */
+function listen(
+  app: ReturnType<typeof createServer>,
+  options: ServeOptions,
+  context: CliContext,
+  close: () => Promise<void>,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (address) => {
+      const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+      println(context, `passk web app on http://${host}:${address.port}  (Ctrl-C to stop)`);
+      if (options.gym) println(context, `agent gym on http://${host}:${address.port}/api/gym/sessions`);
+    });
+    const stop = () => {
+      server.close();
+      void close().finally(resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}
+
+interface OfferedParticipants {
+  participants: Participants;
+  judge?: Judge;
+  protocol: ConversationProtocol;
+}
+
+/**
+ * The agents and customers the playground offers, made once through the runner's one maker, as `passk
+ * run` makes its own: configuration problems (unknown provider, missing key) show before serving, and every
+ * conversation shares them (each conversation is its own session of the same participant). Any model
+ * offered reads the protocol's texts (scripted participants read none); τ²'s protocol calls at
+ * temperature 0 unless the args say otherwise.
+ */
+function serveParticipants(
+  options: ServeOptions,
+  context: CliContext,
+  dataDir: string,
+  tracing: Tracing | undefined,
+): OfferedParticipants {
+  const parsedArgs = (json: string | undefined, flag: string) =>
+    json !== undefined ? { args: parseLlmArgs(json, flag) } : {};
+  const agentModel = (model: string): ModelSpec => ({
+    model,
+    ...(options.agentLlmBaseUrl ? { baseUrl: options.agentLlmBaseUrl } : {}),
+    ...parsedArgs(options.agentLlmArgs, "--agent-llm-args"),
+  });
+  const userModel = (model: string): ModelSpec => ({
+    model,
+    ...(options.userLlmBaseUrl ? { baseUrl: options.userLlmBaseUrl } : {}),
+    ...parsedArgs(options.userLlmArgs, "--user-llm-args"),
+  });
+  const judgeModel = options.judgeLlm
+    ? {
+        model: options.judgeLlm,
+        ...(options.judgeLlmBaseUrl ? { baseUrl: options.judgeLlmBaseUrl } : {}),
+        ...parsedArgs(options.judgeLlmArgs, "--judge-llm-args"),
+      }
+    : undefined;
+  const maker = participantMaker(
+    {
+      ...(options.protocol ? { protocol: options.protocol } : {}),
+      ...(options.upstream ? { upstream: options.upstream } : {}),
+      dataDir,
+      domains: [...context.domains.values()].filter((d) => d.tau2 !== undefined),
+      env: context.env,
+      timeoutSeconds: callTimeoutMs(options.timeout ?? String(DEFAULT_CALL_SETTINGS.timeoutSeconds)) / 1000,
+      maxAttempts: callAttempts(options.maxRetries ?? String(DEFAULT_CALL_SETTINGS.maxAttempts)),
+      ...(options.agentPromptTemplate
+        ? { agentPromptTemplates: readAgentPromptTemplates(options.agentPromptTemplate) }
+        : {}),
+      ...(options.prices ? { priceOverrides: loadPriceOverrides(options.prices) } : {}),
+      ...(options.cache ? { cache: options.cache } : {}),
+      ...(tracing ? { observer: tracing.modelCalls } : {}),
+    },
+    {
+      agent: options.agentLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
+      user: options.userLlm.find((spec) => !isScriptedSpec(spec)) ?? "scripted:gold",
+    },
+  );
+  if (options.dailySpendCap !== undefined)
+    refuseUnpriced(
+      [
         ...options.agentLlm.map(agentModel),
         ...options.userLlm.map(userModel),
         ...(judgeModel ? [judgeModel] : []),
-      ]
-        // A team's own agent (module, A2A, HTTP) pays for its own model calls: passk has nothing to count.
-        .filter(
-          ({ model }) => !isScriptedSpec(model) && !model.startsWith("module:") && !isRemoteAgentSpec(model),
-        )
-        .filter((model) => !maker.priced(model))
-        .map(({ model }) => model);
-      if (unpriced.length > 0)
-        throw new ConfigError(
-          `--daily-spend-cap cannot count the spend of ${[...new Set(unpriced)].join(", ")}: the price table does not know ` +
-            `${unpriced.length === 1 ? "it" : "them"}. Pass --prices FILE with ${unpriced.length === 1 ? "its" : "their"} prices ` +
-            '(e.g. {"models": {"openai-compatible:my-model": {"input_mtok": 0.5, "output_mtok": 1.5}}}), or drop the cap.',
-        );
-    }
-    // Built once, now: configuration problems (unknown provider, missing key) show before serving, and
-    // every conversation shares them (each conversation is its own session of the same participant).
-    const agents = new Map(options.agentLlm.map((spec) => [spec, maker.agent(agentModel(spec))]));
-    const users = new Map(options.userLlm.map((spec) => [spec, maker.customer(userModel(spec))]));
-    const participants: Participants = {
+      ],
+      maker,
+    );
+  const agents = new Map(options.agentLlm.map((spec) => [spec, maker.agent(agentModel(spec))]));
+  const users = new Map(options.userLlm.map((spec) => [spec, maker.customer(userModel(spec))]));
+  const unanswered = options.agentLlm.filter((spec) => !isScriptedSpec(spec));
+  if (unanswered.length > 0 && options.userLlm.every(isScriptedSpec))
+    context.stderr.write(
+      `note: no --user-llm model: ${unanswered.join(", ")} can be tried only with you as the customer; ` +
+        "pass --user-llm <provider>:<model> for simulated customers\n",
+    );
+  return {
+    participants: {
       agents: options.agentLlm,
       users: options.userLlm,
       agentFor: (spec) => agents.get(spec) ?? maker.agent(agentModel(spec)),
       customerFor: (spec) => users.get(spec) ?? maker.customer(userModel(spec)),
-    };
-    const keyless = [...options.agentLlm, ...options.userLlm].every(isScriptedSpec);
-    const unanswered = options.agentLlm.filter((spec) => !isScriptedSpec(spec));
-    if (unanswered.length > 0 && options.userLlm.every(isScriptedSpec))
-      context.stderr.write(
-        `note: no --user-llm model: ${unanswered.join(", ")} can be tried only with you as the customer; ` +
-          "pass --user-llm <provider>:<model> for simulated customers\n",
-      );
-    const judge = judgeModel ? maker.judge(judgeModel) : undefined;
-    const store = Store.open(resolveStorePath(options.store, env), { create: true });
-    const webRoot = options.webRoot ?? defaultWebRoot();
-    if (!existsSync(path.join(webRoot, "index.html"))) {
-      context.stderr.write(
-        `warning: no built web app in ${webRoot}; run \`npm run build\`. Serving the API only.\n`,
-      );
-    }
-    // Domains with configurations (banking_knowledge's retrieval) run the one --retrieval-config names; a
-    // config a conversation cannot use (a sandboxed shell, an unverified reranker prompt) stops here.
-    // Its calls are counted to each conversation (`tool_model_cost`) and toward the daily cap.
-    const reranker =
-      options.rerankerLlm !== undefined
-        ? meteredToolModel(
-            createLanguageModel(options.rerankerLlm, {
-              env,
-              role: "reranker",
-              ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
-              ...(priceOverrides ? { priceOverrides } : {}),
-            }),
-          )
-        : undefined;
-    if (options.perturbationModule && options.perturbationModule.length > 0)
-      await loadPerturbations(context, options.perturbationModule);
-    const configKwargs =
-      options.retrievalConfigKwargs !== undefined
-        ? parseRetrievalConfigKwargs(options.retrievalConfigKwargs)
-        : undefined;
-    const catalog = (context.catalog ??= new DomainCatalog());
-    const loadDomainData = (domain: AnyDomain, dir: string): DomainData => {
-      const data = catalog.load(domain, {
-        dataDir: dir,
-        ...(domain.configs && options.retrievalConfig !== undefined
-          ? { config: options.retrievalConfig }
-          : {}),
-        ...(domain.configs && configKwargs ? { configKwargs } : {}),
-        ...(domain.configs && reranker ? { toolModel: reranker, toolModelKey: "--reranker-llm" } : {}),
-      });
-      if (domain.configs) data.assertConversable();
-      return data;
-    };
-    const configurable = [...context.domains.values()].filter((d) => d.configs !== undefined);
-    if (options.retrievalConfig !== undefined && configurable.length > 0)
-      for (const domain of configurable) loadDomainData(domain, dataDir);
-    // The gym's episodes read the same domain data as the playground's conversations, parsed once.
-    const gym = options.gym
-      ? new GymSessions(
-          () =>
-            new AgentGym({
-              domain: (name) => loadDomainData(getDomain(name, context.domains), dataDir),
-              protocol,
-              maxSteps: options.maxSteps,
-            }),
-          { maxSessions: options.gymMaxSessions },
-          Date.now,
-          {
-            // A model customer spends money the gym does not count yet: under a spend cap, scripted only.
-            offered: options.userLlm.filter(
-              (spec) => isScriptedSpec(spec) || options.dailySpendCap === undefined,
-            ),
-            create: (spec) => participants.customerFor(spec),
-          },
-        )
-      : undefined;
-    const app = createServer({
-      domains: context.domains,
-      dataDir,
-      loadDomainData,
-      participants,
-      store: sqliteRunStore(store),
-      ...(judge ? { judge } : {}),
-      ...(context.perturbations ? { perturbations: context.perturbations } : {}),
-      limits: {
-        rateLimitMax: options.rateLimit,
-        rateLimitWindowMs: 60_000,
-        maxStreamsPerClient: options.maxStreamsPerClient,
-        importsPerHour: options.importsPerHour,
-        dailySpendCapUsd: options.dailySpendCap ?? null,
-        conversationEstimateUsd: options.conversationEstimate ?? null,
-        maxActive: options.maxConversations,
+    },
+    ...(judgeModel ? { judge: maker.judge(judgeModel) } : {}),
+    protocol: maker.protocol,
+  };
+}
+
+/** A spend cap counts dollars: every model it has to count must have a price, or it counts nothing. */
+function refuseUnpriced(models: readonly ModelSpec[], maker: ParticipantMaker): void {
+  const unpriced = models
+    // A team's own agent (module, A2A, HTTP) pays for its own model calls: passk has nothing to count.
+    .filter(
+      ({ model }) => !isScriptedSpec(model) && !model.startsWith("module:") && !isRemoteAgentSpec(model),
+    )
+    .filter((model) => !maker.priced(model))
+    .map(({ model }) => model);
+  if (unpriced.length === 0) return;
+  const one = unpriced.length === 1;
+  throw new ConfigError(
+    `--daily-spend-cap cannot count the spend of ${[...new Set(unpriced)].join(", ")}: the price table does not know ` +
+      `${one ? "it" : "them"}. Pass --prices FILE with ${one ? "its" : "their"} prices ` +
+      '(e.g. {"models": {"openai-compatible:my-model": {"input_mtok": 0.5, "output_mtok": 1.5}}}), or drop the cap.',
+  );
+}
+
+/**
+ * How the server loads a domain: domains with configurations (banking_knowledge's retrieval) run the one
+ * --retrieval-config names, and a config a conversation cannot use (a sandboxed shell, an unverified
+ * reranker prompt) stops the server at start. The reranker's calls are counted to each conversation
+ * (`tool_model_cost`) and toward the daily cap.
+ */
+function serveDomainLoader(
+  options: ServeOptions,
+  context: CliContext,
+): (domain: AnyDomain, dataDir: string) => DomainData {
+  const retrieval = {
+    ...(options.retrievalConfig !== undefined ? { retrievalConfig: options.retrievalConfig } : {}),
+    ...(options.retrievalConfigKwargs !== undefined
+      ? { retrievalConfigKwargs: options.retrievalConfigKwargs }
+      : {}),
+    ...(options.rerankerLlm !== undefined ? { rerankerLlm: options.rerankerLlm } : {}),
+    ...(options.rerankerLlmBaseUrl !== undefined ? { rerankerLlmBaseUrl: options.rerankerLlmBaseUrl } : {}),
+    ...(options.prices !== undefined ? { prices: options.prices } : {}),
+  };
+  const loadDomainData = (domain: AnyDomain, dataDir: string): DomainData => {
+    const data = loadDomain(context, domain.name, { data: dataDir, ...(domain.configs ? retrieval : {}) });
+    if (domain.configs) data.assertConversable();
+    return data;
+  };
+  if (options.retrievalConfig !== undefined)
+    for (const domain of context.domains.values())
+      if (domain.configs) loadDomainData(domain, resolveDataDir(options.data, context.env));
+  return loadDomainData;
+}
+
+/** `--gym`: sessions that read the same domain data as the playground's conversations. */
+function serveGym(
+  options: ServeOptions,
+  context: CliContext,
+  dataDir: string,
+  offered: OfferedParticipants,
+  loadDomainData: (domain: AnyDomain, dataDir: string) => DomainData,
+): GymSessions {
+  return new GymSessions(
+    () =>
+      new AgentGym({
+        domain: (name) => loadDomainData(getDomain(name, context.domains), dataDir),
+        protocol: offered.protocol,
         maxSteps: options.maxSteps,
-      },
-      webRoot,
-      secrets: secretValues(env),
-      trustProxy: options.trustProxy ?? false,
-      protocol,
-      ...(options.toolSpec ? { toolOverrides: readToolSpecFile(options.toolSpec) } : {}),
-      allowedHosts: [options.host, ...(options.allowedHost ?? [])],
-      log: (line) => context.stderr.write(`${line}\n`),
-      ...(tracing ? { traceConversation: tracing.conversation } : {}),
-      // No model at all: the playground is a paced replay of the gold path, and says so.
-      ...(keyless ? { scriptedReplay: HUMAN_PACED_REPLAY } : {}),
-      ...(gym ? { gym } : {}),
-    });
-    // Parse every domain's data now, so that the first visitor does not wait for it.
-    await app.request("/api/info");
-    await new Promise<void>((resolve) => {
-      const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (address) => {
-        const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-        println(context, `passk web app on http://${host}:${address.port}  (Ctrl-C to stop)`);
-        if (gym) println(context, `agent gym on http://${host}:${address.port}/api/gym/sessions`);
-      });
-      const stop = () => {
-        gym?.closeAll();
-        server.close();
-        store.close();
-        // The last conversations' spans reach the collector before the process exits.
-        void (tracing?.shutdown() ?? Promise.resolve()).finally(resolve);
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
-  });
+      }),
+    { maxSessions: options.gymMaxSessions },
+    Date.now,
+    {
+      // A model customer spends money the gym does not count yet: under a spend cap, scripted only.
+      offered: options.userLlm.filter((spec) => isScriptedSpec(spec) || options.dailySpendCap === undefined),
+      create: (spec) => offered.participants.customerFor(spec),
+    },
+  );
 }

@@ -91,7 +91,9 @@ export function sqliteSimulationNotes(store: Store): SimulationNotes {
       return toNote(row);
     },
     remove(runId, id) {
-      return store.statement("DELETE FROM simulation_notes WHERE run_id = ? AND id = ?").run(runId, id).changes > 0;
+      return (
+        store.statement("DELETE FROM simulation_notes WHERE run_id = ? AND id = ?").run(runId, id).changes > 0
+      );
     },
   };
 }
@@ -136,4 +138,28 @@ export function createMemorySimulationNotes(now: () => Date = () => new Date()):
       return true;
     },
   };
+}
+
+/** Where `passk export -o FILE` writes the run's notes: beside the results file, which stays τ²'s own. */
+export const notesFileFor = (resultsFile: string) => `${resultsFile}.notes.json`;
+
+/**
+ * A run's notes as `passk export` writes them beside its results file (`<file>.notes.json`): each
+ * note names its simulation by τ² id and by (domain, task, trial).
+ */
+export function formatNotesFile(runId: string, notes: readonly SimulationNote[]): string {
+  const file = {
+    run_id: runId,
+    notes: notes.map((note) => ({
+      simulation_id: note.simulationId,
+      domain: note.domain,
+      task_id: note.taskId,
+      trial: note.trial,
+      text: note.text,
+      task_issue: note.taskIssue,
+      category: note.category,
+      created_at: note.createdAt,
+    })),
+  };
+  return `${JSON.stringify(file, null, 2)}\n`;
 }

@@ -3,7 +3,12 @@ import { z } from "zod";
 import { useMemo, useRef } from "react";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import { wilsonInterval } from "../../../src/metrics/statistics.js";
-import { RunDetailSchema, type GridCell, type GridRow, type RunDetail } from "../../../src/server/api-schemas.js";
+import {
+  RunDetailSchema,
+  type GridCell,
+  type GridRow,
+  type RunDetail,
+} from "../../../src/server/api-schemas.js";
 import { answer, api, cancellable } from "../api.js";
 import { EChart, type ChartOption } from "../components/echart.js";
 import { LoadFailure } from "../components/not-found.js";
@@ -240,7 +245,9 @@ export function RunPage(props: { runId: string }) {
     { pollEvery: (data) => pollEvery([data.run]) },
   );
   // Kept for the tab: Back from a simulation finds the grid filtered and sorted as it was left.
-  const [filter, setFilter] = useSessionState(`passk:run:${runId}:filter`, z.string().nullable(), null);
+  const [keptFilter, setFilter] = useSessionState(`passk:run:${runId}:filter`, z.string().nullable(), null);
+  // The task-issue filter lapses once no note flags one (its button is gone, so nothing could clear it).
+  const filter = keptFilter === TASK_ISSUE_FILTER && !detail?.taskIssues ? null : keptFilter;
   const [search, setSearch] = useSessionState(`passk:run:${runId}:search`, z.string(), "");
   const [order, setOrder] = useSessionState<SortOrder>(
     `passk:run:${runId}:order`,
@@ -404,8 +411,7 @@ export function RunPage(props: { runId: string }) {
             : filter
               ? ` with a ${filter} failure`
               : ""}
-          . Click a cell
-          to open the simulation.
+          . Click a cell to open the simulation.
         </p>
         <Grid runId={run.id} rows={rows} maxTrials={detail.maxTrials} filter={filter} />
       </section>

@@ -60,7 +60,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe("passk export with notes", () => {
+describe("passk export and report with notes", () => {
   it("writes the run's notes beside the results file, which stays τ²'s own", async () => {
     const store = path.join(work, "runs.db");
     expect((await passk("import", officialFile, "--store", store, "--id", "noted")).code).toBe(0);
@@ -134,5 +134,25 @@ describe("passk export with notes", () => {
     const toStdout = await passk("export", "noted", "--store", store);
     expect(JSON.parse(toStdout.stdout)).toEqual(JSON.parse(readFileSync(officialFile, "utf8")));
     expect(toStdout.stderr).toContain("the run has 2 notes, not on standard output");
+
+    // The report names the flagged simulation in one line; a run without flags has no such line.
+    const report = await passk("report", "noted", "--store", store);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain(
+      "task issues flagged in notes: 1 simulation: update_task_with_initialization_data trial 1 (ambiguous outcome)\n",
+    );
+    expect((await passk("report", "plain", "--store", store)).stdout).not.toContain("task issues");
+    const json = JSON.parse((await passk("report", "noted", "--store", store, "--json")).stdout) as {
+      task_issues?: unknown;
+    };
+    expect(json.task_issues).toEqual([
+      {
+        domain: "mock",
+        task_id: "update_task_with_initialization_data",
+        trial: 1,
+        category: "ambiguous outcome",
+        text: "the expected final message is ambiguous",
+      },
+    ]);
   });
 });

@@ -3,6 +3,7 @@ import { MessageSchema, ToolCallSchema, ToolMessageSchema } from "../core/messag
 import { RunStatusSchema } from "../core/run-store.js";
 import { RewardInfoSchema, SimulationRunSchema, TerminationReasonSchema } from "../core/simulation.js";
 import { TaskSchema } from "../core/task.js";
+import { NewSimulationNoteSchema, SimulationNoteSchema } from "../core/simulation-note.js";
 import { ReviewSchema } from "../review/blame.js";
 
 /**
@@ -455,6 +456,10 @@ export const GridCellSchema = z.object({
   cost: z.number().nullable(),
   /** Who caused this failure, when `passk review` placed it. */
   blame: z.object({ culprit: z.string(), reason: z.string() }).nullable().optional(),
+  /** How many notes people wrote on this simulation. */
+  notes: z.number().int().optional(),
+  /** A note on it flags a task issue (the task, not the agent, is at fault). */
+  taskIssue: z.boolean().optional(),
 });
 export type GridCell = z.infer<typeof GridCellSchema>;
 
@@ -509,6 +514,8 @@ export const RunDetailSchema = z.object({
   maxTrials: z.number().int(),
   /** The robustness table when the run has a clean baseline or perturbed siblings; empty otherwise. */
   robustness: z.array(RobustnessRowViewSchema).optional(),
+  /** Simulations a note flags as a task issue. */
+  taskIssues: z.number().int().optional(),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 
@@ -651,6 +658,23 @@ export const SimulationParamSchema = z.object({
     .int("trial must be an integer")
     .min(0, "trial must be 0 or more"),
 });
+export const NoteParamSchema = z.object({
+  runId: name("runId"),
+  noteId: z.coerce
+    .number({ error: "noteId must be a number" })
+    .int("noteId must be an integer")
+    .min(1, "noteId must be 1 or more"),
+});
+export { NewSimulationNoteSchema as AddNoteRequestSchema, SimulationNoteSchema };
+export type { SimulationNote } from "../core/simulation-note.js";
+/** A simulation's notes; `writable` is false on a server whose store keeps none (nothing can be added). */
+export const SimulationNotesResponseSchema = z.object({
+  notes: z.array(SimulationNoteSchema),
+  writable: z.boolean(),
+});
+export type SimulationNotesResponse = z.infer<typeof SimulationNotesResponseSchema>;
+export const AddNoteResponseSchema = z.object({ note: SimulationNoteSchema });
+export const DeleteNoteResponseSchema = z.object({ id: z.number().int() });
 export const DomainParamSchema = z.object({ domain: name("domain", 64) });
 export const TaskParamSchema = z.object({ domain: name("domain", 64), taskId: name("taskId", 512) });
 export const ConversationParamSchema = z.object({ conversationId: name("conversationId", 64) });

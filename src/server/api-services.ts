@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
+import type { NewSimulationNote } from "../core/simulation-note.js";
 import type {
   AgentScore,
   Budget,
@@ -14,6 +15,8 @@ import type {
   SequencedEvent,
   ServerInfo,
   SimulationDetail,
+  SimulationNote,
+  SimulationNotesResponse,
   StartConversationRequest,
   StartConversationResponse,
   TaskDetail,
@@ -82,4 +85,12 @@ export interface RunServices {
   simulation(runId: string, key: { domain: string; taskId: string; trial: number }): SimulationDetail;
   compare(a: string, b: string): CompareResponse;
   search(runId: string, query: string): RunSearchResult;
+  /** A simulation's notes, and whether notes can be added here. */
+  notes(runId: string, key: { domain: string; taskId: string; trial: number }): SimulationNotesResponse;
+  addNote(
+    runId: string,
+    key: { domain: string; taskId: string; trial: number },
+    note: NewSimulationNote,
+  ): SimulationNote;
+  removeNote(runId: string, id: number): { id: number };
 }

@@ -134,6 +134,9 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
     simulation: (runId, key) => explorer().simulation(runId, key),
     compare: (a, b) => explorer().compare(a, b),
     search: (runId, query) => explorer().search(runId, query),
+    notes: (runId, key) => explorer().notes(runId, key),
+    addNote: (runId, key, note) => explorer().addNote(runId, key, note),
+    removeNote: (runId, id) => explorer().removeNote(runId, id),
   };
 
   return {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import { withTrials } from "../store/import-results.js";
+import { createMemorySimulationNotes } from "../store/simulation-notes.js";
 import { createMemoryConversationStore } from "./conversation-store.js";
 import type { RunStore, StoredRun } from "./run-store.js";
 
@@ -36,6 +37,7 @@ export function createMemoryRunStore(options: { now?: () => Date; newId?: () => 
   });
   return {
     conversations: createMemoryConversationStore(),
+    notes: createMemorySimulationNotes(now),
     listRuns: () => [...runs.values()].map(withProgress),
     getRun: (runId) => {
       const run = runs.get(runId);

@@ -2,6 +2,7 @@ import type { RunStatus } from "../core/run-store.js";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import type { ResultsFile } from "../formats/tau2/results.js";
+import type { SimulationNotes } from "../store/simulation-notes.js";
 import type { ScoredSimulation } from "../metrics/run-metrics.js";
 import type { ConversationStore } from "./conversation-store.js";
 
@@ -72,6 +73,8 @@ export interface RunStore {
   renameRun?(runId: string, label: string): void;
   /** Delete a run with its simulations; returns how many simulations went with it. */
   deleteRun?(runId: string): { id: string; simulations: number };
+  /** People's notes on the runs' simulations; a store without them shows none and takes none. */
+  notes?: SimulationNotes;
   /** Where this store keeps playground conversations, if it does. */
   conversations?: ConversationStore;
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { SimulationRun } from "../core/simulation.js";
+import type { NewSimulationNote } from "../core/simulation-note.js";
 import { ConfigError } from "../core/errors.js";
 import { parseResults } from "../formats/tau2/results.js";
 import { ReviewSchema } from "../review/blame.js";
@@ -27,6 +28,8 @@ import {
   type RunSummary,
   type SimulationDetail,
   type SimulationKeyView,
+  type SimulationNote,
+  type SimulationNotesResponse,
 } from "./api-schemas.js";
 import { robustnessRowsOf } from "../runner/robustness-pairs.js";
 import { taskTitle } from "./domain-views.js";
@@ -41,6 +44,7 @@ import {
 import {
   DuplicateImportError,
   FeatureDisabledError,
+  NoteNotFoundError,
   RunNotFoundError,
   SimulationNotFoundError,
 } from "./server-errors.js";
@@ -310,6 +314,13 @@ export class RunViews {
       }
     }
     const defects = this.#taskDefects(run.id);
+    const notesOf = new Map<string, { notes: number; taskIssue: boolean }>();
+    for (const note of this.#store.notes?.list(run.id) ?? []) {
+      const key = `${note.domain}\u0000${note.taskId}\u0000${note.trial}`;
+      const seen = notesOf.get(key) ?? { notes: 0, taskIssue: false };
+      notesOf.set(key, { notes: seen.notes + 1, taskIssue: seen.taskIssue || note.taskIssue });
+    }
+    let taskIssues = 0;
     for (const s of simulations) {
       const key = `${s.domain}\u0000${s.task_id}`;
       let row = rows.get(key);
@@ -333,8 +344,11 @@ export class RunViews {
       for (const kind of failedKinds) kindCounts.set(kind, (kindCounts.get(kind) ?? 0) + 1);
       const blame = blameOf.get(`${s.domain}\u0000${s.task_id}\u0000${s.trial}`) ?? null;
       if (blame) blameCounts.set(blame.culprit, (blameCounts.get(blame.culprit) ?? 0) + 1);
+      const noted = notesOf.get(`${s.domain}\u0000${s.task_id}\u0000${s.trial}`);
+      if (noted?.taskIssue) taskIssues++;
       row.cells.push({
         blame,
+        ...(noted ? { notes: noted.notes, taskIssue: noted.taskIssue } : {}),
         trial: s.trial,
         reward: evaluable ? reward : null,
         terminationReason: s.termination_reason,
@@ -367,6 +381,7 @@ export class RunViews {
         .map(([culprit, count]) => ({ culprit, count }))
         .sort((a, b) => b.count - a.count),
       grid: [...rows.values()],
+      taskIssues,
       maxTrials,
       robustness: this.#robustness(run),
     };
@@ -462,6 +477,35 @@ export class RunViews {
       dbDiff,
       dbDiffSource,
     };
+  }
+
+  /** The notes people wrote on one simulation; `writable` says whether this server's store takes more. */
+  notes(runId: string, key: SimulationKey): SimulationNotesResponse {
+    const run = this.#run(runId);
+    this.#simulationOf(run.id, key);
+    return { notes: this.#store.notes?.list(run.id, key) ?? [], writable: this.#store.notes !== undefined };
+  }
+
+  addNote(runId: string, key: SimulationKey, note: NewSimulationNote): SimulationNote {
+    const run = this.#exactRun(runId);
+    const notes = this.#store.notes;
+    if (!notes) throw new FeatureDisabledError("this server's store cannot keep notes");
+    const simulation = this.#simulationOf(run.id, key);
+    return notes.add(run.id, { ...key, simulationId: simulation.id || null }, note);
+  }
+
+  removeNote(runId: string, id: number): { id: number } {
+    const run = this.#exactRun(runId);
+    const notes = this.#store.notes;
+    if (!notes) throw new FeatureDisabledError("this server's store cannot keep notes");
+    if (!notes.remove(run.id, id)) throw new NoteNotFoundError(run.id, id);
+    return { id };
+  }
+
+  #simulationOf(runId: string, key: SimulationKey): SimulationRun {
+    const simulation = this.#store.getSimulation(runId, key);
+    if (!simulation) throw new SimulationNotFoundError(runId, `${key.domain}/${key.taskId}/${key.trial}`);
+    return simulation;
   }
 
   /** The stored review of one simulation, if `passk review` placed it (and it still has the known shape). */

@@ -58,6 +58,13 @@ export class SimulationNotFoundError extends PasskError {
   }
 }
 
+export class NoteNotFoundError extends PasskError {
+  constructor(runId: string, id: number) {
+    super("note_not_found", `run "${runId}" has no note ${id} (deleted already?)`);
+    this.name = "NoteNotFoundError";
+  }
+}
+
 /** The browser asked for an agent or user model the server does not offer. */
 export class ParticipantNotOfferedError extends PasskError {
   constructor(role: "agent" | "user", spec: string, offered: readonly string[]) {

@@ -3,6 +3,7 @@ import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import { RunConfigSchema } from "../runner/run-config.js";
 import { importResults, withTrials } from "../store/import-results.js";
+import { sqliteSimulationNotes } from "../store/simulation-notes.js";
 import type { Store } from "../store/store.js";
 import type { RunStore, StoredRun } from "./run-store.js";
 import { sqliteConversationStore } from "./sqlite-conversation-store.js";
@@ -75,5 +76,6 @@ export function sqliteRunStore(store: Store): RunStore {
     },
     deleteRun: (runId) => store.deleteRun(runId),
     conversations: sqliteConversationStore(store),
+    notes: sqliteSimulationNotes(store),
   };
 }

@@ -135,6 +135,26 @@ export const MIGRATIONS: readonly Migration[] = [
         );
       `),
   },
+  {
+    version: 5,
+    description: "notes people write on simulations, some flagging a task issue",
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE simulation_notes (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          domain TEXT NOT NULL,
+          task_id TEXT NOT NULL,
+          trial INTEGER NOT NULL,
+          simulation_id TEXT,
+          text TEXT NOT NULL,
+          task_issue INTEGER NOT NULL DEFAULT 0 CHECK (task_issue IN (0, 1)),
+          category TEXT,
+          created_at TEXT NOT NULL
+        );
+        CREATE INDEX simulation_notes_by_simulation ON simulation_notes (run_id, domain, task_id, trial, id);
+      `),
+  },
 ];
 
 /** The schema version this passk writes and reads. */

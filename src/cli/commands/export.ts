@@ -5,7 +5,9 @@ import type { ResultsInput } from "../../formats/tau2/results.js";
 import { toolSpecs } from "../../env/tool-schema.js";
 import { sftExport } from "../../formats/sft.js";
 import { formatResults, writeResultsFile } from "../../formats/tau2/results.js";
+import { writeFileAtomic } from "../../core/write-file-atomic.js";
 import { runResults } from "../../store/run-results.js";
+import { formatNotesFile, notesFileFor, sqliteSimulationNotes } from "../../store/simulation-notes.js";
 import { loadDomain, println, type CliContext } from "../context.js";
 import { withStore, withStoreOption } from "./run-source.js";
 
@@ -47,18 +49,32 @@ export function registerExport(program: Command, context: CliContext): void {
       throw new ConfigError(
         "--split test exports the tasks passk's scores are measured on as training data; add --include-test-split if that is what you mean",
       );
-    const results = withStore(context, options.store, { create: false }, (store) =>
-      runResults(store, ref, options.domain === undefined ? {} : { domain: options.domain }),
-    );
+    const { results, runId, notes } = withStore(context, options.store, { create: false }, (store) => {
+      const results = runResults(store, ref, options.domain === undefined ? {} : { domain: options.domain });
+      const runId = store.getRun(ref).id;
+      const notes = sqliteSimulationNotes(store)
+        .list(runId)
+        .filter((note) => options.domain === undefined || note.domain === options.domain);
+      return { results, runId, notes };
+    });
     if (options.format === "sft") {
       exportSft(context, results, options);
       return;
     }
+    // Notes go beside the results file, which stays exactly what τ²'s tooling reads.
     if (options.output) {
       writeResultsFile(options.output, results);
       context.stderr.write(`wrote ${results.simulations.length} simulations to ${options.output}\n`);
+      if (notes.length > 0) {
+        writeFileAtomic(notesFileFor(options.output), formatNotesFile(runId, notes));
+        context.stderr.write(`wrote ${notes.length} notes to ${notesFileFor(options.output)}\n`);
+      }
     } else {
       println(context, formatResults(results));
+      if (notes.length > 0)
+        context.stderr.write(
+          `the run has ${notes.length} notes, not on standard output: -o FILE writes them to FILE.notes.json\n`,
+        );
     }
   });
 }

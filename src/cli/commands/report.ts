@@ -19,6 +19,8 @@ import { notTheAgentsKeys } from "../../review/review-run.js";
 import { describeBlame } from "./review.js";
 import { describeAdaptive } from "../../metrics/adaptive-trials.js";
 import { RunConfigSchema } from "../../runner/run-config.js";
+import type { SimulationNote } from "../../core/simulation-note.js";
+import { sqliteSimulationNotes } from "../../store/simulation-notes.js";
 import { println, wholeNumber, type CliContext } from "../context.js";
 import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
@@ -90,11 +92,15 @@ export function registerReport(program: Command, context: CliContext): void {
           )
         : undefined;
     // A run measured with and without perturbations: the robustness table (stored runs only).
-    const robustness = source.run
-      ? withStore(context, options.store, { create: false }, (store) =>
-          storedRobustnessRows(store, source.run!.id),
-        )
-      : [];
+    const { robustness, taskIssues } = source.run
+      ? withStore(context, options.store, { create: false }, (store) => ({
+          robustness: storedRobustnessRows(store, source.run!.id),
+          // Notes flagging a task issue (written in the web app's explorer).
+          taskIssues: sqliteSimulationNotes(store)
+            .list(source.run!.id)
+            .filter((note) => note.taskIssue),
+        }))
+      : { robustness: [], taskIssues: [] };
     if (options.json) {
       const demo = isScriptedDemo(source) ? { scripted_demo: true } : {};
       println(
@@ -112,6 +118,17 @@ export function registerReport(program: Command, context: CliContext): void {
             token_usage: tokens,
             failing_tasks: failing,
             ...(robustness.length > 0 ? { robustness } : {}),
+            ...(taskIssues.length > 0
+              ? {
+                  task_issues: taskIssues.map((note) => ({
+                    domain: note.domain,
+                    task_id: note.taskId,
+                    trial: note.trial,
+                    category: note.category,
+                    text: note.text,
+                  })),
+                }
+              : {}),
           },
           null,
           2,
@@ -149,6 +166,7 @@ export function registerReport(program: Command, context: CliContext): void {
     if (adaptive)
       println(context, describeAdaptive(tasks, { minTrials: source.numTrials ?? 1, ...adaptive }));
     println(context, describeTaskStability(tasks));
+    if (taskIssues.length > 0) println(context, describeTaskIssues(taskIssues));
     if (robustness.length > 0) {
       println(context);
       println(context, formatRobustnessTable(robustness));
@@ -156,6 +174,22 @@ export function registerReport(program: Command, context: CliContext): void {
     println(context);
     println(context, formatFailingTasks(failing, top));
   });
+}
+
+/** One line naming the simulations a note flags as a task issue (the first five), with their categories. */
+export function describeTaskIssues(notes: readonly SimulationNote[]): string {
+  const simulations = new Map<string, string[]>();
+  for (const note of notes) {
+    const key = `${note.taskId} trial ${note.trial}`;
+    const categories = simulations.get(key) ?? [];
+    if (note.category && !categories.includes(note.category)) categories.push(note.category);
+    simulations.set(key, categories);
+  }
+  const shown = [...simulations]
+    .slice(0, 5)
+    .map(([key, categories]) => (categories.length > 0 ? `${key} (${categories.join(", ")})` : key));
+  const more = simulations.size > 5 ? `, and ${simulations.size - 5} more` : "";
+  return `task issues flagged in notes: ${simulations.size} simulation${simulations.size === 1 ? "" : "s"}: ${shown.join(", ")}${more}`;
 }
 
 /** Per domain of the run: can its numbers stand beside the τ²-bench leaderboard's? */

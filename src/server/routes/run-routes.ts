@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import {
+  AddNoteRequestSchema,
   CompareQuerySchema,
+  NoteParamSchema,
   ImportQuerySchema,
   RenameRunRequestSchema,
   RunIdParamSchema,
@@ -77,6 +79,30 @@ export function runRoutes(services: ApiServices) {
     .get("/runs/:runId/simulations/:domain/:taskId/:trial", validate("param", SimulationParamSchema), (c) => {
       const { runId, ...key } = c.req.valid("param");
       return c.json(runs.simulation(runId, key));
+    })
+    .get(
+      "/runs/:runId/simulations/:domain/:taskId/:trial/notes",
+      validate("param", SimulationParamSchema),
+      (c) => {
+        const { runId, ...key } = c.req.valid("param");
+        return c.json(runs.notes(runId, key));
+      },
+    )
+    .post(
+      "/runs/:runId/simulations/:domain/:taskId/:trial/notes",
+      services.rateLimited,
+      validate("param", SimulationParamSchema),
+      limitJsonBody,
+      requireJson,
+      validate("json", AddNoteRequestSchema),
+      (c) => {
+        const { runId, ...key } = c.req.valid("param");
+        return c.json({ note: runs.addNote(runId, key, c.req.valid("json")) }, 201);
+      },
+    )
+    .delete("/runs/:runId/notes/:noteId", services.rateLimited, validate("param", NoteParamSchema), (c) => {
+      const { runId, noteId } = c.req.valid("param");
+      return c.json(runs.removeNote(runId, noteId));
     })
     .get("/compare", validate("query", CompareQuerySchema), (c) => {
       const { a, b } = c.req.valid("query");

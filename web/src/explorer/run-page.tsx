@@ -3,7 +3,12 @@ import { z } from "zod";
 import { useMemo, useRef } from "react";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import { wilsonInterval } from "../../../src/metrics/statistics.js";
-import { RunDetailSchema, type GridRow, type RunDetail } from "../../../src/server/api-schemas.js";
+import {
+  RunDetailSchema,
+  type GridCell,
+  type GridRow,
+  type RunDetail,
+} from "../../../src/server/api-schemas.js";
 import { answer, api, cancellable } from "../api.js";
 import { EChart, type ChartOption } from "../components/echart.js";
 import { LoadFailure } from "../components/not-found.js";
@@ -157,8 +162,8 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                 </span>
                 <span role="cell" className="grid-cells">
                   {row.cells.map((cell) => {
-                    const dim = props.filter !== null && !cell.failedKinds.includes(props.filter);
-                    const label = `task ${row.taskId} trial ${cell.trial}: ${cell.reward === null ? cell.terminationReason : `reward ${cell.reward}`}${cell.failedKinds.length ? `, failed ${cell.failedKinds.join(", ")}` : ""}${cell.blame ? `; ${cell.blame.culprit === "undetermined" ? "cause undetermined" : `caused by ${culpritWords(cell.blame.culprit)}`}: ${cell.blame.reason}` : ""}`;
+                    const dim = props.filter !== null && !cellMatches(cell, props.filter);
+                    const label = `task ${row.taskId} trial ${cell.trial}: ${cell.reward === null ? cell.terminationReason : `reward ${cell.reward}`}${cell.failedKinds.length ? `, failed ${cell.failedKinds.join(", ")}` : ""}${cell.blame ? `; ${cell.blame.culprit === "undetermined" ? "cause undetermined" : `caused by ${culpritWords(cell.blame.culprit)}`}: ${cell.blame.reason}` : ""}${cell.taskIssue ? "; flagged as a task issue" : cell.notes ? `; ${cell.notes} note${cell.notes === 1 ? "" : "s"}` : ""}`;
                     return (
                       <a
                         key={cell.trial}
@@ -175,8 +180,14 @@ function Grid(props: { runId: string; rows: readonly GridRow[]; maxTrials: numbe
                         title={label}
                         data-reward={cell.reward ?? ""}
                         data-culprit={cell.blame?.culprit ?? ""}
+                        data-task-issue={cell.taskIssue ? "true" : undefined}
                       >
                         {cell.reward === null ? "–" : isSuccessful(cell.reward) ? "✓" : "✗"}
+                        {cell.taskIssue && (
+                          <span className="task-issue-mark" aria-hidden="true">
+                            ⚑
+                          </span>
+                        )}
                       </a>
                     );
                   })}
@@ -234,7 +245,9 @@ export function RunPage(props: { runId: string }) {
     { pollEvery: (data) => pollEvery([data.run]) },
   );
   // Kept for the tab: Back from a simulation finds the grid filtered and sorted as it was left.
-  const [filter, setFilter] = useSessionState(`passk:run:${runId}:filter`, z.string().nullable(), null);
+  const [keptFilter, setFilter] = useSessionState(`passk:run:${runId}:filter`, z.string().nullable(), null);
+  // The task-issue filter lapses once no note flags one (its button is gone, so nothing could clear it).
+  const filter = keptFilter === TASK_ISSUE_FILTER && !detail?.taskIssues ? null : keptFilter;
   const [search, setSearch] = useSessionState(`passk:run:${runId}:search`, z.string(), "");
   const [order, setOrder] = useSessionState<SortOrder>(
     `passk:run:${runId}:order`,
@@ -247,7 +260,7 @@ export function RunPage(props: { runId: string }) {
     return sortRows(
       detail.grid.filter(
         (row) =>
-          (filter === null || row.cells.some((c) => c.failedKinds.includes(filter))) &&
+          (filter === null || row.cells.some((c) => cellMatches(c, filter))) &&
           (needle === "" ||
             row.taskId.toLowerCase().includes(needle) ||
             (row.title ?? "").toLowerCase().includes(needle)),
@@ -360,6 +373,15 @@ export function RunPage(props: { runId: string }) {
                 {kind} failed <span className="count">{count}</span>
               </button>
             ))}
+            {(detail.taskIssues ?? 0) > 0 && (
+              <button
+                type="button"
+                aria-pressed={filter === TASK_ISSUE_FILTER}
+                onClick={() => setFilter(filter === TASK_ISSUE_FILTER ? null : TASK_ISSUE_FILTER)}
+              >
+                ⚑ task issues <span className="count">{detail.taskIssues}</span>
+              </button>
+            )}
             <label className="visually-hidden" htmlFor="grid-search">
               Search tasks
             </label>
@@ -383,8 +405,13 @@ export function RunPage(props: { runId: string }) {
           </div>
         </header>
         <p className="muted small" role="status">
-          {rows.length} of {detail.grid.length} tasks{filter ? ` with a ${filter} failure` : ""}. Click a cell
-          to open the simulation.
+          {rows.length} of {detail.grid.length} tasks
+          {filter === TASK_ISSUE_FILTER
+            ? " with a simulation flagged as a task issue"
+            : filter
+              ? ` with a ${filter} failure`
+              : ""}
+          . Click a cell to open the simulation.
         </p>
         <Grid runId={run.id} rows={rows} maxTrials={detail.maxTrials} filter={filter} />
       </section>
@@ -395,6 +422,14 @@ export function RunPage(props: { runId: string }) {
 /** The pass^k figures in the page's headline: all of them up to four trials, else 1, 2, 3 and the last k. */
 function headlinePassHatK<T extends { k: number }>(points: readonly T[]): readonly T[] {
   return points.length <= 4 ? points : [...points.slice(0, 3), points[points.length - 1]!];
+}
+
+/** The grid's filter that keeps the simulations a note flags as a task issue (check kinds are upper case). */
+const TASK_ISSUE_FILTER = "task issue";
+
+/** A cell the filter keeps: one whose failed checks include its kind, or flagged as a task issue. */
+function cellMatches(cell: GridCell, filter: string): boolean {
+  return filter === TASK_ISSUE_FILTER ? cell.taskIssue === true : cell.failedKinds.includes(filter);
 }
 
 /** Graded trials of a task (infrastructure errors are not). */

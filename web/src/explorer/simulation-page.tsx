@@ -16,6 +16,7 @@ import { ValueView } from "../components/value-view.js";
 import { formatCost, taskLabel } from "../format.js";
 import { href, navigate, type Route } from "../router.js";
 import { useApiGet } from "../use-api-get.js";
+import { SimulationNotes } from "./simulation-notes.js";
 
 const TRAJECTORY = "turn";
 /** Messages longer than this are folded (telecom transcripts run to 50 messages, some very long). */
@@ -340,6 +341,7 @@ export function SimulationPage(props: {
               {detail.review && <ReviewSummary review={detail.review} onShowTurn={showTurn} />}
             </section>
           )}
+          <SimulationNotes runId={detail.runId} domain={domain} taskId={taskId} trial={trial} />
           {detail.dbDiff ? (
             <>
               {userSide}

@@ -43,8 +43,8 @@ function serverOver(store: RunStore) {
     participants: {
       agents: ["scripted:gold"],
       users: ["scripted:gold"],
-      createAgent: () => goldAgent,
-      createUserSimulator: () => goldUser,
+      agentFor: () => goldAgent,
+      customerFor: () => goldUser,
     },
     store,
   });
@@ -215,8 +215,8 @@ describe("notes on a read-only explorer", () => {
       participants: {
         agents: ["scripted:gold"],
         users: ["scripted:gold"],
-        createAgent: () => goldAgent,
-        createUserSimulator: () => goldUser,
+        agentFor: () => goldAgent,
+        customerFor: () => goldUser,
       },
     });
     const add = await post(server, notesPath("any-run"), { text: "nowhere to keep it" });

@@ -93,21 +93,26 @@ function exportHtml(context: CliContext, ref: string, options: ExportOptions): v
     throw new ConfigError("--domain goes with --format tau2 or sft: --format html exports the whole run");
   const outDir = options.output;
   const secrets = secretValues(context.env);
+  // One moment for the whole export: a running run's progress is as of the time it records.
+  const exportedAt = new Date();
+  const now = () => exportedAt;
   const summary = withStore(context, options.store, { create: false }, (store) => {
-    const views = new RunViews(sqliteRunStore(store), (name) => {
+    const loadData = (name: string) => {
       if (!context.domains.has(name)) return undefined;
       try {
         return loadDomain(context, name, options.data !== undefined ? { data: options.data } : {});
       } catch {
         return undefined; // as the server: without the domain's data, no titles or recomputed diffs
       }
-    });
+    };
+    const views = new RunViews(sqliteRunStore(store), loadData, now);
     return writeStaticExport({
       source: views,
       runId: ref,
       webRoot: options.webRoot ?? defaultWebRoot(),
       outDir,
       redact: (text) => redactSecrets(text, secrets),
+      now,
     });
   });
   const size = (summary.bytes / 1024 / 1024).toFixed(1);

@@ -22,6 +22,7 @@ const HOSTILE = "</script><script>window.__pwned = 1</script><img src=x onerror=
 let folder: string;
 let runId: string;
 let indexUrl: string;
+let views: RunViews;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 /** Requests any page made to anything but the exported folder (there must be none). */
 const outside: string[] = [];
@@ -61,7 +62,7 @@ beforeAll(async () => {
       },
     ],
   };
-  const views = new RunViews(store, (name) => (name === "airline" ? airline : undefined));
+  views = new RunViews(store, (name) => (name === "airline" ? airline : undefined));
   writeStaticExport({ source: views, runId, webRoot: WEB_DIST, outDir: path.join(folder, "site") });
   indexUrl = pathToFileURL(path.join(folder, "site", "index.html")).href;
   browser = await launchChromium();
@@ -107,13 +108,29 @@ describe("a run exported as a static folder, opened from disk", () => {
       .poll(() => page.getByTestId("review").innerText())
       .toContain("the agent skipped the cancellation the customer asked for");
     await expect.poll(() => main.innerText()).toMatch(/Reward\s+0\.00/);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
     await page.close();
     expect(outside).toEqual([]);
   });
 
   it("searches the transcripts, opens a hit at its turn and the trials page, and reloads deep links", async () => {
     const page = await openPage(`#/runs/${runId}`);
+    // Words in many transcripts: the hits the server's search finds, in its order.
+    const served = views.search(runId, "reservation");
+    expect(served.hits.length).toBeGreaterThan(3);
+    await page
+      .getByRole("searchbox", { name: "Words to find in this run's transcripts" })
+      .fill("reservation");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await expect
+      .poll(() => page.getByTestId("search-summary").innerText())
+      .toBe(`${served.hits.length} messages hold “reservation” (6 conversations searched).`);
+    expect(await page.locator(".search-hits a").allInnerTexts()).toEqual(
+      served.hits.map((hit) =>
+        expect.stringContaining(`${hit.taskId} · trial ${hit.trial} · message ${hit.messageIndex} (`),
+      ),
+    );
+
     await page.getByRole("searchbox", { name: "Words to find in this run's transcripts" }).fill("__pwned");
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await expect

@@ -57,23 +57,33 @@ const json = (body: unknown, status = 200) =>
 
 const refusal = (status: number, message: string) => json({ code: "static_export", message }, status);
 
-/** The run's search, over its transcripts loaded from their files (in the run's grid order, as the server). */
+/** Simulation files loaded at once while searching. */
+const SEARCH_BATCH = 100;
+
+/**
+ * The run's search, over its transcripts loaded from their files in the run's grid order (as the
+ * server walks them), a batch at a time: it stops loading once more than the shown hits are found.
+ */
 async function search(index: StaticExportIndex, runPrefix: string, query: string): Promise<Response> {
   const q = RunSearchQuerySchema.safeParse({ q: query });
   if (!q.success) return refusal(400, q.error.issues[0]?.message ?? "invalid query");
   const entries = Object.entries(index.files).filter(([key]) => key.startsWith(runPrefix));
-  const details = await Promise.all(entries.map(([key, file]) => loadAnswer(key, file)));
-  const conversations: SearchableConversation[] = details.map((raw) => {
-    const detail = SimulationDetailSchema.parse(raw);
-    return {
-      domain: detail.domain,
-      task_id: detail.simulation.task_id,
-      trial: detail.trial,
-      messages: detail.simulation.messages,
-    };
-  });
-  const { hits, truncated } = searchTranscripts(conversations, q.data.q);
-  return json({ query: q.data.q, searched: conversations.length, hits, truncated });
+  const conversations: SearchableConversation[] = [];
+  let found = searchTranscripts([], q.data.q);
+  for (let start = 0; start < entries.length && !found.truncated; start += SEARCH_BATCH) {
+    const batch = entries.slice(start, start + SEARCH_BATCH);
+    for (const raw of await Promise.all(batch.map(([key, file]) => loadAnswer(key, file)))) {
+      const detail = SimulationDetailSchema.parse(raw);
+      conversations.push({
+        domain: detail.domain,
+        task_id: detail.simulation.task_id,
+        trial: detail.trial,
+        messages: detail.simulation.messages,
+      });
+    }
+    found = searchTranscripts(conversations, q.data.q);
+  }
+  return json({ query: q.data.q, searched: entries.length, hits: found.hits, truncated: found.truncated });
 }
 
 /**

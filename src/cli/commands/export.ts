@@ -25,13 +25,13 @@ interface ExportOptions {
   webRoot?: string;
 }
 
-/** `passk export RUN_ID`: write a stored run as an official τ² results file. */
+/** `passk export RUN_ID`: write a stored run as an official τ² results file, SFT data or a static site. */
 export function registerExport(program: Command, context: CliContext): void {
   withStoreOption(
     program
       .command("export")
       .description(
-        "Write a stored run as an official τ²-bench results JSON (loadable by the reference tooling)",
+        "Write a stored run as an official τ²-bench results JSON (loadable by the reference tooling), as training data (--format sft), or as its explorer pages in a folder that opens with no server (--format html)",
       )
       .argument("<run>", "run id (or unique prefix)")
       .option(

@@ -93,6 +93,9 @@ describe("a run exported as a static folder, opened from disk", () => {
     // The first page of the folder is its run (no playground, no runs list: those need a server).
     await page.getByRole("heading", { level: 1, name: /shared run/ }).waitFor();
     await expect.poll(() => page.getByTestId("static-export").innerText()).toBe("static export");
+    await expect
+      .poll(() => page.locator("header.top").innerText())
+      .toMatch(/exported \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     expect(await page.getByRole("link", { name: "Playground" }).count()).toBe(0);
     // pass^1 = mean(1, 1/2, 0) = 50.0%; pass^2 = mean(1, 0, 0) = 33.3%.
     const main = page.locator("main");

@@ -7,7 +7,7 @@ import {
 } from "../../src/server/api-schemas.js";
 import { answer, api, describeError, untilReachable } from "./api.js";
 import { NotFound } from "./components/not-found.js";
-import { formatCost } from "./format.js";
+import { formatCost, formatDate } from "./format.js";
 import { Playground } from "./playground/playground.js";
 import { href, useRoute, type Route } from "./router.js";
 import { staticExport } from "./static-export.js";
@@ -81,6 +81,7 @@ function StaticHeader(props: { runId: string; exportedAt: string }) {
       >
         static export
       </span>
+      <span className="muted small">exported {formatDate(props.exportedAt)} UTC · read-only</span>
     </header>
   );
 }

@@ -77,6 +77,6 @@ describe("passk export --format sft", () => {
     const unknownSplit = await passk("export", runId, "--format", "sft", "--split", "dev");
     expect(unknownSplit.stderr).toMatch(/--split "dev": airline has the splits train, test, base/);
     const badFormat = await passk("export", runId, "--format", "csv");
-    expect(badFormat.stderr).toMatch(/--format "csv" is not known: use tau2 or sft/);
+    expect(badFormat.stderr).toMatch(/--format "csv" is not known: use tau2, sft or html/);
   });
 });

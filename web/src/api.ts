@@ -2,15 +2,17 @@ import { hc } from "hono/client";
 import type { z } from "zod";
 import { ApiErrorSchema } from "../../src/server/api-schemas.js";
 import type { ApiType } from "../../src/server/routes/api-routes.js";
+import { STATIC_API_BASE, staticExport, staticFetch } from "./static-export.js";
 
 /**
  * The typed client of the server's API: paths, parameters, queries and bodies are checked against
  * the server's routes at compile time (`ApiType`); every answer is still parsed with the shared zod
  * schema when it arrives ({@link answer}), since a server of another version may answer otherwise.
+ * In a static export (`passk export --format html`) the answers embedded in the folder answer instead.
  */
-export const api = hc<ApiType>(`${window.location.origin}/api`, {
-  headers: { Accept: "application/json" },
-});
+export const api = staticExport
+  ? hc<ApiType>(STATIC_API_BASE, { fetch: staticFetch })
+  : hc<ApiType>(`${window.location.origin}/api`, { headers: { Accept: "application/json" } });
 
 /** A non-2xx answer of the API, with the server's code and sentence. */
 export class ApiRequestError extends Error {

@@ -7,9 +7,10 @@ import {
 } from "../../src/server/api-schemas.js";
 import { answer, api, describeError, untilReachable } from "./api.js";
 import { NotFound } from "./components/not-found.js";
-import { formatCost } from "./format.js";
+import { formatCost, formatDate } from "./format.js";
 import { Playground } from "./playground/playground.js";
-import { href, useRoute } from "./router.js";
+import { href, useRoute, type Route } from "./router.js";
+import { staticExport } from "./static-export.js";
 
 // The explorer's pages (and their charts) load on first visit: the playground paints without them.
 const ComparePage = lazy(() =>
@@ -53,12 +54,46 @@ function BudgetBanner(props: { budget: Budget }) {
   );
 }
 
+/**
+ * The page a static export shows for `route`: its run's pages as linked; the run page for what it
+ * does not hold (the playground, the runs list, comparisons), which need a server.
+ */
+function staticRoute(route: Route, runId: string): Route {
+  return route.page === "run" ||
+    route.page === "simulation" ||
+    route.page === "trials" ||
+    route.page === "not-found"
+    ? route
+    : { page: "run", runId };
+}
+
+/** The header of a static export: its run, and what it is. */
+function StaticHeader(props: { runId: string; exportedAt: string }) {
+  return (
+    <header className="top">
+      <a className="brand" href={href({ page: "run", runId: props.runId })}>
+        pass<sup>k</sup>
+      </a>
+      <span
+        className="badge muted"
+        data-testid="static-export"
+        title={`Exported ${props.exportedAt} with passk export --format html: read-only, no server`}
+      >
+        static export
+      </span>
+      <span className="muted small">exported {formatDate(props.exportedAt)} UTC · read-only</span>
+    </header>
+  );
+}
+
 export function App() {
-  const route = useRoute();
+  const hashRoute = useRoute();
+  const route = staticExport ? staticRoute(hashRoute, staticExport.runId) : hashRoute;
   const [info, setInfo] = useState<ServerInfo | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
+    if (staticExport) return; // no server: no playground, no budget
     const abort = new AbortController();
     untilReachable(
       () => answer(api.info.$get(), ServerInfoSchema),
@@ -80,6 +115,7 @@ export function App() {
       .catch(() => {});
   }, []);
   useEffect(() => {
+    if (staticExport) return;
     const timer = setInterval(refreshBudget, 30_000);
     return () => clearInterval(timer);
   }, [refreshBudget]);
@@ -98,19 +134,26 @@ export function App() {
       >
         Skip to content
       </a>
-      <header className="top">
-        <a className="brand" href={href({ page: "playground" })}>
-          pass<sup>k</sup>
-        </a>
-        <nav aria-label="Sections">
-          <a href={href({ page: "playground" })} aria-current={section === "playground" ? "page" : undefined}>
-            Playground
+      {staticExport ? (
+        <StaticHeader runId={staticExport.runId} exportedAt={staticExport.exportedAt} />
+      ) : (
+        <header className="top">
+          <a className="brand" href={href({ page: "playground" })}>
+            pass<sup>k</sup>
           </a>
-          <a href={href({ page: "runs" })} aria-current={section === "explorer" ? "page" : undefined}>
-            Runs
-          </a>
-        </nav>
-      </header>
+          <nav aria-label="Sections">
+            <a
+              href={href({ page: "playground" })}
+              aria-current={section === "playground" ? "page" : undefined}
+            >
+              Playground
+            </a>
+            <a href={href({ page: "runs" })} aria-current={section === "explorer" ? "page" : undefined}>
+              Runs
+            </a>
+          </nav>
+        </header>
+      )}
       {info && <BudgetBanner budget={info.budget} />}
       <main id="main" tabIndex={-1}>
         {error && (

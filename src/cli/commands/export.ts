@@ -6,10 +6,15 @@ import { toolSpecs } from "../../env/tool-schema.js";
 import { sftExport } from "../../formats/sft.js";
 import { formatResults, writeResultsFile } from "../../formats/tau2/results.js";
 import { writeFileAtomic } from "../../core/write-file-atomic.js";
+import { redactSecrets } from "../../llm/redact.js";
+import { RunViews } from "../../server/run-views.js";
+import { sqliteRunStore } from "../../server/sqlite-run-store.js";
+import { writeStaticExport } from "../../server/static-export.js";
 import { runResults } from "../../store/run-results.js";
 import { formatNotesFile, notesFileFor, sqliteSimulationNotes } from "../../store/simulation-notes.js";
 import { loadDomain, println, type CliContext } from "../context.js";
 import { withStore, withStoreOption } from "./run-source.js";
+import { defaultWebRoot, secretValues } from "./serve.js";
 
 interface ExportOptions {
   store?: string;
@@ -19,32 +24,46 @@ interface ExportOptions {
   split?: string;
   includeTestSplit?: boolean;
   data?: string;
+  webRoot?: string;
 }
 
-/** `passk export RUN_ID`: write a stored run as an official τ² results file. */
+/** `passk export RUN_ID`: write a stored run as an official τ² results file, SFT data or a static site. */
 export function registerExport(program: Command, context: CliContext): void {
   withStoreOption(
     program
       .command("export")
       .description(
-        "Write a stored run as an official τ²-bench results JSON (loadable by the reference tooling)",
+        "Write a stored run as an official τ²-bench results JSON (loadable by the reference tooling), as training data (--format sft), or as its explorer pages in a folder that opens with no server (--format html)",
       )
       .argument("<run>", "run id (or unique prefix)")
-      .option("-o, --output <file>", "write to this file (default: standard output)")
+      .option(
+        "-o, --output <path>",
+        "write to this file (default: standard output); html: the folder to write",
+      )
       .option("--domain <name>", "the domain to export, for runs that span several")
       .option(
         "--format <format>",
-        "tau2 (the results file) or sft (the passing conversations as chat-format training data, JSONL)",
+        "tau2 (the results file), sft (the passing conversations as chat-format training data, JSONL) or html (the explorer's pages of the run as a folder that opens from disk or any static host)",
         "tau2",
       )
       .option("--split <name>", "sft: only tasks of this split of the domain (train, test…)")
       .option("--include-test-split", "sft: also export tasks of the test split (left out by default)")
-      .option("--data <dir>", "sft: the τ² data directory the splits and tools are read from"),
+      .option(
+        "--data <dir>",
+        "sft: the τ² data directory the splits and tools are read from; html: the task titles and diffs",
+      )
+      .option("--web-root <dir>", "html: folder of the built web app (default: the one shipped with passk)"),
   ).action((ref: string, options: ExportOptions) => {
-    if (options.format !== "tau2" && options.format !== "sft")
-      throw new ConfigError(`--format "${options.format}" is not known: use tau2 or sft`);
-    if (options.format === "tau2" && (options.split !== undefined || options.includeTestSplit))
+    if (options.format !== "tau2" && options.format !== "sft" && options.format !== "html")
+      throw new ConfigError(`--format "${options.format}" is not known: use tau2, sft or html`);
+    if (options.format !== "sft" && (options.split !== undefined || options.includeTestSplit))
       throw new ConfigError("--split and --include-test-split go with --format sft");
+    if (options.webRoot !== undefined && options.format !== "html")
+      throw new ConfigError("--web-root goes with --format html");
+    if (options.format === "html") {
+      exportHtml(context, ref, options);
+      return;
+    }
     if (options.format === "sft" && options.split === "test" && !options.includeTestSplit)
       throw new ConfigError(
         "--split test exports the tasks passk's scores are measured on as training data; add --include-test-split if that is what you mean",
@@ -77,6 +96,45 @@ export function registerExport(program: Command, context: CliContext): void {
         );
     }
   });
+}
+
+/**
+ * `--format html`: the run's explorer pages as a folder, from the answers `passk serve` would give
+ * (the same views over the same store and data, secrets of the environment removed as it does).
+ */
+function exportHtml(context: CliContext, ref: string, options: ExportOptions): void {
+  if (options.output === undefined)
+    throw new ConfigError("--format html writes a folder: name it with -o DIR");
+  if (options.domain !== undefined)
+    throw new ConfigError("--domain goes with --format tau2 or sft: --format html exports the whole run");
+  const outDir = options.output;
+  const secrets = secretValues(context.env);
+  // One moment for the whole export: a running run's progress is as of the time it records.
+  const exportedAt = new Date();
+  const now = () => exportedAt;
+  const summary = withStore(context, options.store, { create: false }, (store) => {
+    const loadData = (name: string) => {
+      if (!context.domains.has(name)) return undefined;
+      try {
+        return loadDomain(context, name, options.data !== undefined ? { data: options.data } : {});
+      } catch {
+        return undefined; // as the server: without the domain's data, no titles or recomputed diffs
+      }
+    };
+    const views = new RunViews(sqliteRunStore(store), loadData, now);
+    return writeStaticExport({
+      source: views,
+      runId: ref,
+      webRoot: options.webRoot ?? defaultWebRoot(),
+      outDir,
+      redact: (text) => redactSecrets(text, secrets),
+      now,
+    });
+  });
+  const size = (summary.bytes / 1024 / 1024).toFixed(1);
+  context.stderr.write(
+    `wrote run ${summary.runId} (${summary.simulations} simulations) to ${outDir}: ${summary.files} files, ${size} MB; open ${outDir}/index.html\n`,
+  );
 }
 
 /** `--format sft`: the passing conversations as JSONL, the test split left out unless asked for. */

@@ -18,15 +18,19 @@ function newest(dir: string): number {
   return latest;
 }
 
-/** Build the web app when web/dist is missing or older than its sources (npm run build does it too). */
+/**
+ * Build the web app when web/dist is missing or older than its sources (npm run build does it too):
+ * the served app, then the classic-script build static exports copy (web/dist/export).
+ */
 export function ensureWebBuilt(): void {
-  const index = path.join(WEB_DIST, "index.html");
+  const built = [path.join(WEB_DIST, "index.html"), path.join(WEB_DIST, "export", "passk-app.js")];
   const sources = Math.max(newest(path.join(REPO, "web", "src")), newest(path.join(REPO, "src", "server")));
-  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
-  execFileSync("npx", ["vite", "build", "--config", "web/vite.config.ts", "--logLevel", "warn"], {
-    cwd: REPO,
-    stdio: "inherit",
-  });
+  if (built.every((file) => existsSync(file) && statSync(file).mtimeMs >= sources)) return;
+  for (const config of ["web/vite.config.ts", "web/vite.export.config.ts"])
+    execFileSync("npx", ["vite", "build", "--config", config, "--logLevel", "warn"], {
+      cwd: REPO,
+      stdio: "inherit",
+    });
 }
 
 /**

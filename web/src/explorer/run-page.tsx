@@ -14,6 +14,7 @@ import { EChart, type ChartOption } from "../components/echart.js";
 import { LoadFailure } from "../components/not-found.js";
 import { formatCost, formatDate, formatPercent, rewardColor, runCoverage, taskLabel } from "../format.js";
 import { href } from "../router.js";
+import { staticExport } from "../static-export.js";
 import { useApiGet } from "../use-api-get.js";
 import { useSessionState } from "../use-session-state.js";
 import { PassKChart } from "./pass-k-chart.js";
@@ -242,7 +243,8 @@ export function RunPage(props: { runId: string }) {
   } = useApiGet(
     `run\u0000${runId}`,
     (signal) => answer(api.runs[":runId"].$get({ param: { runId } }, cancellable(signal)), RunDetailSchema),
-    { pollEvery: (data) => pollEvery([data.run]) },
+    // A static export shows the run as it was exported: nothing to ask again.
+    staticExport ? {} : { pollEvery: (data) => pollEvery([data.run]) },
   );
   // Kept for the tab: Back from a simulation finds the grid filtered and sorted as it was left.
   const [keptFilter, setFilter] = useSessionState(`passk:run:${runId}:filter`, z.string().nullable(), null);

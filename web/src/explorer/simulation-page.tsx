@@ -15,6 +15,7 @@ import { ScenarioView } from "../components/scenario-view.js";
 import { ValueView } from "../components/value-view.js";
 import { formatCost, taskLabel } from "../format.js";
 import { href, navigate, type Route } from "../router.js";
+import { staticExport } from "../static-export.js";
 import { useApiGet } from "../use-api-get.js";
 import { SimulationNotes } from "./simulation-notes.js";
 
@@ -355,7 +356,10 @@ export function SimulationPage(props: {
                 }
               />
               {detail.dbDiffSource === "recomputed" && (
-                <p className="muted small">Diff recomputed on this server by replaying the trajectory.</p>
+                <p className="muted small">
+                  Diff recomputed {staticExport ? "when the run was exported" : "on this server"} by replaying
+                  the trajectory.
+                </p>
               )}
             </>
           ) : (

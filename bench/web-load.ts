@@ -4,7 +4,8 @@
  * profile per pass); median of 5 passes per domain. Timed in the page: first paint, first contentful
  * paint, and when the scenario chips and the task picker's first task are shown (a mutation observer
  * installed before the page's own scripts). Counted in the page too (Resource Timing): the JavaScript
- * and the API answers it loaded, as sent (compressed or not) and as decoded, and the domain's answer.
+ * and the first API answers it loaded, as sent (compressed or not) and as decoded, the domain's answer
+ * among them, and apart the later pages of a long task list (telecom's), loaded after the first paint.
  *
  * Usage: node --import tsx bench/web-load.ts [repo]   (run by `npm run bench`; builds dist and web/dist
  * first when older than their sources). `repo` is another checkout with its own build (e.g. an older
@@ -112,6 +113,8 @@ async function load(domain: string): Promise<Pass> {
     await page.goto(`${url}/#/play/${domain}`);
     await page.locator("#task-list [role=option]").first().waitFor({ timeout: 60_000 });
     await page.locator("button.scenario-chip").first().waitFor({ timeout: 60_000 });
+    // A long task list's later pages follow the first paint: counted once they are all in.
+    await page.getByTestId("tasks-loading").waitFor({ state: "detached", timeout: 60_000 });
     return await page.evaluate(() => {
       const marks = (globalThis as unknown as { __marks: Record<string, number> }).__marks;
       return {
@@ -144,7 +147,8 @@ try {
     const sum = (pick: (r: Pass["resources"][number]) => boolean, field: "sent" | "decoded") =>
       kb(resources.filter(pick).reduce((total, r) => total + r[field], 0));
     const js = (r: Pass["resources"][number]) => r.name.endsWith(".js");
-    const api = (r: Pass["resources"][number]) => r.name.startsWith("/api/");
+    const pages = (r: Pass["resources"][number]) => r.name === `/api/domains/${domain}/tasks`;
+    const api = (r: Pass["resources"][number]) => r.name.startsWith("/api/") && !pages(r);
     const answer = resources.find((r) => r.name === `/api/domains/${domain}`);
     console.log(
       JSON.stringify({
@@ -164,6 +168,9 @@ try {
         api_kb: sum(api, "decoded"),
         domain_answer_sent_kb: kb(answer?.sent ?? Number.NaN),
         domain_answer_kb: kb(answer?.decoded ?? Number.NaN),
+        later_task_pages: resources.filter(pages).length,
+        later_task_pages_sent_kb: sum(pages, "sent"),
+        later_task_pages_kb: sum(pages, "decoded"),
         load_average: os.loadavg().map((l) => Number(l.toFixed(2))),
       }),
     );

@@ -109,18 +109,37 @@ export const ScenarioChipSchema = z.object({
 });
 export type ScenarioChip = z.infer<typeof ScenarioChipSchema>;
 
+/**
+ * How many tasks a domain's answer carries: its first page, all of airline's, retail's and
+ * banking_knowledge's; telecom's 2,285 (about 500 KB) come after the page paints, a page at a time.
+ */
+export const FIRST_TASKS = 200;
+/** The most tasks one page of a domain's task list holds. */
+export const TASK_PAGE_SIZE = 1000;
+
 export const DomainDetailSchema = z.object({
   name: z.string(),
   description: z.string(),
   policy: z.string(),
   tools: z.array(ToolSummarySchema),
+  /** The first `FIRST_TASKS` of the domain's tasks, in order; the rest by `GET …/tasks?offset=`. */
   tasks: z.array(TaskSummarySchema),
+  /** How many tasks the domain has in all. */
+  taskCount: z.number().int(),
   scenarios: z.array(ScenarioChipSchema),
   hasUserTools: z.boolean(),
   /** The domain has documents to search (banking_knowledge's knowledge base). */
   hasDocuments: z.boolean(),
 });
 export type DomainDetail = z.infer<typeof DomainDetailSchema>;
+
+/** A page of a domain's task list: the tasks from `offset` on, at most `TASK_PAGE_SIZE`. */
+export const TaskPageSchema = z.object({
+  offset: z.number().int(),
+  total: z.number().int(),
+  tasks: z.array(TaskSummarySchema),
+});
+export type TaskPage = z.infer<typeof TaskPageSchema>;
 
 export const DocumentSearchResponseSchema = z.object({
   query: z.string(),
@@ -676,6 +695,19 @@ export type SimulationNotesResponse = z.infer<typeof SimulationNotesResponseSche
 export const AddNoteResponseSchema = z.object({ note: SimulationNoteSchema });
 export const DeleteNoteResponseSchema = z.object({ id: z.number().int() });
 export const DomainParamSchema = z.object({ domain: name("domain", 64) });
+export const TaskPageQuerySchema = z.strictObject({
+  offset: z.coerce
+    .number({ error: "offset must be a number" })
+    .int("offset must be an integer")
+    .min(0, "offset must be 0 or more")
+    .default(0),
+  limit: z.coerce
+    .number({ error: "limit must be a number" })
+    .int("limit must be an integer")
+    .min(1, "limit must be 1 or more")
+    .max(TASK_PAGE_SIZE, `limit must be at most ${TASK_PAGE_SIZE}`)
+    .default(TASK_PAGE_SIZE),
+});
 export const TaskParamSchema = z.object({ domain: name("domain", 64), taskId: name("taskId", 512) });
 export const ConversationParamSchema = z.object({ conversationId: name("conversationId", 64) });
 export const ConversationListQuerySchema = z.object({

@@ -20,6 +20,7 @@ import type {
   StartConversationRequest,
   StartConversationResponse,
   TaskDetail,
+  TaskPage,
 } from "./api-schemas.js";
 
 /**
@@ -30,7 +31,10 @@ import type {
 export interface ApiServices {
   info(): ServerInfo;
   budget(): Budget;
+  /** The domain, with the first page of its task list. */
   domain(name: string): DomainDetail;
+  /** A page of the domain's task list. */
+  taskPage(domain: string, offset: number, limit: number): TaskPage;
   task(domain: string, taskId: string): TaskDetail;
   /** The agent's pass^k on the domain from its latest run in the store. */
   agentScore(domain: string, agent: string, user?: string): AgentScore;

@@ -6,7 +6,15 @@ import type { DomainData } from "../formats/tau2/domain-data.js";
 import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import type { AnyDomain } from "../env/domain.js";
 import { redactSecrets } from "../llm/redact.js";
-import type { DomainDetail, ServerInfo, StartConversationResponse, TaskDetail } from "./api-schemas.js";
+import {
+  FIRST_TASKS,
+  type DomainDetail,
+  type ServerInfo,
+  type StartConversationResponse,
+  type TaskDetail,
+  type TaskPage,
+  type TaskSummary,
+} from "./api-schemas.js";
 import type { ApiServices, RunServices } from "./api-services.js";
 import { createMemoryConversationStore } from "./conversation-store.js";
 import { ConversationHub } from "./conversations.js";
@@ -78,25 +86,30 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
   };
   // A domain's detail depends only on its data, which never changes: built once (telecom's thousands
   // of task summaries and scenario chips would otherwise be recomputed on every page load).
-  const details = new Map<string, DomainDetail>();
-  const domainDetail = (name: string): DomainDetail => {
-    let detail = details.get(name);
-    if (!detail) {
+  const details = new Map<string, { detail: DomainDetail; tasks: TaskSummary[] }>();
+  const domainDetail = (name: string): { detail: DomainDetail; tasks: TaskSummary[] } => {
+    let built = details.get(name);
+    if (!built) {
       const data = domainData(name);
       const domain = data.domain;
-      detail = {
-        name: domain.name,
-        description: domain.description,
-        policy: data.policy,
-        tools: toolSummaries(domain, data.config),
-        tasks: data.tasks.map(taskSummary),
-        scenarios: scenarioChips(domain, data.tasks),
-        hasUserTools: (domain.user?.tools.length ?? 0) > 0,
-        hasDocuments: data.hasDocuments,
+      const tasks = data.tasks.map(taskSummary);
+      built = {
+        tasks,
+        detail: {
+          name: domain.name,
+          description: domain.description,
+          policy: data.policy,
+          tools: toolSummaries(domain, data.config),
+          tasks: tasks.slice(0, FIRST_TASKS),
+          taskCount: tasks.length,
+          scenarios: scenarioChips(domain, data.tasks),
+          hasUserTools: (domain.user?.tools.length ?? 0) > 0,
+          hasDocuments: data.hasDocuments,
+        },
       };
-      details.set(name, detail);
+      details.set(name, built);
     }
-    return detail;
+    return built;
   };
   const views = deps.store ? new RunViews(deps.store, domainDataIfAny, now) : undefined;
   const explorer = (): RunViews => {
@@ -169,7 +182,11 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
       }),
     }),
     budget: () => spend.budget(),
-    domain: domainDetail,
+    domain: (name) => domainDetail(name).detail,
+    taskPage: (name, offset, limit): TaskPage => {
+      const { tasks } = domainDetail(name);
+      return { offset, total: tasks.length, tasks: tasks.slice(offset, offset + limit) };
+    },
     task: (domain, taskId): TaskDetail => ({ domain, task: domainData(domain).task(taskId) }),
     documents: (domain, query) => {
       const data = domainData(domain);

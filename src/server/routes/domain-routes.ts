@@ -3,6 +3,7 @@ import {
   AgentScoreQuerySchema,
   DocumentQuerySchema,
   DomainParamSchema,
+  TaskPageQuerySchema,
   TaskParamSchema,
 } from "../api-schemas.js";
 import type { ApiServices } from "../api-services.js";
@@ -15,6 +16,15 @@ export function domainRoutes(services: ApiServices) {
     .get("/budget", (c) => c.json(services.budget()))
     .get("/domains/:domain", validate("param", DomainParamSchema), (c) =>
       c.json(services.domain(c.req.valid("param").domain)),
+    )
+    .get(
+      "/domains/:domain/tasks",
+      validate("param", DomainParamSchema),
+      validate("query", TaskPageQuerySchema),
+      (c) => {
+        const { offset, limit } = c.req.valid("query");
+        return c.json(services.taskPage(c.req.valid("param").domain, offset, limit));
+      },
     )
     .get("/domains/:domain/tasks/:taskId", validate("param", TaskParamSchema), (c) => {
       const { domain, taskId } = c.req.valid("param");

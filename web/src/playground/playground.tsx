@@ -3,11 +3,13 @@ import type { Message } from "../../../src/core/message.js";
 import {
   DomainDetailSchema,
   TaskDetailSchema,
+  TaskPageSchema,
   type ConversationMode,
   type DomainDetail,
   type ScenarioKind,
   type ServerInfo,
   type TaskDetail,
+  type TaskSummary,
 } from "../../../src/server/api-schemas.js";
 import { answer, api, cancellable, describeError, untilReachable } from "../api.js";
 import { ScenarioView } from "../components/scenario-view.js";
@@ -49,6 +51,8 @@ export function Playground(props: {
         : (info.domains[0]?.name ?? ""),
   );
   const [domain, setDomain] = useState<DomainDetail | null>(null);
+  /** The domain's tasks loaded so far: its first page with the domain, the rest a page at a time after. */
+  const [tasks, setTasks] = useState<readonly TaskSummary[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [mode, setMode] = useState<ConversationMode>("simulate");
   const [agent, setAgent] = useState(info.agents[0] ?? "");
@@ -67,24 +71,48 @@ export function Playground(props: {
     if (!domainName) return;
     const abort = new AbortController();
     setDomain(null);
+    setTasks([]);
     setTaskId(pendingTask.current);
     pendingTask.current = null;
-    untilReachable(
-      () =>
-        answer(
-          api.domains[":domain"].$get({ param: { domain: domainName } }, cancellable(abort.signal)),
-          DomainDetailSchema,
-        ),
-      abort.signal,
-      (error) => setLoadError(describeError(error)),
-    )
-      .then((detail) => {
-        setDomain(detail);
+    const unreachable = (error: unknown) => setLoadError(describeError(error));
+    const load = async () => {
+      const detail = await untilReachable(
+        () =>
+          answer(
+            api.domains[":domain"].$get({ param: { domain: domainName } }, cancellable(abort.signal)),
+            DomainDetailSchema,
+          ),
+        abort.signal,
+        unreachable,
+      );
+      setDomain(detail);
+      setTasks(detail.tasks);
+      setLoadError(null);
+      // The page is shown: the rest of a long task list (telecom's) follows, a page at a time.
+      let loaded = detail.tasks;
+      while (loaded.length < detail.taskCount) {
+        const offset = String(loaded.length);
+        const page = await untilReachable(
+          () =>
+            answer(
+              api.domains[":domain"].tasks.$get(
+                { param: { domain: domainName }, query: { offset } },
+                cancellable(abort.signal),
+              ),
+              TaskPageSchema,
+            ),
+          abort.signal,
+          unreachable,
+        );
+        if (page.tasks.length === 0) break;
+        loaded = [...loaded, ...page.tasks];
+        setTasks(loaded);
         setLoadError(null);
-      })
-      .catch((error: unknown) => {
-        if (!abort.signal.aborted) setLoadError(describeError(error));
-      });
+      }
+    };
+    load().catch((error: unknown) => {
+      if (!abort.signal.aborted) setLoadError(describeError(error));
+    });
     return () => abort.abort();
   }, [domainName]);
 
@@ -127,8 +155,14 @@ export function Playground(props: {
     setTaskId(id);
     if (route.conversationId === undefined) navigate({ page: "playground", domain: domainName, taskId: id });
   };
+  // Known only once the whole list is in.
   const unknownTask =
-    domain !== null && taskId !== null && !domain.tasks.some((t) => t.id === taskId) ? taskId : null;
+    domain !== null &&
+    tasks.length === domain.taskCount &&
+    taskId !== null &&
+    !tasks.some((t) => t.id === taskId)
+      ? taskId
+      : null;
 
   // A link to a conversation (#/play/<domain>/<task>/<id>) opens it: live, or as kept by the server.
   const { open } = conversation;
@@ -376,7 +410,9 @@ export function Playground(props: {
               {domainName} has no task “{unknownTask}”; pick one below.
             </p>
           )}
-          {domain && <TaskPicker tasks={domain.tasks} selected={taskId} onSelect={selectTask} />}
+          {domain && (
+            <TaskPicker tasks={tasks} total={domain.taskCount} selected={taskId} onSelect={selectTask} />
+          )}
           {taskDetail && (
             <details className="scenario" open={mode === "human"}>
               <summary>The customer's scenario</summary>

@@ -6,10 +6,11 @@ import { parseTelecomTaskId, taskLabel } from "../format.js";
 /**
  * Searchable task list (virtualised: telecom has thousands). Arrow keys move, Home and End jump,
  * Page Up/Down move by ten; the selected task is kept in view, whoever selected it (a scenario chip,
- * a shared link).
+ * a shared link). `tasks` may be the first pages of `total` while the rest load.
  */
 export function TaskPicker(props: {
   tasks: readonly TaskSummary[];
+  total: number;
   selected: string | null;
   onSelect: (id: string) => void;
 }) {
@@ -69,7 +70,7 @@ export function TaskPicker(props: {
       <input
         id="task-search"
         type="search"
-        placeholder={`Search ${props.tasks.length} tasks…`}
+        placeholder={`Search ${props.total} tasks…`}
         value={query}
         onChange={(e) => setQuery(e.target.value)}
         onKeyDown={onKey}
@@ -121,8 +122,15 @@ export function TaskPicker(props: {
             );
           })}
         </div>
-        {shown.length === 0 && <p className="muted empty">No task matches.</p>}
+        {shown.length === 0 && props.tasks.length === props.total && (
+          <p className="muted empty">No task matches.</p>
+        )}
       </div>
+      {props.tasks.length < props.total && (
+        <p className="muted small" role="status" data-testid="tasks-loading">
+          Loading tasks… {props.tasks.length} of {props.total}
+        </p>
+      )}
     </div>
   );
 }

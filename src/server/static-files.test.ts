@@ -160,8 +160,8 @@ describe("live event streams under compression", () => {
       participants: {
         agents: ["scripted:gold"],
         users: ["scripted:gold"],
-        createAgent: () => goldAgent,
-        createUserSimulator: () => goldUser,
+        agentFor: () => goldAgent,
+        customerFor: () => goldUser,
       },
       webRoot: root,
     });

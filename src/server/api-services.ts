@@ -14,6 +14,7 @@ import type {
   SequencedEvent,
   ServerInfo,
   SimulationDetail,
+  SimulationModelCallsResponse,
   StartConversationRequest,
   StartConversationResponse,
   TaskDetail,
@@ -80,6 +81,10 @@ export interface RunServices {
   rename(runId: string, label: string): RunSummary;
   remove(runId: string): { id: string; simulations: number };
   simulation(runId: string, key: { domain: string; taskId: string; trial: number }): SimulationDetail;
+  modelCalls(
+    runId: string,
+    key: { domain: string; taskId: string; trial: number },
+  ): SimulationModelCallsResponse;
   compare(a: string, b: string): CompareResponse;
   search(runId: string, query: string): RunSearchResult;
 }

@@ -3,6 +3,7 @@ import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import { RunConfigSchema } from "../runner/run-config.js";
 import { importResults, withTrials } from "../store/import-results.js";
+import { SqliteModelCallStore } from "../store/model-call-store.js";
 import type { Store } from "../store/store.js";
 import type { RunStore, StoredRun } from "./run-store.js";
 import { sqliteConversationStore } from "./sqlite-conversation-store.js";
@@ -35,6 +36,7 @@ export function sqliteRunStore(store: Store): RunStore {
       },
     };
   };
+  const modelCalls = new SqliteModelCallStore(store);
   return {
     listRuns: () => store.listRuns().map(toRun),
     getRun: (runId) => {
@@ -51,6 +53,7 @@ export function sqliteRunStore(store: Store): RunStore {
     getSimulation: (runId, key) =>
       store.getSimulation(runId, key.domain, key.taskId, key.trial)?.simulation as SimulationRun | undefined,
     reviews: (runId) => store.reviews(runId),
+    modelCalls: (runId, simulationId) => modelCalls.load(runId, simulationId),
     importResults: (file, { label, domain, sha256 }) =>
       store.transaction(() => {
         const runId = importResults(store, file, {

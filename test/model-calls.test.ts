@@ -19,7 +19,9 @@ import {
   type MockLlmServer,
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { trialSeeds } from "../src/runner/run-plan.js";
+import { mockModelFlags, runCli } from "./helpers/run-cli.js";
+import { craftedModel, reasonOf } from "./helpers/run-mock-model.js";
 
 // `passk run` records the model call behind each turn beside its results: what the model was sent
 // (system prompt, tools, messages) exactly as the provider received it on the wire, the reply, tokens,
@@ -87,7 +89,7 @@ function comparable(message: SentMessage | LlmMessage): unknown {
   return { role: "user", content: message.content };
 }
 
-describe("passk run records the model call behind each turn", () => {
+describe("passk run records the model call behind each turn", { timeout: 180_000 }, () => {
   it("stores what the provider received on the wire, the reply, usage, and the retried 500 — never the key", async () => {
     const model = await startMockLlmServer({ script: script(), promptCache: false });
     servers.push(model);
@@ -201,5 +203,87 @@ describe("passk run records the model call behind each turn", () => {
       [1, 503],
       [2, 503],
     ]);
+  });
+
+  it("keeps each conversation's calls apart when conversations run in parallel, and drops the record of an attempt that was run again", async () => {
+    const mock = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
+    const tasks = ["create_task_1", "update_task_1", "impossible_task_1"].map((id) => mock.task(id));
+    const model = await startMockLlmServer({
+      delayMs: 5,
+      script: craftedModel({
+        tasks,
+        trialSeeds: trialSeeds(300, 2),
+        // The first attempt of one conversation ends as an infrastructure error; the run runs it again.
+        infraFailures: (taskId, trial) => (taskId === "update_task_1" && trial === 1 ? 2 : 0),
+      }),
+    });
+    servers.push(model);
+    const file = path.join(dir, "parallel.db");
+    const result = await runCli(
+      [
+        "run",
+        "--domain",
+        "mock",
+        ...mockModelFlags(model.baseUrl),
+        "--task-ids",
+        ...tasks.map((t) => t.id),
+        "--num-trials",
+        "2",
+        "--seed",
+        "300",
+        "--max-concurrency",
+        "6",
+        "--max-retries",
+        "2",
+        "--store",
+        file,
+        "--save-to",
+        path.join(dir, "parallel.json"),
+        "--progress",
+        "none",
+      ],
+      { env: { PASSK_DATA_DIR: tau2DataDir(), OPENAI_COMPATIBLE_API_KEY: API_KEY } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const results = parseResults(
+      readFileSync(path.join(dir, "parallel.json"), "utf8"),
+      "parallel.json",
+    ).results;
+    expect(results.simulations.length).toBe(6);
+    const store = Store.open(file, { create: false });
+    const runId = store.listRuns()[0]!.id;
+    const calls = new SqliteModelCallStore(store);
+    const rows = (
+      store.db.prepare("SELECT simulation_id FROM simulation_model_calls").all() as Array<{
+        simulation_id: string;
+      }>
+    ).map((r) => r.simulation_id);
+    const records = results.simulations.map((s) => calls.load(runId, s.id));
+    const rerun = store.db
+      .prepare("SELECT attempts FROM jobs WHERE task_id = 'update_task_1' AND trial = 1")
+      .get() as { attempts: number };
+    store.close();
+    // That conversation's first attempt failed and was run again.
+    expect(rerun.attempts).toBe(2);
+    // One record per stored simulation: the failed attempt's went with it.
+    expect(rows.sort()).toEqual(results.simulations.map((s) => s.id).sort());
+    for (const [i, simulation] of results.simulations.entries()) {
+      const record = records[i]!;
+      expect(record).toBeDefined();
+      const task = tasks.find((t) => t.id === simulation.task_id)!;
+      const produced = simulation.messages.filter(
+        (m) => (m.role === "assistant" || m.role === "user") && m.usage,
+      );
+      expect(record.calls.length).toBe(produced.length);
+      for (const [index, call] of record.calls.entries()) {
+        // Every call of this record was about this conversation's task, and produced this conversation's message.
+        const sent = JSON.stringify(sentMessages(record, index)) + record.prompts[call.prompt]!.system;
+        expect(sent).toContain(reasonOf(task).slice(0, 40));
+        const message = simulation.messages[call.turn_idx!]!;
+        if (message.role !== "assistant" && message.role !== "user") throw new Error("not a participant");
+        expect(call.reply?.text ?? null).toBe(message.content ?? null);
+        expect(call.params).toMatchObject({ seed: simulation.seed });
+      }
+    }
   });
 });

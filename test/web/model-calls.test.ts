@@ -87,7 +87,7 @@ beforeAll(async () => {
   runId = store.listRuns()[0]!.id;
   web = await startWebServer({ store: sqliteRunStore(store) });
   browser = await launchChromium();
-});
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -104,7 +104,7 @@ async function openPage(width: number): Promise<Page> {
   return page;
 }
 
-describe("the model call behind each turn, in Chromium", () => {
+describe("the model call behind each turn, in Chromium", { timeout: 120_000 }, () => {
   it("the API answers the simulation's recorded calls, without the key", async () => {
     const response = await fetch(`${web.url}/api/runs/${runId}/simulations/airline/${TASK}/0/model-calls`);
     expect(response.status).toBe(200);

@@ -166,12 +166,15 @@ describe("passk run records the model call behind each turn", { timeout: 180_000
     for (const file of readdirSync(dir).filter((f) => f.startsWith("calls.db")))
       expect(readFileSync(path.join(dir, file)).includes(API_KEY)).toBe(false);
     const reopened = Store.open(path.join(dir, "calls.db"), { create: false });
-    const rows = reopened.db.prepare("SELECT calls FROM simulation_model_calls").all() as Array<{
-      calls: Buffer;
-    }>;
+    const rows = reopened.db
+      .prepare(
+        "SELECT calls AS blob FROM simulation_model_calls UNION ALL SELECT prompt FROM model_call_prompts",
+      )
+      .all() as Array<{ blob: Buffer }>;
     reopened.close();
-    expect(rows.length).toBe(1);
-    for (const row of rows) expect(gunzipSync(row.calls).toString("utf8")).not.toContain(API_KEY);
+    // The simulation's calls, and its two prompts (the agent's and the customer's), each stored once.
+    expect(rows.length).toBe(3);
+    for (const row of rows) expect(gunzipSync(row.blob).toString("utf8")).not.toContain(API_KEY);
   });
 
   it("records a call that fails for good: no message, every attempt's error, the conversation an infrastructure error", async () => {

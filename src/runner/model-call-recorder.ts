@@ -1,12 +1,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { LanguageModel, LlmMessage, LlmRequest, LlmResponse } from "../core/llm.js";
-import {
-  ModelCallPromptSchema,
-  type ModelCall,
-  type ModelCallPrompt,
-  type ModelCallSink,
-  type SentMessage,
-  type SimulationModelCalls,
+import type {
+  ModelCall,
+  ModelCallPrompt,
+  ModelCallSink,
+  SentMessage,
+  SimulationModelCalls,
 } from "../core/model-calls.js";
 import type { ModelCallObserver, ObservedModel } from "../llm/model-call-observer.js";
 import { redactKnownSecrets, redactSecrets } from "../llm/redact.js";
@@ -102,7 +101,8 @@ export class ConversationCalls {
     if (index === undefined) {
       index = this.#prompts.length;
       // A copy: what the model was shown, whatever happens to the tools' objects later.
-      this.#prompts.push(ModelCallPromptSchema.parse({ system: request.system, tools: JSON.parse(key)[1] }));
+      const [, copied] = JSON.parse(key) as [string, ModelCallPrompt["tools"]];
+      this.#prompts.push({ system: request.system, tools: copied });
       this.#promptKeys.set(key, index);
     }
     this.#lastPrompt = { system: request.system, tools: request.tools, index };

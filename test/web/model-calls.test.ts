@@ -100,7 +100,7 @@ afterAll(async () => {
 async function openPage(width: number): Promise<Page> {
   const page = await browser.context.newPage();
   await page.setViewportSize({ width, height: width < 600 ? 844 : 800 });
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(30_000);
   return page;
 }
 
@@ -121,7 +121,7 @@ describe("the model call behind each turn, in Chromium", { timeout: 120_000 }, (
       await page.goto(`${web.url}/#/runs/${runId}/simulations/airline/${TASK}/0`);
       const calls = page.getByTestId("model-call");
       const produced = messages.filter((m) => (m.role === "assistant" || m.role === "user") && m.usage);
-      await expect.poll(() => calls.count(), { timeout: 20_000 }).toBe(produced.length);
+      await expect.poll(() => calls.count(), { timeout: 30_000 }).toBe(produced.length);
       // The greeting is passk's fixed text: no model call under it.
       expect(await page.locator('.messages li[data-index="0"] [data-testid="model-call"]').count()).toBe(0);
 

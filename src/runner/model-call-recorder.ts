@@ -36,6 +36,11 @@ export class ConversationCalls {
   #lastPrompt: { system: string; tools: LlmRequest["tools"]; index: number } | undefined;
   readonly #calls: ModelCall[] = [];
   readonly #last = new Map<string, LastSent>();
+  /**
+   * Calls in progress, in the order they began. A conversation's participants call one at a time, so a
+   * retry belongs to the last one (a scope per call would cost every promise of the call its upkeep).
+   */
+  readonly open: OpenCall[] = [];
   /** Calls not yet tied to a message. */
   #pending: ModelCall[] = [];
 
@@ -143,7 +148,7 @@ function statusOf(reason: string): number | null {
  * given secrets by value.
  */
 export class ModelCallRecorder implements ModelCallObserver {
-  readonly #scopes = new AsyncLocalStorage<{ conversation: ConversationCalls; call?: OpenCall }>();
+  readonly #scopes = new AsyncLocalStorage<{ conversation: ConversationCalls }>();
   readonly #secrets: readonly string[];
 
   /** `secrets`: every key and token of the environment (`environmentSecrets`). */
@@ -165,9 +170,10 @@ export class ModelCallRecorder implements ModelCallObserver {
         const { call } = open;
         const began = performance.now();
         try {
-          const response = await scopes.run({ conversation: scope.conversation, call: open }, () =>
-            model.generate(request),
-          );
+          scope.conversation.open.push(open);
+          const response = await model
+            .generate(request)
+            .finally(() => scope.conversation.open.splice(scope.conversation.open.indexOf(open), 1));
           call.latency_ms = Math.round(performance.now() - began);
           call.attempts = call.errors.length + 1;
           call.reply = {
@@ -205,7 +211,7 @@ export class ModelCallRecorder implements ModelCallObserver {
   }
 
   retried(event: RetryEvent): void {
-    const call = this.#scopes.getStore()?.call?.call;
+    const call = this.#scopes.getStore()?.conversation.open.at(-1)?.call;
     if (!call) return;
     call.errors.push({
       attempt: event.attempt,

@@ -141,6 +141,10 @@ function CallBody(props: { record: SimulationModelCalls; index: number }) {
       </details>
       <details className="model-call-part">
         <summary>Messages sent ({messages.length})</summary>
+        <p className="muted small">
+          As this model was sent them: “assistant” is its own earlier replies
+          {call.role === "user" ? ", “user” the agent's words" : ""}.
+        </p>
         <ol className="sent-messages">
           {messages.map((message, i) => (
             <SentMessageView key={i} message={message} />

@@ -46,6 +46,8 @@ run("adaptive-trials.ts", ["0.05", "400"]);
 run("prompt-caching.ts");
 // `--otel`: a conversation's cost with tracing on (spans batched and POSTed to a local receiver) and off.
 run("otel-overhead.ts");
+// The model call behind each turn: what recording it costs a conversation, and the store bytes it adds.
+run("model-call-record.ts");
 // What --perturb costs the harness per conversation and per tool call (no model).
 run("perturbations.ts");
 // banking_knowledge: replay + evaluation, BM25 queries, live worlds (each its own process).

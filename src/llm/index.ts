@@ -36,6 +36,7 @@ export {
 export type { RetryOptions, RetryEvent, AttemptFailure } from "./retry.js";
 export { composeLanguageModel } from "./compose-language-model.js";
 export type { LanguageModelLayers } from "./compose-language-model.js";
+export { combineObservers } from "./model-call-observer.js";
 export type { ModelCallObserver, ObservedModel } from "./model-call-observer.js";
 export { withArgs } from "./with-args.js";
 export { withCache } from "./with-cache.js";

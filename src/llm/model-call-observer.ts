@@ -22,3 +22,20 @@ export interface ModelCallObserver {
   /** An attempt of a call in progress failed and is retried (called within that call). */
   retried(event: RetryEvent): void;
 }
+
+/**
+ * Several observers as one (tracing and the run's call record): the first given wraps outermost, and
+ * each hears every retry. None given: undefined.
+ */
+export function combineObservers(
+  observers: ReadonlyArray<ModelCallObserver | undefined>,
+): ModelCallObserver | undefined {
+  const present = observers.filter((o): o is ModelCallObserver => o !== undefined);
+  if (present.length <= 1) return present[0];
+  return {
+    wrap: (model, about) => present.reduceRight((inner, observer) => observer.wrap(inner, about), model),
+    retried: (event) => {
+      for (const observer of present) observer.retried(event);
+    },
+  };
+}

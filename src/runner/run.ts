@@ -31,6 +31,8 @@ import { planRun, trialSeeds, type RunPlan } from "./run-plan.js";
 import type { ConversationProtocol } from "./simulation-setup.js";
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
 import { checkFileTarget, writeFileAtomic } from "../core/write-file-atomic.js";
+import type { ModelCallSink } from "../core/model-calls.js";
+import type { ModelCallRecorder } from "./model-call-recorder.js";
 
 /** Shown wherever a run of scripted participants reports (outputs say it is not a model's score). */
 export const SCRIPTED_DEMO_NOTICE =
@@ -89,6 +91,11 @@ export interface RunOptions {
   perturbations?: readonly ResolvedPerturbation[];
   /** Wraps the job that runs each conversation in this process (tracing, `--otel`). */
   wrapJob?: (job: RunJob) => RunJob;
+  /**
+   * Record the model calls of each conversation run in this process (the recorder must be among the
+   * models' observers) and save them beside its result; `prune` drops those of results not kept.
+   */
+  modelCalls?: { recorder: ModelCallRecorder; sink: ModelCallSink & { prune?(runId: string): unknown } };
   /** Where conversations run in this process save their turns, when `config.checkpoint_turns` is on. */
   checkpoints?: CheckpointStore;
   /**
@@ -263,11 +270,14 @@ async function runSession(
       : {}),
     ...(config.checkpoint_turns && options.checkpoints ? { checkpoints: options.checkpoints } : {}),
   });
+  const recorded = options.modelCalls
+    ? options.modelCalls.recorder.recordRunJob(local, options.modelCalls.sink)
+    : local;
   const runJob = options.runJob
     ? options.runJob({ run, config, domains })
     : options.wrapJob
-      ? options.wrapJob(local)
-      : local;
+      ? options.wrapJob(recorded)
+      : recorded;
   const maxCost = config.max_cost ?? undefined;
   const started = performance.now();
   const runOptions: ExecuteRunOptions = {
@@ -304,6 +314,7 @@ async function runSession(
     outcome = await executeRun(runOptions);
   }
   const wallMs = performance.now() - started;
+  options.modelCalls?.sink.prune?.(run.id);
   store.updateRun(run.id, {
     status: outcome.reason === "completed" ? "completed" : "interrupted",
     config: storableConfig({ ...config, runner: null }),

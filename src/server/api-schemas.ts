@@ -4,6 +4,7 @@ import { RunStatusSchema } from "../core/run-store.js";
 import { RewardInfoSchema, SimulationRunSchema, TerminationReasonSchema } from "../core/simulation.js";
 import { TaskSchema } from "../core/task.js";
 import { NewSimulationNoteSchema, SimulationNoteSchema } from "../core/simulation-note.js";
+import { SimulationModelCallsSchema } from "../core/model-calls.js";
 import { ReviewSchema } from "../review/blame.js";
 
 /**
@@ -600,6 +601,16 @@ export const SimulationDetailSchema = z.object({
   dbDiffSource: z.enum(["recorded", "recomputed", "unavailable"]),
 });
 export type SimulationDetail = z.infer<typeof SimulationDetailSchema>;
+
+/**
+ * The model calls behind a simulation's turns (`passk run` records them beside the results): null when
+ * none were recorded (an imported file, a scripted run, a run made before passk recorded them).
+ */
+export const SimulationModelCallsResponseSchema = z.object({
+  simulationId: z.string(),
+  record: SimulationModelCallsSchema.nullable(),
+});
+export type SimulationModelCallsResponse = z.infer<typeof SimulationModelCallsResponseSchema>;
 
 export const TaskComparisonSchema = z.object({
   domain: z.string(),

@@ -17,6 +17,7 @@ import type {
   SimulationDetail,
   SimulationNote,
   SimulationNotesResponse,
+  SimulationModelCallsResponse,
   StartConversationRequest,
   StartConversationResponse,
   TaskDetail,
@@ -87,6 +88,10 @@ export interface RunServices {
   rename(runId: string, label: string): RunSummary;
   remove(runId: string): { id: string; simulations: number };
   simulation(runId: string, key: { domain: string; taskId: string; trial: number }): SimulationDetail;
+  modelCalls(
+    runId: string,
+    key: { domain: string; taskId: string; trial: number },
+  ): SimulationModelCallsResponse;
   compare(a: string, b: string): CompareResponse;
   search(runId: string, query: string): RunSearchResult;
   /** A simulation's notes, and whether notes can be added here. */

@@ -145,6 +145,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
     rename: (runId, label) => explorer().rename(runId, label),
     remove: (runId) => explorer().remove(runId),
     simulation: (runId, key) => explorer().simulation(runId, key),
+    modelCalls: (runId, key) => explorer().modelCalls(runId, key),
     compare: (a, b) => explorer().compare(a, b),
     search: (runId, query) => explorer().search(runId, query),
     notes: (runId, key) => explorer().notes(runId, key),

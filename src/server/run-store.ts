@@ -1,5 +1,6 @@
 import type { RunStatus } from "../core/run-store.js";
 import type { SimulationRun } from "../core/simulation.js";
+import type { SimulationModelCalls } from "../core/model-calls.js";
 import type { Task } from "../core/task.js";
 import type { ResultsFile } from "../formats/tau2/results.js";
 import type { SimulationNotes } from "../store/simulation-notes.js";
@@ -60,6 +61,8 @@ export interface RunStore {
   runSimulations(runId: string): StoredSimulationSummary[];
   runTasks(runId: string): Array<{ domain: string; task: Task }>;
   getSimulation(runId: string, key: SimulationKey): SimulationRun | undefined;
+  /** The model calls recorded behind a simulation's turns (by its id); undefined when none were. */
+  modelCalls?(runId: string, simulationId: string): SimulationModelCalls | undefined;
   /** The stored `passk review` verdicts of a run's failed simulations (none when never reviewed). */
   reviews?(runId: string): Array<{ domain: string; task_id: string; trial: number; review: unknown }>;
   /**

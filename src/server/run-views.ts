@@ -27,6 +27,7 @@ import {
   type RunProgress,
   type RunSummary,
   type SimulationDetail,
+  type SimulationModelCallsResponse,
   type SimulationKeyView,
   type SimulationNote,
   type SimulationNotesResponse,
@@ -428,6 +429,14 @@ export class RunViews {
     })();
     const { hits, truncated } = searchTranscripts(conversations, query);
     return { query, searched: keys.length, hits, truncated };
+  }
+
+  /** The model calls recorded behind the simulation's turns, if any were. */
+  modelCalls(runId: string, key: SimulationKey): SimulationModelCallsResponse {
+    const run = this.#run(runId);
+    const simulation = this.#store.getSimulation(run.id, key);
+    if (!simulation) throw new SimulationNotFoundError(run.id, `${key.domain}/${key.taskId}/${key.trial}`);
+    return { simulationId: simulation.id, record: this.#store.modelCalls?.(run.id, simulation.id) ?? null };
   }
 
   simulation(runId: string, key: SimulationKey): SimulationDetail {

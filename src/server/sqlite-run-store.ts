@@ -4,6 +4,7 @@ import type { Task } from "../core/task.js";
 import { RunConfigSchema } from "../runner/run-config.js";
 import { importResults, withTrials } from "../store/import-results.js";
 import { sqliteSimulationNotes } from "../store/simulation-notes.js";
+import { SqliteModelCallStore } from "../store/model-call-store.js";
 import type { Store } from "../store/store.js";
 import type { RunStore, StoredRun } from "./run-store.js";
 import { sqliteConversationStore } from "./sqlite-conversation-store.js";
@@ -36,6 +37,7 @@ export function sqliteRunStore(store: Store): RunStore {
       },
     };
   };
+  const modelCalls = new SqliteModelCallStore(store);
   return {
     listRuns: () => store.listRuns().map(toRun),
     getRun: (runId) => {
@@ -52,6 +54,7 @@ export function sqliteRunStore(store: Store): RunStore {
     getSimulation: (runId, key) =>
       store.getSimulation(runId, key.domain, key.taskId, key.trial)?.simulation as SimulationRun | undefined,
     reviews: (runId) => store.reviews(runId),
+    modelCalls: (runId, simulationId) => modelCalls.load(runId, simulationId),
     importResults: (file, { label, domain, sha256 }) =>
       store.transaction(() => {
         const runId = importResults(store, file, {

@@ -34,6 +34,10 @@ import { formatDuration } from "../../runner/run-progress.js";
 import { readUserGuidelines } from "../../users/create-user.js";
 import { cannotContinueFromHistory } from "../../runner/conversation-job.js";
 import { SqliteCheckpointStore } from "../../store/sqlite-checkpoint-store.js";
+import { SqliteModelCallStore } from "../../store/model-call-store.js";
+import { ModelCallRecorder } from "../../runner/model-call-recorder.js";
+import { combineObservers } from "../../llm/model-call-observer.js";
+import { environmentSecrets } from "../../observability/span-text.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import type { RunRecord } from "../../store/store.js";
@@ -328,13 +332,18 @@ export async function runCommand(
         [agentSpec, await importAgentModule(agentSpec.slice("module:".length))],
       ]);
     tracing = await startCliTracing(flags, context);
+    // The model calls behind each turn of the conversations run here, kept beside the results.
+    const recorder = queueAddress
+      ? undefined
+      : new ModelCallRecorder({ secrets: environmentSecrets(context.env) });
+    const observer = combineObservers([tracing?.modelCalls, recorder]);
     const participants = participantsFromFlags(
       modelFlagsOf(resolvedConfig),
       context,
       firstData.dataDir,
       datas.map((d) => d.domain),
       {
-        ...(tracing ? { observer: tracing.modelCalls } : {}),
+        ...(observer ? { observer } : {}),
         // In a distributed run the workers limit their calls together, through Redis.
         ...(resolvedConfig.limits && !queueAddress
           ? { limiter: createCallLimiter(resolvedConfig.limits, (o) => new RateLimiterMemory(o), "local") }
@@ -432,6 +441,7 @@ export async function runCommand(
         store,
         queue: new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts }),
         checkpoints: new SqliteCheckpointStore(store),
+        ...(recorder ? { modelCalls: { recorder, sink: new SqliteModelCallStore(store) } } : {}),
         config: resolvedConfig,
         domains,
         participants: {

@@ -104,6 +104,14 @@ export function runRoutes(services: ApiServices) {
       const { runId, noteId } = c.req.valid("param");
       return c.json(runs.removeNote(runId, noteId));
     })
+    .get(
+      "/runs/:runId/simulations/:domain/:taskId/:trial/model-calls",
+      validate("param", SimulationParamSchema),
+      (c) => {
+        const { runId, ...key } = c.req.valid("param");
+        return c.json(runs.modelCalls(runId, key));
+      },
+    )
     .get("/compare", validate("query", CompareQuerySchema), (c) => {
       const { a, b } = c.req.valid("query");
       return c.json(runs.compare(a, b));

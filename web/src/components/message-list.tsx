@@ -105,6 +105,8 @@ export function MessageList(props: {
   toolCallsOnly?: boolean;
   /** Fold message texts longer than this many characters. */
   foldLongAt?: number;
+  /** Shown at the end of a participant's message (by index): the model call behind it. */
+  after?: (index: number, message: Message) => ReactNode;
 }) {
   // A shell call shows its answer in its terminal, so that answer is not shown again on its own.
   const shellCalls = new Set(
@@ -183,6 +185,7 @@ export function MessageList(props: {
                 <span aria-hidden="true">■</span> {actor} {who === "agent" ? event.agent : event.customer}
               </p>
             )}
+            {props.after?.(i, message)}
           </li>
         );
       })}

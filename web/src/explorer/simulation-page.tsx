@@ -3,6 +3,7 @@ import type { Action } from "../../../src/core/task.js";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import {
   SimulationDetailSchema,
+  SimulationModelCallsResponseSchema,
   type SimulationDetail,
   type SimulationKeyView,
 } from "../../../src/server/api-schemas.js";
@@ -14,6 +15,7 @@ import { RewardCard, ReviewSummary, type DbSides } from "../components/reward-ca
 import { ScenarioView } from "../components/scenario-view.js";
 import { ValueView } from "../components/value-view.js";
 import { formatCost, taskLabel } from "../format.js";
+import { callsByTurn, ModelCallDisclosure, UnattachedCalls } from "./model-calls.js";
 import { href, navigate, type Route } from "../router.js";
 import { staticExport } from "../static-export.js";
 import { useApiGet } from "../use-api-get.js";
@@ -144,6 +146,20 @@ export function SimulationPage(props: {
       SimulationDetailSchema,
     ),
   );
+  // The model calls behind the turns, when the run recorded them: loaded beside the simulation.
+  const { data: modelCalls } = useApiGet(
+    JSON.stringify(["model-calls", runId, domain, taskId, trial]),
+    (signal) =>
+      answer(
+        api.runs[":runId"].simulations[":domain"][":taskId"][":trial"]["model-calls"].$get(
+          { param: { runId, domain, taskId, trial: String(trial) } },
+          cancellable(signal),
+        ),
+        SimulationModelCallsResponseSchema,
+      ),
+  );
+  const callRecord = modelCalls?.record ?? null;
+  const turnCalls = useMemo(() => callsByTurn(callRecord), [callRecord]);
   useSimulationKeys(detail);
   const [toolCallsOnly, setToolCallsOnly] = useState(false);
   const [foldLong, setFoldLong] = useState(true);
@@ -325,7 +341,16 @@ export function SimulationPage(props: {
             turnHref={(index) => href({ page: "simulation", runId, domain, taskId, trial, turn: index })}
             toolCallsOnly={toolCallsOnly}
             {...(foldLong ? { foldLongAt: FOLD_LONG_AT } : {})}
+            {...(callRecord
+              ? {
+                  after: (index: number, message: { turn_idx?: number | null }) =>
+                    (turnCalls.get(message.turn_idx ?? index) ?? []).map((call) => (
+                      <ModelCallDisclosure key={call} record={callRecord} index={call} />
+                    )),
+                }
+              : {})}
           />
+          {callRecord && <UnattachedCalls record={callRecord} indexes={turnCalls.get(null) ?? []} />}
         </section>
         <div className="simulation-side">
           {reward ? (

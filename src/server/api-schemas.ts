@@ -216,6 +216,19 @@ export type RecordChange = z.infer<typeof RecordChangeSchema>;
 export const FailedCheckSchema = z.object({ kind: z.string(), check: z.string() });
 export type FailedCheck = z.infer<typeof FailedCheckSchema>;
 
+/**
+ * The policy passage an action exercises (`createPolicyLinker`): its index among `policyPassages(policy)`,
+ * its character range in the domain's policy, its headings joined by " › ", and its BM25 score.
+ */
+export const PolicyLinkSchema = z.object({
+  passage: z.number().int(),
+  start: z.number().int(),
+  end: z.number().int(),
+  section: z.string(),
+  score: z.number(),
+});
+export type PolicyLinkView = z.infer<typeof PolicyLinkSchema>;
+
 /** What the playground streams, in order; `seq` numbers events from 0 (the SSE id). */
 export const PlaygroundEventSchema = z.discriminatedUnion("type", [
   z.object({
@@ -229,11 +242,18 @@ export const PlaygroundEventSchema = z.discriminatedUnion("type", [
     /** The perturbations it meets, as canonical specs (absent: none). */
     perturbations: z.array(z.string()).optional(),
   }),
-  z.object({ type: z.literal("message"), message: MessageSchema }),
-  z.object({ type: z.literal("tool-call-start"), call: ToolCallSchema }),
+  /** `policyLink`: an agent's refusal, and the policy passage it rests on. */
+  z.object({ type: z.literal("message"), message: MessageSchema, policyLink: PolicyLinkSchema.optional() }),
+  /** `policyLink`: the policy passage an agent's tool call exercises (absent: none matches well). */
+  z.object({
+    type: z.literal("tool-call-start"),
+    call: ToolCallSchema,
+    policyLink: PolicyLinkSchema.optional(),
+  }),
   z.object({
     type: z.literal("tool-call-end"),
     call: ToolCallSchema,
+    policyLink: PolicyLinkSchema.optional(),
     result: ToolMessageSchema,
     latencyMs: z.number(),
   }),

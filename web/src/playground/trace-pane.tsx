@@ -12,6 +12,8 @@ import { RewardCard } from "../components/reward-card.js";
 import { ShellTerminal, shellCommand } from "../components/shell-terminal.js";
 import { WorldChangeCard } from "../components/record-diff.js";
 import { formatCost } from "../format.js";
+import { MarkdownBlockView, parseMarkdown } from "../components/markdown.js";
+import { KNOWLEDGE_SEARCH_TOOLS, returnedDocuments } from "./knowledge-hits.js";
 
 type TraceItem =
   | {
@@ -137,6 +139,31 @@ function linkedBy(event: SequencedEvent): string {
     : "the agent's refusal";
 }
 
+/** The documents a knowledge-base search returned to the agent, each opening to its text. */
+function ReturnedDocuments(props: { output: string }) {
+  const documents = useMemo(() => returnedDocuments(props.output), [props.output]);
+  if (documents.length === 0) return null;
+  return (
+    <ol className="returned-documents" data-testid="returned-documents" aria-label="Documents returned">
+      {documents.map((document) => (
+        <li key={document.rank}>
+          <details>
+            <summary>
+              <strong>{document.title}</strong> <code className="muted">{document.id}</code>{" "}
+              <span className="muted">score {document.score}</span>
+            </summary>
+            <div className="markdown">
+              {parseMarkdown(document.content).map((block, i) => (
+                <MarkdownBlockView key={i} block={block} />
+              ))}
+            </div>
+          </details>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 /** What a card's policy badge does: show the passage in the policy pane. */
 export type ShowPolicy = (link: PolicyLinkView, by: string) => void;
 
@@ -202,6 +229,9 @@ export function ToolCallCard(props: {
             <summary>arguments</summary>
             <pre>{args}</pre>
           </details>
+          {result && !result.error && KNOWLEDGE_SEARCH_TOOLS.has(call.name) && (
+            <ReturnedDocuments output={result.content ?? ""} />
+          )}
           {result && (
             <details
               open={(result.content ?? "").length < 400}

@@ -8,7 +8,9 @@ import {
   policyPassages,
   stem,
 } from "../src/knowledge/index.js";
+import type { Message } from "../src/core/message.js";
 import { toolSummaries } from "../src/server/domain-views.js";
+import { simulationPolicyLinks } from "../src/server/policy-links.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 
 // Linking actions to the policy passage they exercise: the passage split, then BM25 over passages and
@@ -181,5 +183,36 @@ describe("linkRefusal", () => {
     expect(airline.linker.linkRefusal("Sorry, I cannot tell you the weather in Paris.")).toBeNull();
     expect(isRefusal("I'm unable to remove checked bags.")).toBe(true);
     expect(isRefusal("That isn't possible, I'm afraid.")).toBe(true);
+  });
+});
+
+describe("simulationPolicyLinks (the explorer's simulation page)", () => {
+  it("notes each agent tool call's and refusal's passage, with its text, by message", () => {
+    const data = domainData("airline");
+    const messages: Message[] = [
+      { role: "assistant", content: "Hi! How can I help you today?" },
+      { role: "user", content: "Cancel EHGLP3, and change my basic economy flight." },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "1",
+            name: "cancel_reservation",
+            arguments: { reservation_id: "EHGLP3" },
+            requestor: "assistant",
+          },
+        ],
+      },
+      { role: "tool", id: "1", content: "{}", requestor: "assistant", error: false },
+      { role: "assistant", content: "I'm sorry, but basic economy flights cannot be modified." },
+    ];
+    const notes = simulationPolicyLinks(data, messages);
+    expect(notes.map((n) => [n.messageIndex, n.by, n.link.section.split(" › ").at(-1)])).toEqual([
+      [2, "cancel_reservation", "Cancel flight"],
+      [4, "the agent's refusal", "Modify flight"],
+    ]);
+    expect(notes[1]!.excerpt).toContain("Basic economy flights cannot be modified.");
+    expect(notes[0]!.excerpt).toBe(data.policy.slice(notes[0]!.link.start, notes[0]!.link.end));
   });
 });

@@ -229,6 +229,16 @@ export const PolicyLinkSchema = z.object({
 });
 export type PolicyLinkView = z.infer<typeof PolicyLinkSchema>;
 
+/** A recorded message's policy link, for the explorer: what exercised it and the passage's text. */
+export const PolicyLinkNoteSchema = z.object({
+  messageIndex: z.number().int(),
+  /** The tool call's name, or "the agent's refusal". */
+  by: z.string(),
+  link: PolicyLinkSchema,
+  excerpt: z.string(),
+});
+export type PolicyLinkNote = z.infer<typeof PolicyLinkNoteSchema>;
+
 /** What the playground streams, in order; `seq` numbers events from 0 (the SSE id). */
 export const PlaygroundEventSchema = z.discriminatedUnion("type", [
   z.object({
@@ -592,6 +602,8 @@ export const SimulationDetailSchema = z.object({
   dbDiff: z.object({ agent: z.array(RecordDiffSchema), user: z.array(RecordDiffSchema) }).nullable(),
   /** Where the diff comes from: the stored reward info, a re-evaluation on this server, or nowhere. */
   dbDiffSource: z.enum(["recorded", "recomputed", "unavailable"]),
+  /** The policy passages its agent's tool calls and refusals exercise (absent: the domain has no data here). */
+  policyLinks: z.array(PolicyLinkNoteSchema).optional(),
 });
 export type SimulationDetail = z.infer<typeof SimulationDetailSchema>;
 

@@ -1,5 +1,6 @@
 import type { Message, ToolCall } from "../core/message.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
+import type { PolicyLinkNote } from "./api-schemas.js";
 import { createPolicyLinker, type PolicyLink } from "../knowledge/policy-links.js";
 import { toolSummaries } from "./domain-views.js";
 
@@ -50,4 +51,30 @@ export function policyLinksFor(data: DomainData): ConversationPolicyLinks {
     cache.set(data, links);
   }
   return links;
+}
+
+/** The longest passage text a note carries; longer ones are cut at a word. */
+const EXCERPT_CHARACTERS = 600;
+
+/**
+ * The policy links of a recorded conversation, for the explorer: per message, each agent tool call's and
+ * a refusal's passage, with the passage's text (the simulation page shows no policy beside it).
+ */
+export function simulationPolicyLinks(data: DomainData, messages: readonly Message[]): PolicyLinkNote[] {
+  const links = policyLinksFor(data);
+  const note = (messageIndex: number, by: string, link: PolicyLink | undefined): PolicyLinkNote[] => {
+    if (!link) return [];
+    let excerpt = data.policy.slice(link.start, link.end);
+    if (excerpt.length > EXCERPT_CHARACTERS) {
+      const cut = excerpt.lastIndexOf(" ", EXCERPT_CHARACTERS);
+      excerpt = `${excerpt.slice(0, cut > 0 ? cut : EXCERPT_CHARACTERS)}…`;
+    }
+    return [{ messageIndex, by, link, excerpt }];
+  };
+  return messages.flatMap((message, i) => [
+    ...(message.role === "assistant" ? (message.tool_calls ?? []) : []).flatMap((call) =>
+      note(i, call.name, links.toolCall(call)),
+    ),
+    ...note(i, "the agent's refusal", links.message(message)),
+  ]);
 }

@@ -323,6 +323,7 @@ export function SimulationPage(props: {
             turnHref={(index) => href({ page: "simulation", runId, domain, taskId, trial, turn: index })}
             toolCallsOnly={toolCallsOnly}
             {...(foldLong ? { foldLongAt: FOLD_LONG_AT } : {})}
+            {...(detail.policyLinks ? { policyLinks: detail.policyLinks } : {})}
           />
         </section>
         <div className="simulation-side">

@@ -2,8 +2,13 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinDomains } from "../../src/domains/registry.js";
+import { parseResults } from "../../src/formats/tau2/results.js";
+import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/web-server.js";
+import { buildResults } from "./helpers/seed-results.js";
+import { sharedDomainData, startWebServer, type WebServer } from "./helpers/web-server.js";
 
 // The policy linked to the action: a tool call highlights the policy passage it exercises, and its
 // card's badge brings that passage into view. Keyless scripted agent and customer (airline task 8:
@@ -11,11 +16,20 @@ import { startWebServer, type WebServer } from "./helpers/web-server.js";
 const SCREENS = process.env.PASSK_SCREENS ?? "/tmp/passk-screens";
 let web: WebServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
+let runId: string;
 
 beforeAll(async () => {
   ensureWebBuilt();
   mkdirSync(SCREENS, { recursive: true });
-  web = await startWebServer();
+  // A stored run of task 8 played by the gold agent, for the explorer's simulation page.
+  const airline = sharedDomainData(builtinDomains.get("airline")!, tau2DataDir());
+  const store = createMemoryRunStore();
+  const results = await buildResults(airline, { taskIds: ["8"], trials: 1, fails: () => false });
+  runId = store.importResults(parseResults(JSON.stringify(results), "gold.json"), {
+    label: "gold",
+    domain: "airline",
+  });
+  web = await startWebServer({ store });
   browser = await launchChromium();
 });
 
@@ -87,6 +101,27 @@ describe("policy passages linked to tool calls, in Chromium", () => {
     await expect.poll(() => within(linked, page.getByTestId("policy-text"))).toBe(true);
     await expect.poll(() => linked.isVisible()).toBe(true);
     await page.screenshot({ path: path.join(SCREENS, "playground-policy-link-390.png") });
+    await page.close();
+  });
+});
+
+describe("policy passages on the explorer's simulation page, in Chromium", () => {
+  it("notes each linked tool call's passage under it, its text one click away", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${web.url}/#/runs/${runId}/simulations/airline/8/0`);
+    const book = page.locator(".message.agent", {
+      has: page.locator(".call-name", { hasText: "book_reservation" }),
+    });
+    const note = book.getByTestId("policy-note");
+    await note.waitFor();
+    expect(await note.locator("summary").innerText()).toBe("§ Book flight — book_reservation");
+    // The flight search has no passage worth linking: no note under it.
+    const search = page.locator(".message.agent", {
+      has: page.locator(".call-name", { hasText: "search_direct_flight" }),
+    });
+    expect(await search.getByTestId("policy-note").count()).toBe(0);
+    await note.locator("summary").click();
+    await expect.poll(() => note.locator(".policy-excerpt").innerText()).toContain("free checked bag");
     await page.close();
   });
 });

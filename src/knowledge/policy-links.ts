@@ -35,7 +35,7 @@ const STOPWORDS = new Set(
     "a an the and or but if then than so of to in on at by for from with without as is are was were be been " +
     "being am do does did done has have had having it its this that these those there here which who whom " +
     "whose what when where why how all any each every both either neither some such nor only own same " +
-    "too very can cannot could should would will shall may might must i me my we our us you your yours he him " +
+    "too very can could should would will shall may might must i me my we our us you your yours he him " +
     "his she her they them their one also into about over under again further once just more most other " +
     "up down out off please sorry thank thanks unfortunately afraid let know able get got given give use used " +
     "tool tools call calls called first new list"
@@ -95,7 +95,7 @@ export function isRefusal(text: string): boolean {
 /** How much a tool's description and argument names weigh beside its name. */
 const CONTEXT_WEIGHT = 0.3;
 
-/** How much the headings a passage sits under weigh beside its own text. */
+/** How much the heading a passage sits right under weighs beside its own text. */
 const HEADING_WEIGHT = 2;
 
 /** How many times a tool name's first word (its verb: book, cancel, modify) counts. */
@@ -111,12 +111,16 @@ export interface PolicyLinker {
 }
 
 /**
- * Indexes a policy's passages with BM25 ({@link buildBm25Index}, over {@link policyTerms}); each passage
- * is indexed with its headings, twice, so that a section's own words weigh. No model: the same policy
- * and action always give the same link.
+ * Indexes a policy for linking actions, with BM25 ({@link buildBm25Index}, over {@link policyTerms}): one
+ * index of the passages' texts, one of the distinct headings; a passage scores its text's score plus
+ * twice the score of the heading it sits right under. A tool call is matched on its name (`update_` read
+ * as `modify_`; its first word, when some heading has it, counted three times against the headings:
+ * the verb picks the section, the text the passage), with its description and argument names at 0.3;
+ * a refusal on its words. No model: the same policy and action always give the same link.
  *
  * @example
- * createPolicyLinker(airlinePolicy).linkToolCall({ name: "cancel_reservation" })?.section // "Cancel flight"
+ * createPolicyLinker(airlinePolicy).linkToolCall({ name: "cancel_reservation" })?.section
+ * // "Airline Agent Policy › Cancel flight"
  */
 export function createPolicyLinker(policy: string): PolicyLinker {
   const passages = policyPassages(policy);

@@ -2,7 +2,9 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Agent } from "../../src/core/agent.js";
 import { builtinDomains } from "../../src/domains/registry.js";
+import { goldUser } from "../../src/users/gold-user.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
 import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
@@ -122,6 +124,64 @@ describe("policy passages on the explorer's simulation page, in Chromium", () =>
     expect(await search.getByTestId("policy-note").count()).toBe(0);
     await note.locator("summary").click();
     await expect.poll(() => note.locator(".policy-excerpt").innerText()).toContain("free checked bag");
+    await page.close();
+  });
+});
+
+describe("a refusal linked to the rule it rests on, in Chromium", () => {
+  // An agent that declines what the policy forbids, in words only (no tool call).
+  const refusing: Agent = {
+    name: "refusing",
+    start: () => ({
+      respond: async (incoming) => ({
+        role: "assistant",
+        content: /basic economy/i.test(String(incoming.at(-1)?.content))
+          ? "I'm sorry, but basic economy flights cannot be modified."
+          : "Sure, which reservation is it?",
+      }),
+    }),
+  };
+  let refusingWeb: WebServer;
+  beforeAll(async () => {
+    refusingWeb = await startWebServer({
+      participants: {
+        agents: ["scripted:refusing"],
+        users: ["scripted:gold"],
+        createAgent: () => refusing,
+        createUserSimulator: () => goldUser,
+      },
+    });
+  });
+  afterAll(async () => {
+    await refusingWeb?.kill();
+  });
+
+  it("shows the agent's refusal in the trace, its rule highlighted in the policy (1280 px)", async () => {
+    const page = await openPage(1280);
+    await page.goto(`${refusingWeb.url}/#/play/airline/0`);
+    await page.locator('[data-task-id="0"][aria-selected="true"]').waitFor();
+    await page.getByLabel("Me (type as the customer)").check();
+    await page.getByRole("button", { name: "Start conversation" }).click();
+    const box = page.getByLabel("Message to the agent");
+    await expect.poll(() => box.isEnabled()).toBe(true);
+    await box.fill("Please change my basic economy flight to May 20.");
+    await box.press("Enter");
+    const refusal = page.getByTestId("refusal-card");
+    await refusal.waitFor();
+    expect(await refusal.getByTestId("policy-link").innerText()).toBe("§ Modify flight");
+    await expect
+      .poll(() => page.getByTestId("linked-passage-by").innerText())
+      .toMatch(/^the agent's refusal · score/);
+    expect(await page.getByTestId("linked-passage").innerText()).toContain(
+      "Basic economy flights cannot be modified.",
+    );
+    await expect
+      .poll(() => within(page.getByTestId("linked-passage"), page.getByTestId("policy-text")))
+      .toBe(true);
+    await page.screenshot({ path: path.join(SCREENS, "playground-policy-refusal-1280.png") });
+    await expect.poll(() => box.isEnabled()).toBe(true);
+    await page.getByRole("button", { name: "End & grade" }).click();
+    await page.getByTestId("verdict-banner").waitFor({ timeout: 30_000 });
     await page.close();
   });
 });

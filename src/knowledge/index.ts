@@ -65,6 +65,10 @@ export type {
   RetrievalToolName,
 } from "./configs.js";
 export { bankingPolicy, inlineDocuments } from "./policy.js";
+export { policyPassages, sectionTagTitle } from "./policy-passages.js";
+export type { PolicyPassage } from "./policy-passages.js";
+export { POLICY_LINK_THRESHOLD, createPolicyLinker, isRefusal, policyTerms, stem } from "./policy-links.js";
+export type { LinkedTool, PolicyLink, PolicyLinker } from "./policy-links.js";
 export type { BankingPolicyOptions, PolicyTask } from "./policy.js";
 export {
   DEFAULT_EMBEDDING_CACHE,

@@ -237,6 +237,29 @@ export type RecordChange = z.infer<typeof RecordChangeSchema>;
 export const FailedCheckSchema = z.object({ kind: z.string(), check: z.string() });
 export type FailedCheck = z.infer<typeof FailedCheckSchema>;
 
+/**
+ * The policy passage an action exercises (`createPolicyLinker`): its index among `policyPassages(policy)`,
+ * its character range in the domain's policy, its headings joined by " › ", and its BM25 score.
+ */
+export const PolicyLinkSchema = z.object({
+  passage: z.number().int(),
+  start: z.number().int(),
+  end: z.number().int(),
+  section: z.string(),
+  score: z.number(),
+});
+export type PolicyLinkView = z.infer<typeof PolicyLinkSchema>;
+
+/** A recorded message's policy link, for the explorer: what exercised it and the passage's text. */
+export const PolicyLinkNoteSchema = z.object({
+  messageIndex: z.number().int(),
+  /** The tool call's name, or "the agent's refusal". */
+  by: z.string(),
+  link: PolicyLinkSchema,
+  excerpt: z.string(),
+});
+export type PolicyLinkNote = z.infer<typeof PolicyLinkNoteSchema>;
+
 /** What the playground streams, in order; `seq` numbers events from 0 (the SSE id). */
 export const PlaygroundEventSchema = z.discriminatedUnion("type", [
   z.object({
@@ -250,11 +273,18 @@ export const PlaygroundEventSchema = z.discriminatedUnion("type", [
     /** The perturbations it meets, as canonical specs (absent: none). */
     perturbations: z.array(z.string()).optional(),
   }),
-  z.object({ type: z.literal("message"), message: MessageSchema }),
-  z.object({ type: z.literal("tool-call-start"), call: ToolCallSchema }),
+  /** `policyLink`: an agent's refusal, and the policy passage it rests on. */
+  z.object({ type: z.literal("message"), message: MessageSchema, policyLink: PolicyLinkSchema.optional() }),
+  /** `policyLink`: the policy passage an agent's tool call exercises (absent: none matches well). */
+  z.object({
+    type: z.literal("tool-call-start"),
+    call: ToolCallSchema,
+    policyLink: PolicyLinkSchema.optional(),
+  }),
   z.object({
     type: z.literal("tool-call-end"),
     call: ToolCallSchema,
+    policyLink: PolicyLinkSchema.optional(),
     result: ToolMessageSchema,
     latencyMs: z.number(),
   }),
@@ -599,6 +629,8 @@ export const SimulationDetailSchema = z.object({
   dbDiff: z.object({ agent: z.array(RecordDiffSchema), user: z.array(RecordDiffSchema) }).nullable(),
   /** Where the diff comes from: the stored reward info, a re-evaluation on this server, or nowhere. */
   dbDiffSource: z.enum(["recorded", "recomputed", "unavailable"]),
+  /** The policy passages its agent's tool calls and refusals exercise (absent: the domain has no data here). */
+  policyLinks: z.array(PolicyLinkNoteSchema).optional(),
 });
 export type SimulationDetail = z.infer<typeof SimulationDetailSchema>;
 

@@ -5,6 +5,7 @@ import type { Judge } from "../core/judge.js";
 import { TaskSchema, type Task } from "../core/task.js";
 import { toPlainJson } from "../evaluation/db-diff.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
+import type { PolicyLink } from "../knowledge/policy-links.js";
 import { failedChecks } from "../metrics/failed-checks.js";
 import type { World } from "../env/world.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
@@ -31,6 +32,7 @@ import {
 import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "./human-customer.js";
 import { recordChanges } from "./record-changes.js";
 import { playgroundReview } from "./playground-review.js";
+import { policyLinksFor } from "./policy-links.js";
 import {
   ConversationNotFoundError,
   ConversationStateError,
@@ -420,6 +422,8 @@ export class ConversationHub {
         userLlm: setup.mode === "human" ? "human" : (setup.userSpec ?? "unknown"),
         protocol: protocol.name,
       });
+      const links = policyLinksFor(data);
+      const linked = (policyLink: PolicyLink | undefined) => (policyLink ? { policyLink } : {});
       const onEvent = (event: SimulationEvent) => {
         trace?.onEvent(event);
         switch (event.type) {
@@ -431,16 +435,25 @@ export class ConversationHub {
               clearIdle();
               snapshot();
             }
-            conversation.emit({ type: "message", message: event.message });
+            conversation.emit({
+              type: "message",
+              message: event.message,
+              ...linked(links.message(event.message)),
+            });
             break;
           case "tool-call-start":
             snapshot();
-            conversation.emit({ type: "tool-call-start", call: event.call });
+            conversation.emit({
+              type: "tool-call-start",
+              call: event.call,
+              ...linked(links.toolCall(event.call)),
+            });
             break;
           case "tool-call-end":
             conversation.emit({
               type: "tool-call-end",
               call: event.call,
+              ...linked(links.toolCall(event.call)),
               result: event.result,
               latencyMs: event.latencyMs,
             });

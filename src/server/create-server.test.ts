@@ -763,3 +763,55 @@ describe("typed client", () => {
     expect((await app.request("/api/domains/banking_knowledge/documents")).status).toBe(400);
   });
 });
+
+describe("the policy linked to the action", () => {
+  it("marks an agent's tool call with the policy passage it exercises; a call the policy never speaks of, with none", async () => {
+    const app = server();
+    const id = await start(app, { domain: "airline", taskId: "8", mode: "simulate" });
+    const events = await readEvents(app, id);
+    const starts = events.filter((e) => e.type === "tool-call-start");
+    const linkOf = (name: string) => starts.find((e) => e.call.name === name)?.policyLink;
+    expect(linkOf("book_reservation")?.section).toBe("Airline Agent Policy › Book flight");
+    expect(linkOf("get_user_details")?.section).toBe("Airline Agent Policy › Domain Basic › User");
+    expect(starts.some((e) => e.call.name === "search_direct_flight")).toBe(true);
+    expect(linkOf("search_direct_flight")).toBeUndefined();
+    // The end of a call carries the same link; its range is a passage of the policy the page shows.
+    const end = events.find((e) => e.type === "tool-call-end" && e.call.name === "book_reservation");
+    expect(end?.type === "tool-call-end" && end.policyLink).toEqual(linkOf("book_reservation"));
+    const detail = DomainDetailSchema.parse(await (await app.request("/api/domains/airline")).json());
+    const link = linkOf("book_reservation")!;
+    expect(detail.policy.slice(link.start, link.end)).toContain("free checked bag");
+  });
+
+  it("marks an agent's refusal with the rule it rests on, and nothing else it says", async () => {
+    const refusing: Agent = {
+      name: "refusing",
+      start: () => ({
+        respond: async (incoming) => ({
+          role: "assistant",
+          content: /basic economy/.test(String(incoming.at(-1)?.content))
+            ? "I'm sorry, but basic economy flights cannot be modified."
+            : "Sure, which reservation is it?",
+        }),
+      }),
+    };
+    const app = server({ participants: participants({ agentFor: () => refusing }) });
+    const id = await start(app, { domain: "airline", taskId: "0", mode: "human" });
+    let seen = await readEvents(app, id, (e) => e.type === "awaiting-customer");
+    const say = async (content: string) => {
+      expect((await post(app, `/api/conversations/${id}/messages`, { content })).status).toBe(200);
+      seen = await readEvents(app, id, (e) => e.type === "awaiting-customer", seen.at(-1)!.seq);
+      return seen.filter((e) => e.type === "message" && e.message.role === "assistant");
+    };
+    const [plain] = await say("I want to change my flight.");
+    expect(plain?.type === "message" && plain.policyLink).toBeUndefined();
+    const [refusal] = await say("It is a basic economy ticket, change it anyway.");
+    const link = refusal?.type === "message" ? refusal.policyLink : undefined;
+    expect(link?.section).toBe("Airline Agent Policy › Modify flight");
+    const detail = DomainDetailSchema.parse(await (await app.request("/api/domains/airline")).json());
+    expect(detail.policy.slice(link!.start, link!.end)).toContain(
+      "Basic economy flights cannot be modified.",
+    );
+    expect((await post(app, `/api/conversations/${id}/end`, {})).status).toBe(200);
+  });
+});

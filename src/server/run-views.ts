@@ -50,6 +50,7 @@ import {
   SimulationNotFoundError,
 } from "./server-errors.js";
 import { tau2Comparability } from "../runner/tau2-comparability.js";
+import { simulationPolicyLinks } from "./policy-links.js";
 
 const stringOr = (value: unknown): string | null =>
   typeof value === "string" && value !== "" ? value : null;
@@ -485,6 +486,7 @@ export class RunViews {
       failedChecks: failedChecks(simulation.reward_info, simulation.termination_reason),
       dbDiff,
       dbDiffSource,
+      ...(data ? { policyLinks: simulationPolicyLinks(data, simulation.messages) } : {}),
     };
   }
 

@@ -3,6 +3,8 @@ import { parseMarkdown } from "../../web/src/components/markdown-parse.js";
 import { diffValues } from "../../web/src/components/value-diff.js";
 import { middleTruncate, parseTelecomTaskId, taskLabel } from "../../web/src/format.js";
 import { verdictSentence } from "../../web/src/playground/verdict.js";
+import { returnedDocuments } from "../../web/src/playground/knowledge-hits.js";
+import { formatKbSearchOutput } from "../../src/knowledge/format.js";
 
 // The web app's pure pieces: what they do is what the pages show.
 
@@ -163,5 +165,37 @@ describe("verdictSentence", () => {
     expect(verdictSentence(0, [{ kind: "NL_ASSERTION", check: "Agent refuses the `refund`" }])).toBe(
       "0.00 — not met: Agent refuses the refund",
     );
+  });
+});
+
+describe("returnedDocuments", () => {
+  it("reads back the documents of a KB_search output, a numbered list inside a document kept in it", () => {
+    const output = formatKbSearchOutput(
+      [
+        { document: { id: "doc_fees_001", title: "Fees", content: "Overdraft fee: $35." }, score: 3.25 },
+        {
+          document: { id: "doc_steps_002", title: "", content: "Do this:\n\n1. first\n\n2. second" },
+          score: 1,
+        },
+      ],
+      { retrievalMs: 3, postprocessingMs: 0, totalMs: 3 },
+    );
+    expect(returnedDocuments(output)).toEqual([
+      { rank: 1, title: "Fees", id: "doc_fees_001", score: "3.2500", content: "Overdraft fee: $35." },
+      {
+        rank: 2,
+        title: "Untitled",
+        id: "doc_steps_002",
+        score: "1.0000",
+        content: "Do this:\n\n1. first\n\n2. second",
+      },
+    ]);
+  });
+
+  it("finds none in an output that lists no documents", () => {
+    expect(returnedDocuments("No relevant documents found.\n\n[Timing: retrieval=1ms, total=1ms]")).toEqual(
+      [],
+    );
+    expect(returnedDocuments("Error: query must not be empty")).toEqual([]);
   });
 });

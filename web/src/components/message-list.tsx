@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from "react";
 import type { Message, ToolCall, ToolMessage } from "../../../src/core/message.js";
 import { perturbationMarks } from "../../../src/core/perturbation.js";
+import type { PolicyLinkNote } from "../../../src/server/api-schemas.js";
 import { ShellTerminal, shellCommand } from "./shell-terminal.js";
 import { ValueView } from "./value-view.js";
 
@@ -68,6 +69,19 @@ function PerturbationTags(props: { message: Message }) {
   );
 }
 
+/** The policy passage a tool call or a refusal exercises, its text one click away. */
+function PolicyNote(props: { note: PolicyLinkNote }) {
+  const { note } = props;
+  return (
+    <details className="policy-note" data-testid="policy-note">
+      <summary title={`${note.link.section} (score ${note.link.score.toFixed(1)})`}>
+        § {note.link.section.split(" › ").at(-1) || "policy"} <span className="muted">— {note.by}</span>
+      </summary>
+      <pre className="policy-excerpt">{note.excerpt}</pre>
+    </details>
+  );
+}
+
 /** A message's words, folded past `foldAt` characters behind a button that shows them all. */
 function Bubble(props: { text: string; foldAt: number | undefined }) {
   const [open, setOpen] = useState(false);
@@ -107,6 +121,8 @@ export function MessageList(props: {
   foldLongAt?: number;
   /** Shown at the end of a participant's message (by index): the model call behind it. */
   after?: (index: number, message: Message) => ReactNode;
+  /** The policy passages messages exercise (a tool call's, a refusal's), shown under them. */
+  policyLinks?: readonly PolicyLinkNote[];
 }) {
   // A shell call shows its answer in its terminal, so that answer is not shown again on its own.
   const shellCalls = new Set(
@@ -180,6 +196,11 @@ export function MessageList(props: {
             {(message.tool_calls ?? []).map((call) => (
               <CallNote key={call.id} call={call} result={results.get(call.id)} />
             ))}
+            {(props.policyLinks ?? [])
+              .filter((note) => note.messageIndex === i)
+              .map((note, j) => (
+                <PolicyNote key={j} note={note} />
+              ))}
             {event && (
               <p className="conversation-event" data-testid="stop-event">
                 <span aria-hidden="true">■</span> {actor} {who === "agent" ? event.agent : event.customer}

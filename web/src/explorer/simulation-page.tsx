@@ -349,6 +349,7 @@ export function SimulationPage(props: {
                     )),
                 }
               : {})}
+            {...(detail.policyLinks ? { policyLinks: detail.policyLinks } : {})}
           />
           {callRecord && <UnattachedCalls record={callRecord} indexes={turnCalls.get(null) ?? []} />}
         </section>

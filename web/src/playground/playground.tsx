@@ -18,9 +18,9 @@ import { navigate, type Route } from "../router.js";
 import { AgentScoreStrip } from "./agent-score-strip.js";
 import { ConversationPane } from "./conversation-pane.js";
 import { PhonePanel } from "./phone-panel.js";
-import { PolicyPane } from "./policy-pane.js";
+import { PolicyPane, type PolicyFocus } from "./policy-pane.js";
 import { TaskPicker } from "./task-picker.js";
-import { TracePane } from "./trace-pane.js";
+import { TracePane, latestPolicyLink } from "./trace-pane.js";
 import { VerdictBanner } from "./verdict-banner.js";
 import { useConversation } from "./use-conversation.js";
 
@@ -196,6 +196,18 @@ export function Playground(props: {
   const conversationHeading = useRef<HTMLHeadingElement>(null);
   const [suggestion, setSuggestion] = useState<{ conversationId: string; text: string } | null>(null);
   const [cardRequests, setCardRequests] = useState(0);
+  // The policy passage shown highlighted: the newest linked action's, unless a person asked for another
+  // since (a card's policy badge).
+  const [askedPassage, setAskedPassage] = useState<
+    (PolicyFocus & { seq: number; conversationId: string | undefined }) | null
+  >(null);
+  const latestLink = useMemo(() => latestPolicyLink(state.events), [state.events]);
+  const policyFocus = useMemo((): PolicyFocus | null => {
+    if (!started || started.domain !== domain?.name) return null;
+    if (askedPassage && askedPassage.conversationId === started.conversationId)
+      if (latestLink === null || askedPassage.seq >= latestLink.seq) return askedPassage;
+    return latestLink && { link: latestLink.link, by: latestLink.by, request: 0 };
+  }, [started, domain?.name, askedPassage, latestLink]);
   useEffect(() => {
     if (cardRequests === 0) return;
     const card = traceSection.current?.querySelector<HTMLElement>('[data-testid="reward-card"]');
@@ -501,7 +513,19 @@ export function Playground(props: {
             aria-labelledby="pane-trace"
           >
             <h2 id="pane-trace">Trace</h2>
-            <TracePane events={state.events} />
+            <TracePane
+              events={state.events}
+              onShowPolicy={(link, by) => {
+                setAskedPassage((asked) => ({
+                  link,
+                  by,
+                  request: (asked?.request ?? 0) + 1,
+                  seq: latestLink?.seq ?? -1,
+                  conversationId: started?.conversationId,
+                }));
+                setPane("policy");
+              }}
+            />
           </section>
           <section className={`pane${pane === "policy" ? " active" : ""}`} aria-labelledby="pane-policy">
             <h2 id="pane-policy">Policy</h2>
@@ -509,6 +533,7 @@ export function Playground(props: {
               <PolicyPane
                 policy={domain.policy}
                 documentsOf={domain.hasDocuments ? domain.name : undefined}
+                focus={policyFocus}
               />
             ) : (
               <p className="muted">Loading…</p>

@@ -1,15 +1,30 @@
 import { useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { ToolCall, ToolMessage } from "../../../src/core/message.js";
-import type { FailedCheck, RecordChange, SequencedEvent } from "../../../src/server/api-schemas.js";
+import type {
+  FailedCheck,
+  PolicyLinkView,
+  RecordChange,
+  SequencedEvent,
+} from "../../../src/server/api-schemas.js";
 import type { RewardInfo } from "../../../src/core/simulation.js";
 import type { Review } from "../../../src/review/blame.js";
 import { RewardCard } from "../components/reward-card.js";
 import { ShellTerminal, shellCommand } from "../components/shell-terminal.js";
 import { WorldChangeCard } from "../components/record-diff.js";
 import { formatCost } from "../format.js";
+import { MarkdownBlockView, parseMarkdown } from "../components/markdown.js";
+import { KNOWLEDGE_SEARCH_TOOLS, returnedDocuments } from "./knowledge-hits.js";
 
 type TraceItem =
-  | { kind: "tool"; key: string; call: ToolCall; result?: ToolMessage; latencyMs?: number }
+  | {
+      kind: "tool";
+      key: string;
+      call: ToolCall;
+      result?: ToolMessage;
+      latencyMs?: number;
+      policyLink?: PolicyLinkView | undefined;
+    }
+  | { kind: "refusal"; key: string; text: string; policyLink: PolicyLinkView }
   | { kind: "world"; key: string; side: "agent" | "user"; records: RecordChange[] }
   | {
       kind: "end";
@@ -41,7 +56,16 @@ export function traceItems(events: readonly SequencedEvent[]): TraceItem[] {
     switch (event.type) {
       case "tool-call-start":
         open.set(event.call.id, items.length);
-        items.push({ kind: "tool", key, call: event.call });
+        items.push({ kind: "tool", key, call: event.call, policyLink: event.policyLink });
+        break;
+      case "message":
+        if (event.policyLink)
+          items.push({
+            kind: "refusal",
+            key,
+            text: event.message.content ?? "",
+            policyLink: event.policyLink,
+          });
         break;
       case "tool-call-end": {
         const index = open.get(event.call.id);
@@ -51,6 +75,7 @@ export function traceItems(events: readonly SequencedEvent[]): TraceItem[] {
           call: event.call,
           result: event.result,
           latencyMs: event.latencyMs,
+          policyLink: event.policyLink,
         };
         if (index === undefined) items.push(item);
         else items[index] = { ...item, key: items[index]!.key };
@@ -96,10 +121,80 @@ function marksOf(result: ToolMessage | undefined): Array<{ perturbation: string;
   });
 }
 
+/** The newest action linked to a policy passage in the stream: what the policy pane highlights. */
+export function latestPolicyLink(
+  events: readonly SequencedEvent[],
+): { seq: number; link: PolicyLinkView; by: string } | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if ((event.type === "tool-call-start" || event.type === "message") && event.policyLink)
+      return { seq: event.seq, link: event.policyLink, by: linkedBy(event) };
+  }
+  return null;
+}
+
+function linkedBy(event: SequencedEvent): string {
+  return event.type === "tool-call-start" || event.type === "tool-call-end"
+    ? event.call.name
+    : "the agent's refusal";
+}
+
+/** The documents a knowledge-base search returned to the agent, each opening to its text. */
+function ReturnedDocuments(props: { output: string }) {
+  const documents = useMemo(() => returnedDocuments(props.output), [props.output]);
+  if (documents.length === 0) return null;
+  return (
+    <ol className="returned-documents" data-testid="returned-documents" aria-label="Documents returned">
+      {documents.map((document) => (
+        <li key={document.rank}>
+          <details>
+            <summary>
+              <strong>{document.title}</strong> <code className="muted">{document.id}</code>{" "}
+              <span className="muted">score {document.score}</span>
+            </summary>
+            <div className="markdown">
+              {parseMarkdown(document.content).map((block, i) => (
+                <MarkdownBlockView key={i} block={block} />
+              ))}
+            </div>
+          </details>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** What a card's policy badge does: show the passage in the policy pane. */
+export type ShowPolicy = (link: PolicyLinkView, by: string) => void;
+
+/** A badge naming the policy section an action exercises; pressing it shows the passage. */
+export function PolicyLinkBadge(props: {
+  link: PolicyLinkView;
+  by: string;
+  onShow?: ShowPolicy | undefined;
+}) {
+  const { link } = props;
+  const section = link.section.split(" › ").at(-1) || "policy";
+  return (
+    <button
+      type="button"
+      className="badge policy-link"
+      data-testid="policy-link"
+      title={`${link.section} (score ${link.score.toFixed(1)}): show this passage of the policy`}
+      disabled={!props.onShow}
+      onClick={() => props.onShow?.(link, props.by)}
+    >
+      § {section}
+    </button>
+  );
+}
+
 export function ToolCallCard(props: {
   call: ToolCall;
   result?: ToolMessage | undefined;
   latencyMs?: number | undefined;
+  policyLink?: PolicyLinkView | undefined;
+  onShowPolicy?: ShowPolicy | undefined;
 }) {
   const { call, result } = props;
   const args = JSON.stringify(call.arguments, null, 2);
@@ -115,6 +210,9 @@ export function ToolCallCard(props: {
         <span className="tool-name">{call.name}</span>
         <span className="badge muted">{call.requestor === "user" ? "customer" : "agent"}</span>
         {props.latencyMs !== undefined && <span className="latency">{props.latencyMs.toFixed(1)} ms</span>}
+        {props.policyLink && (
+          <PolicyLinkBadge link={props.policyLink} by={call.name} onShow={props.onShowPolicy} />
+        )}
         {state === "running" && <span className="badge">running…</span>}
         {state === "error" && <span className="badge bad">error</span>}
         {marksOf(result).map((mark, i) => (
@@ -131,6 +229,9 @@ export function ToolCallCard(props: {
             <summary>arguments</summary>
             <pre>{args}</pre>
           </details>
+          {result && !result.error && KNOWLEDGE_SEARCH_TOOLS.has(call.name) && (
+            <ReturnedDocuments output={result.content ?? ""} />
+          )}
           {result && (
             <details
               open={(result.content ?? "").length < 400}
@@ -146,7 +247,7 @@ export function ToolCallCard(props: {
   );
 }
 
-export function TracePane(props: { events: readonly SequencedEvent[] }) {
+export function TracePane(props: { events: readonly SequencedEvent[]; onShowPolicy?: ShowPolicy }) {
   const items = useMemo(() => traceItems(props.events), [props.events]);
   const end = useRef<HTMLDivElement>(null);
   // Whether the reader is at the end of the trace (its last card in view): only then does a new card
@@ -177,7 +278,28 @@ export function TracePane(props: { events: readonly SequencedEvent[] }) {
         switch (item.kind) {
           case "tool":
             return (
-              <ToolCallCard key={item.key} call={item.call} result={item.result} latencyMs={item.latencyMs} />
+              <ToolCallCard
+                key={item.key}
+                call={item.call}
+                result={item.result}
+                latencyMs={item.latencyMs}
+                policyLink={item.policyLink}
+                onShowPolicy={props.onShowPolicy}
+              />
+            );
+          case "refusal":
+            return (
+              <article key={item.key} className="card refusal-card" data-testid="refusal-card">
+                <header>
+                  <span className="tool-name">The agent declined</span>
+                  <PolicyLinkBadge
+                    link={item.policyLink}
+                    by="the agent's refusal"
+                    onShow={props.onShowPolicy}
+                  />
+                </header>
+                <p className="muted">{item.text.length > 200 ? `${item.text.slice(0, 199)}…` : item.text}</p>
+              </article>
             );
           case "world":
             return <WorldChangeCard key={item.key} side={item.side} records={item.records} />;

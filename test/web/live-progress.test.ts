@@ -125,7 +125,7 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
 }
 
 // The pages ask again every 2 s.
-const SOON = { timeout: 10_000 };
+const SOON = { timeout: 30_000 };
 
 async function openPage(width: number, pathName: string): Promise<Page> {
   const page = await browser.context.newPage();
@@ -325,7 +325,7 @@ describe("the explorer follows a run in progress", () => {
       writers.live.close();
       writers.silent.close();
     }
-  }, 90_000);
+  }, 180_000);
   it("the server going away pauses the updates with a sentence, the page keeps what it shows, and picks up again", async () => {
     // An in-process server over its own store, so that it can be killed and restarted.
     const file = path.join(folder, "restarted.db");

@@ -97,9 +97,9 @@ export function describeValue(value: unknown): string {
 
 /** An amount of money as the domains' data holds it (dollars). */
 export function money(amount: unknown): string {
-  return typeof amount === "number"
-    ? `$${amount.toLocaleString("en-US", { maximumFractionDigits: 2 })}`
-    : "—";
+  if (typeof amount !== "number") return "—";
+  const text = `$${Math.abs(amount).toLocaleString("en-US", { maximumFractionDigits: 2 })}`;
+  return amount < 0 ? `-${text}` : text;
 }
 
 /** The top-level field a change's dotted path belongs to (`address.city` → `address`). */

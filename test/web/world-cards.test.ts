@@ -35,7 +35,7 @@ async function openPage(width: number): Promise<Page> {
 
 /** Nothing on the page is wider than the screen. */
 const fitsWidth = (page: Page) =>
-  page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  page.evaluate<boolean>("document.documentElement.scrollWidth <= window.innerWidth");
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false });

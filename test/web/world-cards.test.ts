@@ -37,6 +37,17 @@ async function openPage(width: number): Promise<Page> {
 const fitsWidth = (page: Page) =>
   page.evaluate<boolean>("document.documentElement.scrollWidth <= window.innerWidth");
 
+/** Wide, the records are shown open beside the chat; on a phone, one line above it until tapped. */
+async function openWorld(page: Page, width: number, summary: RegExp) {
+  const world = page.getByTestId("world-cards");
+  expect(await world.locator("summary").innerText()).toMatch(summary);
+  if (width < 900) {
+    expect(await world.getAttribute("open")).toBeNull();
+    await world.locator("summary").click();
+  }
+  await expect.poll(() => world.getAttribute("open")).toBe("");
+}
+
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false });
 
@@ -49,6 +60,7 @@ describe("the world's records in the playground, in Chromium", () => {
       await page.locator('[data-task-id="11"][aria-selected="true"]').waitFor();
       await page.getByRole("button", { name: "Simulate" }).click();
       await page.getByTestId("verdict-banner").waitFor({ timeout: CONVERSATION_MS });
+      await openWorld(page, width, /^Reservation GV1N64\s*1 changed$/);
       const card = page.getByTestId("reservation-card");
       expect(await card.count()).toBe(1);
       expect(await card.getAttribute("data-id")).toBe("GV1N64");
@@ -87,6 +99,7 @@ describe("the world's records in the playground, in Chromium", () => {
       // Retail's happy-path chip: task 17 reads three orders and changes #W8665881's address.
       await page.getByRole("button", { name: /Change a delivery address/ }).click();
       await page.getByTestId("verdict-banner").waitFor({ timeout: CONVERSATION_MS });
+      await openWorld(page, width, /^3 orders\s*1 changed$/);
       const cards = page.getByTestId("order-card");
       expect(await cards.evaluateAll((all) => all.map((c) => c.getAttribute("data-id")))).toEqual([
         "#W8665881",

@@ -1,4 +1,4 @@
-import { useMemo, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import type { FieldChange, SequencedEvent } from "../../../src/server/api-schemas.js";
 import { describeValue, money, topField, touchedRecords, type TouchedRecord } from "./world-records.js";
 
@@ -154,9 +154,23 @@ function OrderCard(props: { touched: TouchedRecord }) {
  */
 export function WorldCards(props: { events: readonly SequencedEvent[] }) {
   const touched = useMemo(() => touchedRecords(props.events, CARD_COLLECTIONS), [props.events]);
+  // Open beside the conversation on a wide screen; on a phone a line above the chat, opened by a tap.
+  const [open, setOpen] = useState(() => !window.matchMedia?.("(max-width: 900px)").matches);
   if (touched.length === 0) return null;
+  const changed = touched.filter((t) => t.added || t.changes.length > 0).length;
   return (
-    <section className="world-cards" aria-label="The records in play" data-testid="world-cards">
+    <details
+      className="world-cards"
+      data-testid="world-cards"
+      open={open}
+      onToggle={(e) => setOpen(e.currentTarget.open)}
+    >
+      <summary>
+        {touched.length === 1
+          ? `${touched[0]!.collection === "reservations" ? "Reservation" : "Order"} ${touched[0]!.id}`
+          : `${touched.length} ${touched[0]!.collection === "reservations" ? "reservations" : "orders"}`}
+        {changed > 0 && <span className="badge changed">{changed} changed</span>}
+      </summary>
       {touched.map((t) =>
         t.collection === "reservations" ? (
           <ReservationCard key={`r-${t.id}`} touched={t} />
@@ -164,6 +178,6 @@ export function WorldCards(props: { events: readonly SequencedEvent[] }) {
           <OrderCard key={`o-${t.id}`} touched={t} />
         ),
       )}
-    </section>
+    </details>
   );
 }

@@ -234,6 +234,10 @@ export const RecordChangeSchema = z.object({
 });
 export type RecordChange = z.infer<typeof RecordChangeSchema>;
 
+/** A record of the world whole, as it stands (a reservation, an order, a user). */
+export const WorldRecordSchema = z.object({ collection: z.string(), id: z.string(), record: z.unknown() });
+export type WorldRecord = z.infer<typeof WorldRecordSchema>;
+
 export const FailedCheckSchema = z.object({ kind: z.string(), check: z.string() });
 export type FailedCheck = z.infer<typeof FailedCheckSchema>;
 
@@ -287,11 +291,18 @@ export const PlaygroundEventSchema = z.discriminatedUnion("type", [
     policyLink: PolicyLinkSchema.optional(),
     result: ToolMessageSchema,
     latencyMs: z.number(),
+    /**
+     * The agent's records the call names by its arguments (`reservation_id`, `order_id`, …), whole, as
+     * they stand after it. Absent in conversations stored before it existed.
+     */
+    records: z.array(WorldRecordSchema).optional(),
   }),
   z.object({
     type: z.literal("world-change"),
     side: z.enum(["agent", "user"]),
     records: z.array(RecordChangeSchema),
+    /** Each changed or added record of a collection, whole, as it now stands (absent: none, or stored before). */
+    current: z.array(WorldRecordSchema).optional(),
   }),
   /** The customer's own state (telecom: the phone), whole, at the start and after each change. */
   z.object({ type: z.literal("user-state"), state: z.unknown() }),

@@ -30,7 +30,7 @@ import {
   type StoredConversation,
 } from "./conversation-store.js";
 import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "./human-customer.js";
-import { recordChanges } from "./record-changes.js";
+import { currentRecords, recordChanges, recordsNamedBy } from "./record-changes.js";
 import { playgroundReview } from "./playground-review.js";
 import { policyLinksFor } from "./policy-links.js";
 import {
@@ -449,21 +449,29 @@ export class ConversationHub {
               ...linked(links.toolCall(event.call)),
             });
             break;
-          case "tool-call-end":
+          case "tool-call-end": {
+            // What the agent's call is about, as the world now holds it (not as the agent was told).
+            const named =
+              event.result.requestor === "assistant"
+                ? recordsNamedBy(world?.agentDb, event.call.arguments)
+                : [];
             conversation.emit({
               type: "tool-call-end",
               call: event.call,
               ...linked(links.toolCall(event.call)),
               result: event.result,
               latencyMs: event.latencyMs,
+              ...(named.length > 0 ? { records: named } : {}),
             });
             break;
+          }
           case "world-change": {
             const before = event.side === "agent" ? seenAgent : seenUser;
             conversation.emit({
               type: "world-change",
               side: event.side,
               records: recordChanges(before, event.changes),
+              ...(event.side === "agent" ? { current: currentRecords(event.changes) } : {}),
             });
             snapshot();
             if (event.side === "user") sendUserState();

@@ -181,6 +181,28 @@ describe("playground API", () => {
     expect(rest.length).toBe(events.length - 4);
   });
 
+  it("sends the records an agent's call names and the records it changed, whole, as the world holds them", async () => {
+    const app = server();
+    // Airline task 11: the gold agent moves GV1N64 (business, two flights) down to basic economy.
+    const id = await start(app, { domain: "airline", taskId: "11", mode: "simulate" });
+    const events = await readEvents(app, id);
+    const callEnd = events.find(
+      (e) => e.type === "tool-call-end" && e.call.name === "update_reservation_flights",
+    );
+    const named = callEnd?.type === "tool-call-end" ? (callEnd.records ?? []) : [];
+    expect(named.map((r) => `${r.collection}/${r.id}`)).toEqual(["reservations/GV1N64"]);
+    // As the world holds it after the call, not before.
+    expect(named[0]!.record).toMatchObject({ reservation_id: "GV1N64", cabin: "basic_economy" });
+    const change = events.find((e) => e.type === "world-change" && e.side === "agent");
+    const current = change?.type === "world-change" ? (change.current ?? []) : [];
+    expect(current.find((r) => r.collection === "reservations" && r.id === "GV1N64")?.record).toEqual(
+      named[0]!.record,
+    );
+    const fields =
+      change?.type === "world-change" ? change.records.find((r) => r.id === "GV1N64")?.fields : [];
+    expect(fields).toContainEqual({ path: "cabin", before: "business", after: "basic_economy" });
+  });
+
   it("lets a person type as the customer and grades the conversation when they end it", async () => {
     const app = server();
     const id = await start(app, { domain: "mock", taskId: "create_task_1", mode: "human" });

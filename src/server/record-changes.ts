@@ -1,5 +1,5 @@
-import { recordById, leafDifferences, type DbChanges } from "../evaluation/db-diff.js";
-import type { FieldChange, RecordChange } from "./api-schemas.js";
+import { recordById, leafDifferences, toPlainJson, type DbChanges } from "../evaluation/db-diff.js";
+import type { FieldChange, RecordChange, WorldRecord } from "./api-schemas.js";
 
 /** Leaf-level differences between two values, with dotted paths (an absent record as an empty one). */
 export function fieldChanges(before: unknown, after: unknown): FieldChange[] {
@@ -46,6 +46,35 @@ export function recordChanges(beforeDb: unknown, changes: DbChanges): RecordChan
       }
     } else {
       out.push({ collection, id: collection, kind: "added", fields: fieldChanges(undefined, change.value) });
+    }
+  }
+  return out;
+}
+
+/** Each record a change left in a collection (changed or added), whole, as the change left it. */
+export function currentRecords(changes: DbChanges): WorldRecord[] {
+  const out: WorldRecord[] = [];
+  for (const [collection, change] of Object.entries(changes)) {
+    if (!("changed" in change)) continue;
+    for (const [id, record] of [...Object.entries(change.changed), ...Object.entries(change.added)])
+      out.push({ collection, id, record });
+  }
+  return out;
+}
+
+/**
+ * The records of a database a tool call names: each of its string arguments that is the id of a
+ * record in one of the database's collections (`reservation_id: "EHGLP3"` → reservations.EHGLP3),
+ * whole, as plain JSON.
+ */
+export function recordsNamedBy(db: unknown, args: Readonly<Record<string, unknown>>): WorldRecord[] {
+  if (db === null || typeof db !== "object") return [];
+  const ids = [...new Set(Object.values(args).filter((v): v is string => typeof v === "string"))];
+  const out: WorldRecord[] = [];
+  for (const [collection, value] of Object.entries(db)) {
+    for (const id of ids) {
+      const record = recordById(value, id);
+      if (record !== undefined) out.push({ collection, id, record: toPlainJson(record) });
     }
   }
   return out;

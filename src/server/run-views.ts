@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import type { SimulationRun } from "../core/simulation.js";
 import type { NewSimulationNote } from "../core/simulation-note.js";
 import { ConfigError } from "../core/errors.js";
 import { parseResults } from "../formats/tau2/results.js";
+import { resultsFileSha256 } from "../store/import-results.js";
 import { ReviewSchema } from "../review/blame.js";
 import type { Task } from "../core/task.js";
 import { evaluateEnvironment } from "../evaluation/environment.js";
@@ -570,7 +570,7 @@ export class RunViews {
    * refused with the run it became, unless `again`.
    */
   importResults(text: string, options: { name: string; again: boolean }): RunSummary {
-    const sha256 = createHash("sha256").update(text).digest("hex");
+    const sha256 = resultsFileSha256(text);
     const earlier = this.#store.importedAs?.(sha256) ?? [];
     const existing = earlier.map((id) => this.#store.getRun(id)).find((r) => r !== undefined);
     if (existing && !options.again) {

@@ -32,7 +32,7 @@ export class NotConversationOwnerError extends PasskError {
 
 export class RunNotFoundError extends PasskError {
   constructor(readonly runId: string) {
-    super("run_not_found", `run "${runId}" is not in the store; list the runs with GET /api/runs`);
+    super("run_not_found", `run "${runId}" is not in the store: it was deleted, or the link is wrong`);
     this.name = "RunNotFoundError";
   }
 }

@@ -2,7 +2,7 @@ import { UnknownNameError } from "../core/errors.js";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import { RunConfigSchema } from "../runner/run-config.js";
-import { importResults, withTrials } from "../store/import-results.js";
+import { importResults, runsImportedFrom, withTrials } from "../store/import-results.js";
 import { sqliteSimulationNotes } from "../store/simulation-notes.js";
 import { SqliteModelCallStore } from "../store/model-call-store.js";
 import type { Store } from "../store/store.js";
@@ -56,24 +56,13 @@ export function sqliteRunStore(store: Store): RunStore {
     reviews: (runId) => store.reviews(runId),
     modelCalls: (runId, simulationId) => modelCalls.load(runId, simulationId),
     importResults: (file, { label, domain, sha256 }) =>
-      store.transaction(() => {
-        const runId = importResults(store, file, {
-          domain,
-          label: label ?? null,
-          importedFrom: "web upload",
-        });
-        if (sha256 !== undefined)
-          store
-            .statement("INSERT OR IGNORE INTO imported_files (sha256, run_id, imported_at) VALUES (?, ?, ?)")
-            .run(sha256, runId, store.now());
-        return runId;
+      importResults(store, file, {
+        domain,
+        label: label ?? null,
+        importedFrom: "web upload",
+        ...(sha256 !== undefined ? { sha256 } : {}),
       }),
-    importedAs: (sha256) =>
-      (
-        store
-          .statement("SELECT run_id FROM imported_files WHERE sha256 = ? ORDER BY imported_at, run_id")
-          .all(sha256) as Array<{ run_id: string }>
-      ).map((row) => row.run_id),
+    importedAs: (sha256) => runsImportedFrom(store, sha256),
     renameRun: (runId, label) => {
       store.updateRun(runId, { label });
     },

@@ -77,6 +77,9 @@ export function serveStatic(root: string): MiddlewareHandler {
     const candidate = path.resolve(base, `.${path.posix.normalize(`/${relative}`)}`);
     const inside = candidate === base || candidate.startsWith(base + path.sep);
     let file = inside && (await isFile(candidate)) ? candidate : undefined;
+    // Browsers ask for /favicon.ico on pages that name no icon (an API answer opened in a tab): the app's.
+    if (!file && relative === "/favicon.ico" && (await isFile(path.join(base, "favicon.svg"))))
+      return c.redirect("/favicon.svg", 301);
     if (!file) {
       // A missing asset is a real 404; any other path is a page of the single-page app.
       if (relative.startsWith("/assets/") || path.extname(relative) !== "") return c.text("Not found", 404);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { ResultsFile } from "../formats/tau2/results.js";
 import type { Store } from "./store.js";
 
@@ -9,7 +10,14 @@ import type { Store } from "./store.js";
 export function importResults(
   store: Store,
   file: ResultsFile,
-  options: { domain: string; id?: string; label: string | null; importedFrom: string },
+  options: {
+    domain: string;
+    id?: string;
+    label: string | null;
+    importedFrom: string;
+    /** The file's SHA-256 (of its text), kept so that importing the same file again is noticed. */
+    sha256?: string;
+  },
 ): string {
   const { info, tasks, simulations, timestamp, ...extra } = file.raw;
   return store.transaction(() => {
@@ -26,8 +34,26 @@ export function importResults(
     store.putTasks(created.id, options.domain, tasks);
     for (const simulation of withTrials(simulations ?? []))
       store.putSimulation(created.id, options.domain, simulation);
+    if (options.sha256 !== undefined)
+      store
+        .statement("INSERT OR IGNORE INTO imported_files (sha256, run_id, imported_at) VALUES (?, ?, ?)")
+        .run(options.sha256, created.id, store.now());
     return created.id;
   });
+}
+
+/** The runs a file (by its SHA-256) became, oldest first, whichever way it came in (CLI or upload). */
+export function runsImportedFrom(store: Store, sha256: string): string[] {
+  return (
+    store
+      .statement("SELECT run_id FROM imported_files WHERE sha256 = ? ORDER BY imported_at, run_id")
+      .all(sha256) as Array<{ run_id: string }>
+  ).map((row) => row.run_id);
+}
+
+/** The SHA-256 by which an imported file is recognised (of its text, as the web upload hashes it). */
+export function resultsFileSha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }
 
 /**

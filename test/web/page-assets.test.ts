@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { startWebServer, type WebServer } from "./helpers/web-server.js";
 
-// Every file of the app a page asks for exists: no 404 in the console (the favicon included).
+// Every file of the app a page asks for exists: no 404 in the console (the favicon included); the
+// pages speak to people, not to API clients. The store is empty.
 let web: WebServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
   ensureWebBuilt();
-  web = await startWebServer();
+  web = await startWebServer({ store: createMemoryRunStore() });
   browser = await launchChromium();
 });
 
@@ -32,6 +34,32 @@ describe("the web app's own files in Chromium", () => {
     expect(answered.status()).toBe(200);
     expect(answered.headers()["content-type"]).toMatch(/^image\/svg\+xml/);
     expect(missing).toEqual([]);
+    await page.close();
+  });
+
+  it("answers /favicon.ico with the app's icon (pages that name none ask for it)", async () => {
+    const page = await browser.context.newPage();
+    const answer = await page.goto(`${web.url}/favicon.ico`);
+    expect(answer?.status()).toBe(200);
+    expect(new URL(answer!.url()).pathname).toBe("/favicon.svg");
+    expect(answer?.headers()["content-type"]).toMatch(/^image\/svg\+xml/);
+    await page.close();
+  });
+
+  it("says things in words: commands as code, no literal backticks, no API routes", async () => {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${web.url}/#/runs`);
+    const empty = page.getByText(/^No runs yet/);
+    await empty.waitFor();
+    expect(await empty.innerText()).toBe("No runs yet. Import a τ²-bench results file, or run passk run.");
+    expect(await empty.locator("code").innerText()).toBe("passk run");
+    await page.goto(`${web.url}/#/runs/no-such-run`);
+    const notFound = page.getByTestId("not-found");
+    await notFound.locator("h1").waitFor();
+    const text = await notFound.innerText();
+    expect(text).toContain('run "no-such-run" is not in the store: it was deleted, or the link is wrong');
+    expect(text).not.toMatch(/GET |\/api\/|`/);
     await page.close();
   });
 });

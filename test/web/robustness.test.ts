@@ -113,6 +113,40 @@ describe("the explorer's robustness table", () => {
     await page.close();
   });
 
+  for (const width of [1280, 390] as const) {
+    it(`fits the runs list in the screen, perturbed and clean told apart at a glance (${width} px)`, async () => {
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width, height: width < 600 ? 844 : 800 });
+      page.setDefaultTimeout(15_000);
+      await page.goto(`${web.url}/#/runs`);
+      const perturbed = page.locator(`tr[data-run-id="${runs.perturbed}"]`);
+      const clean = page.locator(`tr[data-run-id="${runs.clean}"]`);
+      await perturbed.waitFor();
+      // Nothing wider than the window: no sideways scroll of the page.
+      expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(width);
+      // pass^k, cost, date and delete of every row are on screen, not scrolled off to the right.
+      for (const row of [perturbed, clean]) {
+        for (const cell of [
+          row.locator("td.pass-k"),
+          row.locator('td[data-label="Cost"]'),
+          row.locator('td[data-label="Date"]'),
+          row.getByRole("button", { name: /^Delete / }),
+        ]) {
+          const box = await cell.boundingBox();
+          expect(box).not.toBeNull();
+          expect(box!.x).toBeGreaterThanOrEqual(0);
+          expect(box!.x + box!.width).toBeLessThanOrEqual(width + 0.5);
+        }
+      }
+      // The perturbed run says so in its row, visibly (not only in a tooltip); the clean one does not.
+      const badge = perturbed.locator(".perturbed");
+      expect(await badge.isVisible()).toBe(true);
+      expect(await badge.innerText()).toMatch(/^perturbed/);
+      expect(await clean.locator(".perturbed").count()).toBe(0);
+      await page.close();
+    });
+  }
+
   it("shows the table and chart on the clean run's page", async () => {
     const page = await browser.context.newPage();
     page.setDefaultTimeout(15_000);

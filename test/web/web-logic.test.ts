@@ -5,6 +5,8 @@ import { middleTruncate, parseTelecomTaskId, taskLabel } from "../../web/src/for
 import { verdictSentence } from "../../web/src/playground/verdict.js";
 import { returnedDocuments } from "../../web/src/playground/knowledge-hits.js";
 import { formatKbSearchOutput } from "../../src/knowledge/format.js";
+import { agentWrote, describeValue, touchedRecords } from "../../web/src/playground/world-records.js";
+import type { SequencedEvent } from "../../src/server/api-schemas.js";
 
 // The web app's pure pieces: what they do is what the pages show.
 
@@ -197,5 +199,160 @@ describe("returnedDocuments", () => {
       [],
     );
     expect(returnedDocuments("Error: query must not be empty")).toEqual([]);
+  });
+});
+
+describe("the records in play (world cards)", () => {
+  const reservation = (cabin: string, status: string | null = null) => ({
+    reservation_id: "GV1N64",
+    cabin,
+    status,
+    flights: [{ flight_number: "HAT003", origin: "LAS", destination: "DEN", date: "2024-05-19", price: 561 }],
+  });
+  const call = (
+    name: string,
+    args: Record<string, unknown>,
+    requestor: "assistant" | "user" = "assistant",
+  ) => ({
+    call: { id: name, name, arguments: args, requestor },
+    result: { id: name, role: "tool" as const, content: "{}", requestor, error: false },
+    latencyMs: 1,
+  });
+  const events: SequencedEvent[] = [
+    {
+      seq: 0,
+      type: "tool-call-end",
+      ...call("get_reservation_details", { reservation_id: "GV1N64" }),
+      records: [
+        { collection: "reservations", id: "GV1N64", record: reservation("business") },
+        { collection: "users", id: "james_1", record: { name: "James" } },
+      ],
+    },
+    {
+      seq: 1,
+      type: "tool-call-end",
+      ...call("get_order_details", { order_id: "#W1" }),
+      records: [{ collection: "orders", id: "#W1", record: { order_id: "#W1", status: "pending" } }],
+    },
+    {
+      seq: 2,
+      type: "world-change",
+      side: "agent",
+      records: [
+        {
+          collection: "reservations",
+          id: "GV1N64",
+          kind: "changed",
+          fields: [{ path: "cabin", before: "business", after: "economy" }],
+        },
+      ],
+      current: [{ collection: "reservations", id: "GV1N64", record: reservation("economy") }],
+    },
+    {
+      seq: 3,
+      type: "world-change",
+      side: "agent",
+      records: [
+        {
+          collection: "reservations",
+          id: "GV1N64",
+          kind: "changed",
+          fields: [
+            { path: "cabin", before: "economy", after: "basic_economy" },
+            { path: "status", before: null, after: "cancelled" },
+          ],
+        },
+      ],
+      current: [
+        { collection: "reservations", id: "GV1N64", record: reservation("basic_economy", "cancelled") },
+      ],
+    },
+  ];
+
+  it("keeps each record of the shown collections whole, newest touched first, with changes from first before to last after", () => {
+    const touched = touchedRecords(events, new Set(["reservations", "orders"]));
+    expect(touched.map((t) => t.id)).toEqual(["GV1N64", "#W1"]);
+    expect(touched[0]!.record).toEqual(reservation("basic_economy", "cancelled"));
+    expect(touched[0]!.changes).toEqual([
+      { path: "cabin", before: "business", after: "basic_economy" },
+      { path: "status", before: null, after: "cancelled" },
+    ]);
+    expect(touched[1]!.changes).toEqual([]);
+    // A field changed back where it started is no change.
+    const back: SequencedEvent = {
+      seq: 4,
+      type: "world-change",
+      side: "agent",
+      records: [
+        {
+          collection: "reservations",
+          id: "GV1N64",
+          kind: "changed",
+          fields: [{ path: "cabin", before: "basic_economy", after: "business" }],
+        },
+      ],
+    };
+    expect(
+      touchedRecords([...events, back], new Set(["reservations"]))[0]!.changes.map((c) => c.path),
+    ).toEqual(["status"]);
+  });
+
+  it("marks a record the conversation created as new, without a before", () => {
+    const booked: SequencedEvent = {
+      seq: 0,
+      type: "world-change",
+      side: "agent",
+      records: [
+        {
+          collection: "reservations",
+          id: "NEW111",
+          kind: "added",
+          fields: [{ path: "cabin", before: null, after: "economy" }],
+        },
+      ],
+      current: [{ collection: "reservations", id: "NEW111", record: reservation("economy") }],
+    };
+    expect(touchedRecords([booked], new Set(["reservations"]))).toEqual([
+      {
+        collection: "reservations",
+        id: "NEW111",
+        record: reservation("economy"),
+        changes: [],
+        added: true,
+        seq: 0,
+      },
+    ]);
+  });
+
+  it("tells whether the agent called a write tool (the customer's own calls do not count)", () => {
+    const writes = new Set(["cancel_reservation"]);
+    expect(agentWrote(events, writes)).toBe(false);
+    const customer: SequencedEvent = {
+      seq: 9,
+      type: "tool-call-end",
+      ...call("cancel_reservation", {}, "user"),
+    };
+    expect(agentWrote([...events, customer], writes)).toBe(false);
+    const agent: SequencedEvent = {
+      seq: 9,
+      type: "tool-call-end",
+      ...call("cancel_reservation", { reservation_id: "GV1N64" }),
+    };
+    expect(agentWrote([...events, agent], writes)).toBe(true);
+  });
+
+  it("says flights, passengers, payments and items by what names them", () => {
+    expect(
+      describeValue([
+        { flight_number: "HAT003", origin: "LAS", destination: "DEN", date: "2024-05-19", price: 561 },
+      ]),
+    ).toBe("HAT003 LAS→DEN 2024-05-19");
+    expect(describeValue({ first_name: "Ann", last_name: "Lee", dob: "1990-01-01" })).toBe("Ann Lee");
+    expect(
+      describeValue({ transaction_type: "refund", amount: 12.5, payment_method_id: "gift_card_1" }),
+    ).toBe("refund $12.5 gift_card_1");
+    expect(describeValue({ payment_id: "credit_card_7", amount: 1339 })).toBe("$1,339 credit_card_7");
+    expect(describeValue("basic_economy")).toBe("basic economy");
+    expect(describeValue(null)).toBe("—");
   });
 });

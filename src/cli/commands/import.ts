@@ -1,7 +1,8 @@
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { readResultsFile } from "../../formats/tau2/results.js";
-import { importResults } from "../../store/import-results.js";
+import { importResults, resultsFileSha256, runsImportedFrom } from "../../store/import-results.js";
 import { println, type CliContext } from "../context.js";
 import { resultsDomain, withStore, withStoreOption } from "./run-source.js";
 
@@ -27,15 +28,23 @@ export function registerImport(program: Command, context: CliContext): void {
   ).action((file: string, options: ImportOptions) => {
     const results = readResultsFile(file);
     const domain = resultsDomain(results, options.domain, file);
-    const run = withStore(context, options.store, { create: true }, (store) => {
+    // A file (not a τ² run folder) is remembered by its hash, so the web app flags it uploaded again.
+    const sha256 = statSync(file).isFile() ? resultsFileSha256(readFileSync(file, "utf8")) : undefined;
+    const { run, earlier } = withStore(context, options.store, { create: true }, (store) => {
+      const earlier = sha256 !== undefined ? runsImportedFrom(store, sha256) : [];
       const id = importResults(store, results, {
         domain,
         ...(options.id ? { id: options.id } : {}),
         label: options.label ?? path.basename(file),
         importedFrom: path.resolve(file),
+        ...(sha256 !== undefined ? { sha256 } : {}),
       });
-      return store.getRun(id);
+      return { run: store.getRun(id), earlier };
     });
+    if (earlier.length > 0)
+      context.stderr.write(
+        `note: ${file} was imported before, as run ${earlier.join(", ")}: its trials are now stored twice (passk runs delete RUN removes one)\n`,
+      );
     println(
       context,
       `imported ${file} as run ${run.id}: ${run.simulationCount} simulations, ${results.raw.tasks.length} tasks (${domain})`,

@@ -303,7 +303,9 @@ export function RunsPage() {
         </div>
       )}
       {list && list.length === 0 && (
-        <p className="muted">No runs yet. Import a τ²-bench results file, or run `passk run`.</p>
+        <p className="muted">
+          No runs yet. Import a τ²-bench results file, or run <code>passk run</code>.
+        </p>
       )}
       {list && list.length > 0 && (
         <div className="table-scroll runs-scroll">

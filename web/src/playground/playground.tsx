@@ -23,6 +23,8 @@ import { TaskPicker } from "./task-picker.js";
 import { TracePane, latestPolicyLink } from "./trace-pane.js";
 import { VerdictBanner } from "./verdict-banner.js";
 import { useConversation } from "./use-conversation.js";
+import { WorldCards } from "./world-cards.js";
+import { agentWrote } from "./world-records.js";
 
 type Pane = "conversation" | "trace" | "policy";
 
@@ -35,6 +37,9 @@ const KIND_NAMES: Record<ScenarioKind, string> = {
   "customer-action": "customer acts",
   "multi-step": "multi-step",
 };
+
+/** What a "policy forbids" conversation that ended with no write by the agent shows. */
+const HELD_THE_LINE = "no tool call — refusing is what the policy requires";
 
 export function Playground(props: {
   info: ServerInfo;
@@ -217,6 +222,18 @@ export function Playground(props: {
     card.focus({ preventScroll: true });
   }, [cardRequests]);
   const last = state.events.at(-1);
+  // A "policy forbids" scenario that ended with the agent changing nothing: it held the line.
+  const heldTheLine = useMemo(() => {
+    if (last?.type !== "conversation-end" || last.reason !== "finished" || !started?.taskId) return null;
+    if (domain?.name !== started.domain) return null;
+    const chip = domain.scenarios.find((c) => c.taskId === started.taskId && c.kind === "trap");
+    if (!chip) return null;
+    const writes = new Set(
+      domain.tools.filter((t) => t.side === "agent" && t.kind === "write").map((t) => t.name),
+    );
+    const wrote = agentWrote(state.events, writes);
+    return wrote ? null : chip.taskId;
+  }, [last, started, domain, state.events]);
   const closing =
     last?.type === "conversation-end" && last.reason !== "finished"
       ? { reason: last.reason, message: last.message }
@@ -411,6 +428,11 @@ export function Playground(props: {
                         <span className="chip-label">{chip.label}</span>
                       </span>
                       <span className="chip-line">“{chip.openingLine}”</span>
+                      {heldTheLine === chip.taskId && (
+                        <span className="chip-held" data-testid="held-the-line">
+                          ✓ {HELD_THE_LINE}
+                        </span>
+                      )}
                     </button>
                   </li>
                 ))}
@@ -485,7 +507,13 @@ export function Playground(props: {
                 }}
               />
             )}
+            {heldTheLine !== null && (
+              <p className="held-line" role="status" data-testid="held-the-line-note">
+                Policy forbids it, and the agent held the line: {HELD_THE_LINE}.
+              </p>
+            )}
             {userState !== undefined && <PhonePanel state={userState} />}
+            <WorldCards events={state.events} />
             <ConversationPane
               messages={messages}
               status={state.status}

@@ -95,6 +95,8 @@ export { SqliteCheckpointStore } from "./store/sqlite-checkpoint-store.js";
 export { run } from "./runner/run.js";
 export { startRun, RunSpecSchema, ModelSpecSchema } from "./runner/start-run.js";
 export type { RunSpec, ModelSpec, StartRunOptions } from "./runner/start-run.js";
+export { rescore } from "./runner/rescore.js";
+export type { Rescored, RescoreOptions, ScoredRow } from "./runner/rescore.js";
 export type { RunOptions, RunParticipants, RunSessionEvent, RunSessionOutcome } from "./runner/run.js";
 export type { RunConfig } from "./runner/run-config.js";
 export { runConversation } from "./runner/conversation-job.js";

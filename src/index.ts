@@ -96,6 +96,8 @@ export { run } from "./runner/run.js";
 export { startRun, RunSpecSchema, ModelSpecSchema } from "./runner/start-run.js";
 export type { RunSpec, ModelSpec, StartRunOptions } from "./runner/start-run.js";
 export { rescore } from "./runner/rescore.js";
+export { reviewRun } from "./runner/review-stored-run.js";
+export type { ReviewRunOptions } from "./runner/review-stored-run.js";
 export type { Rescored, RescoreOptions, ScoredRow } from "./runner/rescore.js";
 export type { RunOptions, RunParticipants, RunSessionEvent, RunSessionOutcome } from "./runner/run.js";
 export type { RunConfig } from "./runner/run-config.js";

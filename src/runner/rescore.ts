@@ -11,7 +11,10 @@ import type { ResultsFile } from "../formats/tau2/results.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
 import { computeRunMetrics, scoredSimulations, type RunMetrics } from "../metrics/run-metrics.js";
 import { gradeWithViolations, perturbConversation } from "../perturbations/perturb-conversation.js";
-import type { PerturbationRegistry } from "../perturbations/registry.js";
+import { createPerturbationRegistry, type PerturbationRegistry } from "../perturbations/registry.js";
+import { builtinDomains, getDomain } from "../domains/registry.js";
+import { resolveDataDir } from "../formats/tau2/data-dir.js";
+import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 
 /**
  * How the file's trajectories passed arguments to tools: passk's protocol checked them strictly (runs
@@ -98,6 +101,16 @@ export interface ScoredRow {
 
 const EPSILON = 1e-9;
 
+/** The domain a results file names, or a sentence saying how to name it. */
+function fileDomain(results: ResultsFile, label: string): string {
+  const environment = results.results.info.environment_info as { domain_name?: unknown } | null | undefined;
+  const name = environment?.domain_name;
+  if (typeof name === "string" && name !== "") return name;
+  throw new ConfigError(
+    `${label} does not name its domain (info.environment_info.domain_name is missing); pass its domain (--domain NAME).`,
+  );
+}
+
 /** What re-grading a results file found: each simulation's recorded and recomputed reward, and the audit. */
 export interface Rescored {
   rows: ScoredRow[];
@@ -113,18 +126,22 @@ export interface Rescored {
 }
 
 export interface RescoreOptions {
-  /** The domain the file ran on, its official data, and every domain known (to name a wrong one). */
-  domainName: string;
-  data: DomainData;
-  domains: ReadonlyMap<string, AnyDomain>;
+  /** The domain the file ran on; by default the one it names (info.environment_info.domain_name). */
+  domainName?: string;
+  /** The domain's official data; by default loaded from `dataDir`. */
+  data?: DomainData;
+  /** The τ² data directory: by default `PASSK_DATA_DIR` or where `passk data pull` puts it. */
+  dataDir?: string;
+  /** Every domain known (built-in by default), to load the file's and to name a wrong one. */
+  domains?: ReadonlyMap<string, AnyDomain>;
   /** Grade against the tasks embedded in the file rather than the official ones. */
-  trustEmbeddedTasks: boolean;
-  /** The perturbations the file's simulations may name. */
-  perturbations: PerturbationRegistry;
-  /** Seed of the metrics' bootstrap. */
-  seed: number;
+  trustEmbeddedTasks?: boolean;
+  /** The perturbations the file's simulations may name; passk's own by default. */
+  perturbations?: PerturbationRegistry;
+  /** Seed of the metrics' bootstrap (default 0). */
+  seed?: number;
   /** How the file is named in sentences. */
-  label: string;
+  label?: string;
 }
 
 /**
@@ -132,9 +149,15 @@ export interface RescoreOptions {
  * data (the file's own only when trusted), with the natural-language verdicts the file recorded (the
  * judge is not re-run) and each perturbed simulation's policy violations applied as its run applied them.
  */
-export async function rescore(results: ResultsFile, options: RescoreOptions): Promise<Rescored> {
-  const { domainName, data, label } = options;
-  const trust = options.trustEmbeddedTasks;
+export async function rescore(results: ResultsFile, options: RescoreOptions = {}): Promise<Rescored> {
+  const label = options.label ?? "the results file";
+  const domains = options.domains ?? builtinDomains;
+  const domainName = options.domainName ?? fileDomain(results, label);
+  const data =
+    options.data ??
+    new DomainCatalog().load(getDomain(domainName, domains), { dataDir: resolveDataDir(options.dataDir) });
+  const trust = options.trustEmbeddedTasks ?? false;
+  const registry = options.perturbations ?? createPerturbationRegistry();
   const official = new Map<string, Task>(data.tasks.map((t) => [t.id, t]));
   const embedded = new Map<string, Task>(results.results.tasks.map((t) => [t.id, t]));
   // An audit grades against the official tasks: a file's own tasks may have been edited to pass.
@@ -150,7 +173,7 @@ export async function rescore(results: ResultsFile, options: RescoreOptions): Pr
         : `it is not an official ${domainName} task: check the file's domain (--domain) and --data, or pass --trust-embedded-tasks to grade against the file's own tasks.`,
     );
   };
-  const disagreements = auditAgainstData(results, domainName, official, options.domains);
+  const disagreements = auditAgainstData(results, domainName, official, domains);
   if (!trust && results.results.simulations.some((s) => !official.has(s.task_id)))
     throw new ConfigError(
       `${label} disagrees with the official ${domainName} data: ${disagreements.join("; ")}. ` +
@@ -160,7 +183,7 @@ export async function rescore(results: ResultsFile, options: RescoreOptions): Pr
   const violationsOf = (simulation: (typeof results.results.simulations)[number], task: Task): string[] => {
     const specs = (simulation.info as { perturbations?: unknown } | null | undefined)?.perturbations;
     if (!Array.isArray(specs) || specs.length === 0) return [];
-    const perturbations = specs.map((spec) => options.perturbations.resolve(String(spec)));
+    const perturbations = specs.map((spec) => registry.resolve(String(spec)));
     return perturbConversation(perturbations, { task, seed: simulation.seed ?? 0 }).violations(
       simulation.messages,
     );
@@ -203,7 +226,7 @@ export async function rescore(results: ResultsFile, options: RescoreOptions): Pr
   };
   const metrics = computeRunMetrics(rescored, {
     numTrials: results.results.info.num_trials ?? null,
-    bootstrap: { seed: options.seed },
+    bootstrap: { seed: options.seed ?? 0 },
   });
   return { rows, differs, metrics, disagreements, notJudged, reusedVerdicts };
 }

@@ -1,10 +1,6 @@
 import type { Command } from "commander";
-import { SimulationRunSchema } from "../../core/simulation.js";
-import { TaskSchema, type Task } from "../../core/task.js";
-import { createLanguageModel } from "../../llm/index.js";
-import { RunConfigSchema } from "../../runner/run-config.js";
 import type { Review } from "../../review/blame.js";
-import { reviewSimulations, type ReviewedSimulation } from "../../review/review-run.js";
+import { reviewRun } from "../../runner/review-stored-run.js";
 import type { Store } from "../../store/store.js";
 import { loadDomain, println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
@@ -17,61 +13,18 @@ interface ReviewOptions {
   json?: boolean;
 }
 
-/**
- * Review a stored run's failed simulations and store the verdicts; returns them. Shared by
- * `passk review` and `passk run --review`.
- */
-export async function reviewStoredRun(
+/** Review a stored run through the library, loading domains as this command's other flags would. */
+export function reviewStoredRun(
   context: CliContext,
   store: Store,
   runId: string,
   options: { judgeLlm?: string; judgeLlmBaseUrl?: string },
-): Promise<{ reviews: ReviewedSimulation[]; cost: number | null }> {
-  const run = store.getRun(runId);
-  const config = RunConfigSchema.safeParse(run.config);
-  const dataDir = config.success ? config.data.data : undefined;
-  const tasks = new Map<string, Task>();
-  for (const domain of run.domains)
-    for (const { task } of store.getTasks(run.id, domain))
-      tasks.set(`${domain}\u0000${String((task as { id: unknown }).id)}`, TaskSchema.parse(task));
-  const model = options.judgeLlm
-    ? createLanguageModel(options.judgeLlm, {
-        role: "judge",
-        env: context.env,
-        ...(options.judgeLlmBaseUrl ? { baseUrl: options.judgeLlmBaseUrl } : {}),
-      })
-    : undefined;
-  const simulations = store.getSimulations(run.id).map(({ domain, simulation: stored }) => {
-    const simulation = SimulationRunSchema.parse(stored);
-    return {
-      domain,
-      task_id: simulation.task_id,
-      trial: simulation.trial ?? 0,
-      termination_reason: simulation.termination_reason,
-      reward_info: simulation.reward_info ?? null,
-      messages: simulation.messages,
-      info: (simulation.info ?? null) as Record<string, unknown> | null,
-    };
+): ReturnType<typeof reviewRun> {
+  return reviewRun(store, runId, {
+    ...options,
+    env: context.env,
+    domainData: (name, dataDir) => loadDomain(context, name, dataDir ? { data: dataDir } : {}),
   });
-  const result = await reviewSimulations(simulations, {
-    taskOf: (domain, taskId) => {
-      const task =
-        tasks.get(`${domain}\u0000${taskId}`) ??
-        loadDomain(context, domain, { ...(dataDir ? { data: dataDir } : {}) }).task(taskId);
-      return task;
-    },
-    domainOf: (name) => {
-      const data = loadDomain(context, name, { ...(dataDir ? { data: dataDir } : {}) });
-      return {
-        domain: data.domain,
-        policy: config.success && config.data.solo ? (data.soloPolicy ?? data.policy) : data.policy,
-        newWorld: (o) => data.newWorld(o),
-      };
-    },
-    ...(model ? { model } : {}),
-  });
-  for (const r of result.reviews) store.putReview(run.id, r, r.review);
-  return result;
 }
 
 /** How many failures each culprit caused, in one line. */

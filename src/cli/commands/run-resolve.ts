@@ -118,7 +118,9 @@ export const FlagNumbersSchema = z.object({
   }),
 });
 
-export function parseFlagNumbers(flags: RunFlags): z.infer<typeof FlagNumbersSchema> {
+export type FlagNumbers = z.infer<typeof FlagNumbersSchema>;
+
+export function parseFlagNumbers(flags: RunFlags): FlagNumbers {
   const parsed = FlagNumbersSchema.safeParse(flags);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.message).join("; "));
   return parsed.data;

@@ -6,13 +6,13 @@ import { ConfigError } from "../../core/errors.js";
 import { TaskSchema, type Task } from "../../core/task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
 import type { RunMetrics } from "../../metrics/run-metrics.js";
-import { run, type RunSessionOutcome } from "../../runner/run.js";
+import { run, type RunSessionEvent, type RunSessionOutcome } from "../../runner/run.js";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { createCallLimiter, parseCallLimits } from "../../llm/call-limits.js";
 import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
 import type { ConversationWorker } from "../../distributed/conversation-worker.js";
 import { openDispatcher, type Dispatcher } from "../../distributed/dispatcher.js";
-import { parseRedisUrl } from "../../distributed/redis-url.js";
+import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js";
 import { configEndpoints, startWorkerHere } from "./worker.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
 import {
@@ -20,9 +20,10 @@ import {
   parseRobustnessThresholds,
   parseThresholds,
   splitThresholds,
+  type RobustnessThreshold,
   type Threshold,
 } from "../../runner/fail-under.js";
-import { createPerturbationRegistry } from "../../perturbations/registry.js";
+import { createPerturbationRegistry, type ResolvedPerturbation } from "../../perturbations/registry.js";
 import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
 import { perturbationLabel } from "../../runner/robustness-pairs.js";
 import { startCliTracing, traceRunConversations, withOtelOption } from "../otel-option.js";
@@ -40,7 +41,7 @@ import { combineObservers } from "../../llm/model-call-observer.js";
 import { environmentSecrets } from "../../observability/span-text.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
 import { resolveStorePath } from "../../store/store-location.js";
-import type { RunRecord } from "../../store/store.js";
+import type { RunRecord, Store } from "../../store/store.js";
 import {
   loadDomain,
   println,
@@ -49,7 +50,12 @@ import {
   withRetrievalConfigOption,
   type CliContext,
 } from "../context.js";
-import { participantsFromFlags, SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
+import {
+  participantsFromFlags,
+  SCRIPTED_DEMO_BANNER,
+  withModelFlags,
+  type Participants,
+} from "../model-flags.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import { sourceComparability } from "./report.js";
@@ -64,6 +70,8 @@ import {
   parseFlagNumbers,
   resolveAdaptive,
   resolveRun,
+  type FlagNumbers,
+  type ResolvedRun,
   type RunFlags,
 } from "./run-resolve.js";
 
@@ -125,7 +133,7 @@ export function withRunOptions(command: Command): Command {
     );
   return withStoreOption(
     withModelFlags(
-      withRetrievalConfigOption(withDataOption(withOtelOption(command)))
+      withRunScaleOptions(withRetrievalConfigOption(withDataOption(withOtelOption(command))))
         .option(
           "--domain <name>",
           "domain (repeat or comma-separate for several: --domain airline,retail)",
@@ -187,51 +195,74 @@ export function withRunOptions(command: Command): Command {
         .option(
           "--junit <file>",
           "write a JUnit XML report: one test case per task, failures with their failed checks",
-        )
-        .option(
-          "--progress <mode>",
-          "progress display: auto (bar on a terminal, lines otherwise), bar, lines, none",
-          "auto",
-        )
-        .option(
-          "--progress-interval <seconds>",
-          "seconds between progress lines when not on a terminal",
-          "10",
-        )
-        .option(
-          "--queue <url>",
-          "run across machines: hand conversations to `passk worker`s through Redis or Valkey at this URL, e.g. redis://127.0.0.1:6379",
-        )
-        .option("--local-workers <n>", "with --queue: this process runs this many conversations too", "0")
-        .option(
-          "--max-concurrent-requests <target=n...>",
-          "at most N model calls at once per provider or model spec, across all workers, e.g. openai=8",
-        )
-        .option(
-          "--requests-per-minute <target=n...>",
-          "at most N model calls a minute per provider or model spec, across all workers, e.g. anthropic=50",
-        )
-        .option(
-          "--tokens-per-minute <target=n...>",
-          "at most N tokens a minute per provider or model spec, across all workers, e.g. openai:gpt-4.1=30000",
-        )
-        .addOption(
-          new Option("--limit-window <seconds>", "length of the rate limits' minute (for tests)")
-            .default("60")
-            .hideHelp(),
-        )
-        .option(
-          "--perturb <spec>",
-          "perturb every conversation, e.g. tool-faults:rate=0.2 or persona:trait=terse (repeatable; see README, Robustness)",
-          collect,
-        )
-        .option(
-          "--perturbation-module <file>",
-          "a module exporting your own perturbations (definePerturbation), for --perturb to name (repeatable)",
-          collect,
         ),
     ),
   );
+}
+
+/** How `passk run` shows its progress, spreads its conversations and limits its calls, and what it perturbs. */
+function withRunScaleOptions(command: Command): Command {
+  return command
+    .option(
+      "--progress <mode>",
+      "progress display: auto (bar on a terminal, lines otherwise), bar, lines, none",
+      "auto",
+    )
+    .option("--progress-interval <seconds>", "seconds between progress lines when not on a terminal", "10")
+    .option(
+      "--queue <url>",
+      "run across machines: hand conversations to `passk worker`s through Redis or Valkey at this URL, e.g. redis://127.0.0.1:6379",
+    )
+    .option("--local-workers <n>", "with --queue: this process runs this many conversations too", "0")
+    .option(
+      "--max-concurrent-requests <target=n...>",
+      "at most N model calls at once per provider or model spec, across all workers, e.g. openai=8",
+    )
+    .option(
+      "--requests-per-minute <target=n...>",
+      "at most N model calls a minute per provider or model spec, across all workers, e.g. anthropic=50",
+    )
+    .option(
+      "--tokens-per-minute <target=n...>",
+      "at most N tokens a minute per provider or model spec, across all workers, e.g. openai:gpt-4.1=30000",
+    )
+    .addOption(
+      new Option("--limit-window <seconds>", "length of the rate limits' minute (for tests)")
+        .default("60")
+        .hideHelp(),
+    )
+    .option(
+      "--perturb <spec>",
+      "perturb every conversation, e.g. tool-faults:rate=0.2 or persona:trait=terse (repeatable; see README, Robustness)",
+      collect,
+    )
+    .option(
+      "--perturbation-module <file>",
+      "a module exporting your own perturbations (definePerturbation), for --perturb to name (repeatable)",
+      collect,
+    );
+}
+
+/** A run ready to start: its configuration as it will run, its tasks, its participants and its gates. */
+interface PreparedRun {
+  resolved: ResolvedRun;
+  config: RunConfig;
+  domains: Map<string, { data: DomainData; tasks: Task[] }>;
+  perturbations: ResolvedPerturbation[];
+  participants: Participants;
+  recorder: ModelCallRecorder | undefined;
+  thresholds: Threshold[];
+  robustnessThresholds: RobustnessThreshold[];
+  adaptive: RunConfig["adaptive"];
+  maxCost: number | undefined;
+}
+
+interface RunCommandState {
+  numbers: FlagNumbers;
+  queueAddress: RedisAddress | undefined;
+  store: Store;
+  tracing?: Tracing;
+  runId?: string;
 }
 
 export async function runCommand(
@@ -255,359 +286,18 @@ export async function runCommand(
   // domains and tasks, the models and their keys, the thresholds.
   const storePath = resolveStorePath(flags.store, context.env);
   const storeIsNew = !existsSync(storePath);
-  const store = openStore(context, flags.store, { create: true });
-  let runCreated = false;
-  let runId: string | undefined;
-  let tracing: Tracing | undefined;
+  const state: RunCommandState = {
+    numbers,
+    queueAddress,
+    store: openStore(context, flags.store, { create: true }),
+  };
   try {
-    const resolved = resolveRun(store, flags, command, numbers, context);
-    const { config } = resolved;
-    if (!resolved.existing && flags.retrievalConfig === undefined)
-      for (const name of config.domains) {
-        const note = context.domains.get(name)?.configs?.defaultNote?.();
-        if (note) context.stderr.write(`note: ${note}\n`);
-      }
-    // A resumed run of a team's own perturbations loads their modules again.
-    if (config.perturbation_modules && config.perturbation_modules.length > 0)
-      await loadPerturbations(context, config.perturbation_modules);
-    const registry = context.perturbations ?? createPerturbationRegistry();
-    const perturbations = (config.perturbations ?? []).map((spec) => registry.resolve(spec));
-    if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
-    const datas = config.domains.map((name) =>
-      loadDomain(context, name, domainLoadOptions(context, config, name, config.data)),
-    );
-    const selected = resolved.existing
-      ? config.domains.map((name) =>
-          store.getTasks(resolved.existing!.run.id, name).map((t) => TaskSchema.parse(t.task)),
-        )
-      : selectTasksOfDomains(
-          datas,
-          {
-            split: config.selection.split ?? undefined,
-            ...(config.selection.task_ids ? { taskIds: config.selection.task_ids } : {}),
-            ...(config.selection.num_tasks !== null ? { numTasks: config.selection.num_tasks } : {}),
-          },
-          { splitIsDefault: command.getOptionValueSource("taskSplitName") !== "cli" && !resolved.adopt },
-        );
-    for (const data of datas) data.assertConversable();
-    const domains = new Map<string, { data: DomainData; tasks: Task[] }>(
-      config.domains.map((name, i) => [name, { data: datas[i]!, tasks: selected[i]! }]),
-    );
-    const firstData = domains.values().next().value!.data;
-    // Concurrency and budget are remembered: a resume that does not repeat them keeps the run's.
-    const storedConfig = resolved.existing?.config;
-    const concurrency =
-      command.getOptionValueSource("maxConcurrency") === "cli"
-        ? numbers.maxConcurrency
-        : (storedConfig?.max_concurrency ?? numbers.maxConcurrency);
-    const maxCost = numbers.maxCost ?? storedConfig?.max_cost ?? undefined;
-    const maxSimSeconds = numbers.maxSimSeconds ?? storedConfig?.max_sim_seconds ?? undefined;
-    const checkpointTurns = flags.checkpointTurns ?? storedConfig?.checkpoint_turns ?? false;
-    const adaptive = resolveAdaptive(flags, numbers, config.num_trials, storedConfig?.adaptive);
-    const resolvedConfig: RunConfig = {
-      ...config,
-      max_concurrency: concurrency,
-      max_cost: maxCost ?? null,
-      max_sim_seconds: maxSimSeconds ?? null,
-      // Recorded only when on: the configurations of runs without it stay as they were.
-      ...(checkpointTurns ? { checkpoint_turns: true } : { checkpoint_turns: undefined }),
-      adaptive,
-      limits:
-        parseCallLimits(
-          {
-            "--max-concurrent-requests": flags.maxConcurrentRequests,
-            "--requests-per-minute": flags.requestsPerMinute,
-            "--tokens-per-minute": flags.tokensPerMinute,
-          },
-          numbers.limitWindow,
-        ) ??
-        storedConfig?.limits ??
-        null,
-    };
-    // A resumed run of a team's own agent loads its module again (the flag was not repeated).
-    const agentSpec = resolvedConfig.models.agentLlm;
-    if (agentSpec.startsWith("module:") && !context.agentModules?.has(agentSpec))
-      context.agentModules = new Map([
-        ...(context.agentModules ?? []),
-        [agentSpec, await importAgentModule(agentSpec.slice("module:".length))],
-      ]);
-    tracing = await startCliTracing(flags, context);
-    // The model calls behind each turn of the conversations run here, kept beside the results.
-    const recorder = queueAddress
-      ? undefined
-      : new ModelCallRecorder({ secrets: environmentSecrets(context.env) });
-    const observer = combineObservers([tracing?.modelCalls, recorder]);
-    const participants = participantsFromFlags(
-      modelFlagsOf(resolvedConfig),
-      context,
-      firstData.dataDir,
-      datas.map((d) => d.domain),
-      {
-        ...(observer ? { observer } : {}),
-        // In a distributed run the workers limit their calls together, through Redis.
-        ...(resolvedConfig.limits && !queueAddress
-          ? { limiter: createCallLimiter(resolvedConfig.limits, (o) => new RateLimiterMemory(o), "local") }
-          : {}),
-      },
-    );
-    resolvedConfig.scripted_demo = participants.scriptedDemo;
-    if (resolvedConfig.checkpoint_turns) {
-      const cannot = cannotContinueFromHistory({
-        agent: participants.agent,
-        user: participants.user,
-        solo: resolvedConfig.solo,
-      });
-      // Said, not refused: the run is the same, only an interruption costs more.
-      if (cannot.length > 0)
-        context.stderr.write(
-          `--checkpoint-turns: ${cannot.join(" and ")} cannot continue a conversation from its history, so an interrupted conversation starts over (passk's LLM agent and customer can)\n`,
-        );
-    }
-    const gates = splitThresholds(flags.failUnder ?? []);
-    const thresholds: Threshold[] = parseThresholds(gates.run, {
-      numTrials: resolvedConfig.num_trials,
-      domains: resolvedConfig.domains,
-    });
-    const robustnessThresholds = parseRobustnessThresholds(
-      gates.robustness,
-      perturbations.map((p) => p.definition.name),
-    );
-    if (resolvedConfig.solo) {
-      for (const [name, entry] of domains) {
-        if (entry.data.soloPolicy === undefined)
-          throw new ConfigError(`domain ${name} has no solo policy, so it cannot run in --solo mode`);
-        // As τ²: a solo agent works from the ticket, so tasks without one are left out, and said so.
-        const withTicket = entry.tasks.filter((t) => t.ticket);
-        if (withTicket.length === 0)
-          throw new ConfigError(
-            `--solo needs tasks with a ticket, and none of the selected ${name} tasks has one`,
-          );
-        if (withTicket.length < entry.tasks.length) {
-          context.stderr.write(
-            `--solo: running ${withTicket.length} of ${entry.tasks.length} ${name} tasks (the others have no ticket)\n`,
-          );
-          entry.tasks = withTicket;
-        }
-      }
-    }
-    const runner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
-    const prefix = participants.scriptedDemo ? "[scripted demo] " : "";
-    const display = progressDisplay({
-      stream: context.stderr,
-      mode: numbers.progress as ProgressMode,
-      intervalMs: numbers.progressInterval * 1000,
-      prefix,
-    });
-
-    // Ctrl-C once: no new conversations, those in flight finish and are stored. Twice: stop them now.
-    const stop = new AbortController();
-    const abort = new AbortController();
-    const onSignal = () => {
-      if (!stop.signal.aborted) {
-        display.note(
-          "stopping: no new conversations; waiting for those in flight (Ctrl-C again to stop them now)",
-        );
-        stop.abort();
-      } else if (!abort.signal.aborted) {
-        display.note("stopping now: conversations in flight are abandoned and will run again on resume");
-        abort.abort();
-      }
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    let session: RunSessionOutcome;
-    let dispatcher: Dispatcher | undefined;
-    let localWorker: ConversationWorker | undefined;
-    try {
-      if (queueAddress) {
-        // Sentences about the queue are shown whatever the progress display (a refused job, Redis away).
-        dispatcher = await openDispatcher({
-          address: queueAddress,
-          onNote: (text) => context.stderr.write(`${prefix}${text}\n`),
-        });
-        if (numbers.localWorkers > 0)
-          localWorker = await startWorkerHere(context, {
-            address: queueAddress,
-            concurrency: numbers.localWorkers,
-            lockMs: 30_000,
-            // Its credentials go where this run's own flags point, nowhere a job names.
-            allowedEndpoints: configEndpoints(resolvedConfig).map((e) => e.origin),
-            quiet: true,
-            ...(tracing ? { tracing } : {}),
-          });
-      }
-      const events = run({
-        ...(dispatcher ? { runJob: dispatcher.runJob } : {}),
-        store,
-        queue: new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts }),
-        checkpoints: new SqliteCheckpointStore(store),
-        ...(recorder ? { modelCalls: { recorder, sink: new SqliteModelCallStore(store) } } : {}),
-        config: resolvedConfig,
-        domains,
-        participants: {
-          ...participants,
-          userGuidelines: participants.scriptedDemo ? null : readUserGuidelines(firstData.dataDir),
-        },
-        ...(resolved.existing ? { existing: resolved.existing.run } : {}),
-        ...(resolved.adopt ? { adopt: resolved.adopt } : {}),
-        ...(flags.label !== undefined ? { label: flags.label } : {}),
-        runner,
-        ...(flags.junit ? { junit: flags.junit } : {}),
-        thresholds,
-        ...(perturbations.length > 0 ? { perturbations } : {}),
-        // With --otel, each conversation run here is a trace (those of --local-workers too, above).
-        ...(tracing ? { wrapJob: traceRunConversations(tracing, resolvedConfig) } : {}),
-        maxAttempts: numbers.maxAttempts,
-        stopSignal: stop.signal,
-        abortSignal: abort.signal,
-        // The display follows the run as it happens (the events the generator yields are left unread).
-        onEvent: (event) => {
-          if (event.type === "run-stored") {
-            runCreated = true;
-            runId = event.run.id;
-            if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-            context.stderr.write(
-              `${prefix}${event.resumed ? "resuming" : "starting"} run ${event.run.id}: ${event.conversations} conversations ` +
-                `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${resolvedConfig.num_trials} trial${resolvedConfig.num_trials === 1 ? "" : "s"}), ` +
-                `concurrency ${concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${store.file}\n`,
-            );
-            return;
-          }
-          if (event.type === "adaptive-round") {
-            const { round, interval, added } = event.round;
-            if (added > 0 && adaptive)
-              display.note(
-                `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
-                  `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
-              );
-            return;
-          }
-          display.onEvent(event);
-          if (event.type === "budget-reached") {
-            display.note(
-              `budget reached: $${event.spent.toFixed(4)} of $${event.maxCost} spent; no new conversations (${event.inFlight} still running)`,
-            );
-          } else if (event.type === "cost-uncountable") {
-            display.note(
-              `--max-cost can no longer be checked: ${event.message}; no new conversations (${event.inFlight} still running)`,
-            );
-          } else if (event.type === "cost-unknown") {
-            display.note(
-              `cost unknown: a model's price is not in the price table, so costs${maxCost !== undefined ? " and --max-cost" : ""} undercount; pass --prices FILE`,
-            );
-          }
-        },
-      });
-      for (let next = await events.next(); ; next = await events.next()) {
-        if (next.done) {
-          session = next.value;
-          break;
-        }
-      }
-    } finally {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      display.stop();
-      await localWorker?.close();
-      await dispatcher?.close();
-      participants.cache?.close();
-    }
-    const { outcome, metrics, simulations, plan, wallMs, written } = session;
-    const stored = session.run;
-
-    println(context);
-    const coverage = partialCoverageLabel(gradingCoverage(metrics, outcome.counts.total));
-    println(
-      context,
-      `${prefix}${describeMetricsHeader(resolvedConfig, stored)}${coverage ? ` · ${coverage}` : ""}`,
-    );
-    const agentCounted = !isRemoteAgentSpec(resolvedConfig.models.agentLlm);
-    println(context, formatMetrics(metrics, { agentCostCounted: agentCounted }));
-    const comparability = sourceComparability(context, {
-      label: `run ${stored.id}`,
-      numTrials: resolvedConfig.num_trials,
-      simulations,
-      run: stored,
-    });
-    for (const [domain, verdict] of Object.entries(comparability))
-      println(context, `${domain}: ${describeComparability(verdict)}`);
-    println(context, costLine(metrics, outcome.spent, agentCounted));
-    // A perturbed run beside its clean baseline (the newest completed run configured the same but clean).
-    const robustnessRows =
-      perturbations.length > 0 && outcome.reason === "completed"
-        ? storedRobustnessRows(store, stored.id)
-        : [];
-    if (robustnessRows.length > 0) println(context, formatRobustnessTable(robustnessRows));
-    else if (perturbations.length > 0)
-      println(
-        context,
-        "robustness: no completed clean run with the same configuration in the store to compare with " +
-          "(run the same command without --perturb, or use `passk robustness`)",
-      );
-    if (adaptive) {
-      const tallies = trialTallies(simulations, plan.domains);
-      println(context, describeAdaptive(tallies, { minTrials: resolvedConfig.num_trials, ...adaptive }));
-    }
-    if (flags.review) {
-      const { reviews } = await reviewStoredRun(context, store, stored.id, {
-        ...(resolvedConfig.models.judgeLlm ? { judgeLlm: resolvedConfig.models.judgeLlm } : {}),
-        ...(resolvedConfig.models.judgeLlmBaseUrl
-          ? { judgeLlmBaseUrl: resolvedConfig.models.judgeLlmBaseUrl }
-          : {}),
-      });
-      println(context, `review: ${describeBlame(reviews)} (details: \`passk review ${stored.id}\`)`);
-    }
-    const unfinished = outcome.counts.queued + outcome.counts.claimed;
-    const stopLine =
-      outcome.reason === "completed"
-        ? `completed: ${outcome.counts.total} conversations stored in ${formatDuration(wallMs)} (this session ran ${outcome.completed})`
-        : outcome.reason === "budget_reached"
-          ? `stopped: budget of $${maxCost} reached ($${outcome.spent.toFixed(4)} spent); ${unfinished} conversations not run. ` +
-            `Continue with \`passk run --resume ${stored.id} --max-cost <more>\``
-          : outcome.reason === "cost_uncountable"
-            ? `stopped: --max-cost $${maxCost} can no longer be checked (a provider reported impossible token usage; $${outcome.spent.toFixed(4)} counted); ${unfinished} conversations not run. ` +
-              `Continue with \`passk run --resume ${stored.id}\` once the provider reports usage correctly`
-            : `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${stored.id}\``;
-    println(context, `${prefix}${stopLine}`);
-    for (const file of written) println(context, `wrote ${file}`);
-    if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-
-    let code: number = outcome.reason === "interrupted" ? RUN_EXIT.interrupted : RUN_EXIT.ok;
-    if (thresholds.length + robustnessThresholds.length > 0) {
-      const results = [
-        ...session.thresholds,
-        ...checkRobustnessThresholds(robustnessRows, robustnessThresholds),
-      ];
-      for (const r of results) {
-        println(
-          context,
-          `${r.passed ? "PASS" : "FAIL"} ${r.threshold.text}: ${r.value === null ? "-" : r.value.toFixed(4)}${r.reason && !r.passed ? ` (${r.reason})` : ""}`,
-        );
-      }
-      const incomplete = unfinished > 0;
-      if (incomplete) println(context, `FAIL the run is incomplete (${unfinished} conversations not run)`);
-      if (results.some((r) => !r.passed) || incomplete) code = Math.max(code, RUN_EXIT.belowThreshold);
-      if (code === RUN_EXIT.belowThreshold)
-        code = outcome.reason === "interrupted" ? RUN_EXIT.interrupted : code;
-    }
-    // A run that graded nothing measured nothing: never "completed" with exit 0.
-    if (simulations.length > 0 && metrics.total_simulations === 0 && outcome.reason !== "interrupted") {
-      const first = store
-        .getSimulations(stored.id)
-        .map((s) => (s.simulation.info as { error?: unknown } | null | undefined)?.error)
-        .find((e): e is string => typeof e === "string");
-      context.stderr.write(
-        `error: nothing could be graded: all ${simulations.length} conversations ended without a gradable result ` +
-          `(${Object.entries(metrics.termination_reasons)
-            .map(([reason, n]) => `${reason} ${n}`)
-            .join(", ")})${first ? `; the first said: ${first}` : ""}. Fix the cause (provider, --timeout, ` +
-          `base URL), then continue with \`passk run --resume ${stored.id}\`.\n`,
-      );
-      code = Math.max(code, RUN_EXIT.nothingGraded);
-    }
-    return { code, runId: stored.id };
+    const prepared = await prepareRun(flags, command, context, state);
+    const session = await executeRun(flags, context, state, prepared);
+    return await reportRun(flags, context, state, prepared, session);
   } catch (error) {
     // A full disk, a store gone read-only: what was stored stays; say how to go on with this run.
+    const { runId } = state;
     const known = runId !== undefined ? systemFailure(error) : undefined;
     if (known === undefined) throw error;
     throw new ConfigError(
@@ -617,11 +307,466 @@ export async function runCommand(
     );
   } finally {
     // Spans reach the collector before the process exits (a failed or interrupted run included).
-    await tracing?.shutdown();
-    store.close();
+    await state.tracing?.shutdown();
+    state.store.close();
     // Bad input leaves nothing behind: a store this command created for a run that never started goes.
-    if (storeIsNew && !runCreated) {
+    if (storeIsNew && state.runId === undefined) {
       for (const suffix of ["", "-wal", "-shm"]) rmSync(`${storePath}${suffix}`, { force: true });
     }
   }
+}
+
+/** Which run, on which tasks, with which participants and gates: everything checked, nothing spent. */
+async function prepareRun(
+  flags: RunFlags,
+  command: Command,
+  context: CliContext,
+  state: RunCommandState,
+): Promise<PreparedRun> {
+  const { numbers, store, queueAddress } = state;
+  const resolved = resolveRun(store, flags, command, numbers, context);
+  const { config } = resolved;
+  if (!resolved.existing && flags.retrievalConfig === undefined)
+    for (const name of config.domains) {
+      const note = context.domains.get(name)?.configs?.defaultNote?.();
+      if (note) context.stderr.write(`note: ${note}\n`);
+    }
+  // A resumed run of a team's own perturbations loads their modules again.
+  if (config.perturbation_modules && config.perturbation_modules.length > 0)
+    await loadPerturbations(context, config.perturbation_modules);
+  const registry = context.perturbations ?? createPerturbationRegistry();
+  const perturbations = (config.perturbations ?? []).map((spec) => registry.resolve(spec));
+  if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
+  const domains = runDomains(context, command, store, resolved);
+  const runConfig = configAsRun(flags, command, numbers, resolved);
+  // A resumed run of a team's own agent loads its module again (the flag was not repeated).
+  const agentSpec = runConfig.models.agentLlm;
+  if (agentSpec.startsWith("module:") && !context.agentModules?.has(agentSpec))
+    context.agentModules = new Map([
+      ...(context.agentModules ?? []),
+      [agentSpec, await importAgentModule(agentSpec.slice("module:".length))],
+    ]);
+  state.tracing = await startCliTracing(flags, context);
+  // The model calls behind each turn of the conversations run here, kept beside the results.
+  const recorder = queueAddress
+    ? undefined
+    : new ModelCallRecorder({ secrets: environmentSecrets(context.env) });
+  const observer = combineObservers([state.tracing?.modelCalls, recorder]);
+  const datas = [...domains.values()].map((d) => d.data);
+  const participants = participantsFromFlags(
+    modelFlagsOf(runConfig),
+    context,
+    datas[0]!.dataDir,
+    datas.map((d) => d.domain),
+    {
+      ...(observer ? { observer } : {}),
+      // In a distributed run the workers limit their calls together, through Redis.
+      ...(runConfig.limits && !queueAddress
+        ? { limiter: createCallLimiter(runConfig.limits, (o) => new RateLimiterMemory(o), "local") }
+        : {}),
+    },
+  );
+  runConfig.scripted_demo = participants.scriptedDemo;
+  if (runConfig.checkpoint_turns) noteCheckpointLimits(context, runConfig, participants);
+  const gates = splitThresholds(flags.failUnder ?? []);
+  const thresholds = parseThresholds(gates.run, {
+    numTrials: runConfig.num_trials,
+    domains: runConfig.domains,
+  });
+  const robustnessThresholds = parseRobustnessThresholds(
+    gates.robustness,
+    perturbations.map((p) => p.definition.name),
+  );
+  if (runConfig.solo) keepTicketedTasks(context, domains);
+  return {
+    resolved,
+    config: runConfig,
+    domains,
+    perturbations,
+    participants,
+    recorder,
+    thresholds,
+    robustnessThresholds,
+    adaptive: runConfig.adaptive,
+    maxCost: runConfig.max_cost ?? undefined,
+  };
+}
+
+/** Each domain's data and the tasks the run runs on it (a resumed run: the tasks it stored). */
+function runDomains(
+  context: CliContext,
+  command: Command,
+  store: Store,
+  resolved: ResolvedRun,
+): Map<string, { data: DomainData; tasks: Task[] }> {
+  const { config, existing } = resolved;
+  const datas = config.domains.map((name) =>
+    loadDomain(context, name, domainLoadOptions(context, config, name, config.data)),
+  );
+  const selected = existing
+    ? config.domains.map((name) => store.getTasks(existing.run.id, name).map((t) => TaskSchema.parse(t.task)))
+    : selectTasksOfDomains(
+        datas,
+        {
+          split: config.selection.split ?? undefined,
+          ...(config.selection.task_ids ? { taskIds: config.selection.task_ids } : {}),
+          ...(config.selection.num_tasks !== null ? { numTasks: config.selection.num_tasks } : {}),
+        },
+        { splitIsDefault: command.getOptionValueSource("taskSplitName") !== "cli" && !resolved.adopt },
+      );
+  for (const data of datas) data.assertConversable();
+  return new Map(config.domains.map((name, i) => [name, { data: datas[i]!, tasks: selected[i]! }]));
+}
+
+/** The run's configuration with this session's settings (a resume that does not repeat them keeps the run's). */
+function configAsRun(
+  flags: RunFlags,
+  command: Command,
+  numbers: FlagNumbers,
+  resolved: ResolvedRun,
+): RunConfig {
+  const { config } = resolved;
+  const storedConfig = resolved.existing?.config;
+  const concurrency =
+    command.getOptionValueSource("maxConcurrency") === "cli"
+      ? numbers.maxConcurrency
+      : (storedConfig?.max_concurrency ?? numbers.maxConcurrency);
+  const maxCost = numbers.maxCost ?? storedConfig?.max_cost ?? undefined;
+  const maxSimSeconds = numbers.maxSimSeconds ?? storedConfig?.max_sim_seconds ?? undefined;
+  const checkpointTurns = flags.checkpointTurns ?? storedConfig?.checkpoint_turns ?? false;
+  const adaptive = resolveAdaptive(flags, numbers, config.num_trials, storedConfig?.adaptive);
+  const resolvedConfig: RunConfig = {
+    ...config,
+    max_concurrency: concurrency,
+    max_cost: maxCost ?? null,
+    max_sim_seconds: maxSimSeconds ?? null,
+    // Recorded only when on: the configurations of runs without it stay as they were.
+    ...(checkpointTurns ? { checkpoint_turns: true } : { checkpoint_turns: undefined }),
+    adaptive,
+    limits:
+      parseCallLimits(
+        {
+          "--max-concurrent-requests": flags.maxConcurrentRequests,
+          "--requests-per-minute": flags.requestsPerMinute,
+          "--tokens-per-minute": flags.tokensPerMinute,
+        },
+        numbers.limitWindow,
+      ) ??
+      storedConfig?.limits ??
+      null,
+  };
+  return resolvedConfig;
+}
+
+/** Said, not refused: the run is the same, only an interruption costs more. */
+function noteCheckpointLimits(context: CliContext, config: RunConfig, participants: Participants): void {
+  const cannot = cannotContinueFromHistory({
+    agent: participants.agent,
+    user: participants.user,
+    solo: config.solo,
+  });
+  if (cannot.length > 0)
+    context.stderr.write(
+      `--checkpoint-turns: ${cannot.join(" and ")} cannot continue a conversation from its history, so an interrupted conversation starts over (passk's LLM agent and customer can)\n`,
+    );
+}
+
+/** As τ²: a solo agent works from the ticket, so tasks without one are left out, and said so. */
+function keepTicketedTasks(
+  context: CliContext,
+  domains: Map<string, { data: DomainData; tasks: Task[] }>,
+): void {
+  for (const [name, entry] of domains) {
+    if (entry.data.soloPolicy === undefined)
+      throw new ConfigError(`domain ${name} has no solo policy, so it cannot run in --solo mode`);
+    const withTicket = entry.tasks.filter((t) => t.ticket);
+    if (withTicket.length === 0)
+      throw new ConfigError(
+        `--solo needs tasks with a ticket, and none of the selected ${name} tasks has one`,
+      );
+    if (withTicket.length < entry.tasks.length) {
+      context.stderr.write(
+        `--solo: running ${withTicket.length} of ${entry.tasks.length} ${name} tasks (the others have no ticket)\n`,
+      );
+      entry.tasks = withTicket;
+    }
+  }
+}
+
+/**
+ * Run the prepared run until it completes, its budget is spent or it is stopped. Ctrl-C once: no new
+ * conversations, those in flight finish and are stored. Twice: stop them now.
+ */
+async function executeRun(
+  flags: RunFlags,
+  context: CliContext,
+  state: RunCommandState,
+  prepared: PreparedRun,
+): Promise<RunSessionOutcome> {
+  const { numbers, store, queueAddress, tracing } = state;
+  const { config, participants, resolved, recorder, perturbations } = prepared;
+  const prefix = participants.scriptedDemo ? "[scripted demo] " : "";
+  const display = progressDisplay({
+    stream: context.stderr,
+    mode: numbers.progress as ProgressMode,
+    intervalMs: numbers.progressInterval * 1000,
+    prefix,
+  });
+  const stop = new AbortController();
+  const abort = new AbortController();
+  const onSignal = () => {
+    if (!stop.signal.aborted) {
+      display.note(
+        "stopping: no new conversations; waiting for those in flight (Ctrl-C again to stop them now)",
+      );
+      stop.abort();
+    } else if (!abort.signal.aborted) {
+      display.note("stopping now: conversations in flight are abandoned and will run again on resume");
+      abort.abort();
+    }
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  let queue: { dispatcher: Dispatcher; localWorker?: ConversationWorker } | undefined;
+  try {
+    if (queueAddress) queue = await openQueue(context, state, config, prefix);
+    const events = run({
+      ...(queue ? { runJob: queue.dispatcher.runJob } : {}),
+      store,
+      queue: new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts }),
+      checkpoints: new SqliteCheckpointStore(store),
+      ...(recorder ? { modelCalls: { recorder, sink: new SqliteModelCallStore(store) } } : {}),
+      config,
+      domains: prepared.domains,
+      participants: {
+        ...participants,
+        userGuidelines: participants.scriptedDemo
+          ? null
+          : readUserGuidelines([...prepared.domains.values()][0]!.data.dataDir),
+      },
+      ...(resolved.existing ? { existing: resolved.existing.run } : {}),
+      ...(resolved.adopt ? { adopt: resolved.adopt } : {}),
+      ...(flags.label !== undefined ? { label: flags.label } : {}),
+      runner: { pid: process.pid, host: hostname(), started_at: new Date().toISOString() },
+      ...(flags.junit ? { junit: flags.junit } : {}),
+      thresholds: prepared.thresholds,
+      ...(perturbations.length > 0 ? { perturbations } : {}),
+      // With --otel, each conversation run here is a trace (those of --local-workers too).
+      ...(tracing ? { wrapJob: traceRunConversations(tracing, config) } : {}),
+      maxAttempts: numbers.maxAttempts,
+      stopSignal: stop.signal,
+      abortSignal: abort.signal,
+      // The display follows the run as it happens (the events the generator yields are left unread).
+      onEvent: runEventPrinter(context, state, prepared, display, prefix),
+    });
+    for (let next = await events.next(); ; next = await events.next()) if (next.done) return next.value;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    display.stop();
+    await queue?.localWorker?.close();
+    await queue?.dispatcher.close();
+    participants.cache?.close();
+  }
+}
+
+/** `--queue`: the dispatcher that hands conversations to workers, and `--local-workers` here. */
+async function openQueue(
+  context: CliContext,
+  state: RunCommandState,
+  config: RunConfig,
+  prefix: string,
+): Promise<{ dispatcher: Dispatcher; localWorker?: ConversationWorker }> {
+  const address = state.queueAddress!;
+  // Sentences about the queue are shown whatever the progress display (a refused job, Redis away).
+  const dispatcher = await openDispatcher({
+    address,
+    onNote: (text) => context.stderr.write(`${prefix}${text}\n`),
+  });
+  if (state.numbers.localWorkers === 0) return { dispatcher };
+  const localWorker = await startWorkerHere(context, {
+    address,
+    concurrency: state.numbers.localWorkers,
+    lockMs: 30_000,
+    // Its credentials go where this run's own flags point, nowhere a job names.
+    allowedEndpoints: configEndpoints(config).map((e) => e.origin),
+    quiet: true,
+    ...(state.tracing ? { tracing: state.tracing } : {}),
+  });
+  return { dispatcher, localWorker };
+}
+
+/** What the terminal shows of the run's events as they happen. */
+function runEventPrinter(
+  context: CliContext,
+  state: RunCommandState,
+  prepared: PreparedRun,
+  display: ReturnType<typeof progressDisplay>,
+  prefix: string,
+): (event: RunSessionEvent) => void {
+  const { config, domains, participants, adaptive, maxCost } = prepared;
+  return (event) => {
+    if (event.type === "run-stored") {
+      state.runId = event.run.id;
+      if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+      context.stderr.write(
+        `${prefix}${event.resumed ? "resuming" : "starting"} run ${event.run.id}: ${event.conversations} conversations ` +
+          `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${config.num_trials} trial${config.num_trials === 1 ? "" : "s"}), ` +
+          `concurrency ${config.max_concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${state.store.file}\n`,
+      );
+      return;
+    }
+    if (event.type === "adaptive-round") {
+      const { round, interval, added } = event.round;
+      if (added > 0 && adaptive)
+        display.note(
+          `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
+            `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
+        );
+      return;
+    }
+    display.onEvent(event);
+    if (event.type === "budget-reached") {
+      display.note(
+        `budget reached: $${event.spent.toFixed(4)} of $${event.maxCost} spent; no new conversations (${event.inFlight} still running)`,
+      );
+    } else if (event.type === "cost-uncountable") {
+      display.note(
+        `--max-cost can no longer be checked: ${event.message}; no new conversations (${event.inFlight} still running)`,
+      );
+    } else if (event.type === "cost-unknown") {
+      display.note(
+        `cost unknown: a model's price is not in the price table, so costs${maxCost !== undefined ? " and --max-cost" : ""} undercount; pass --prices FILE`,
+      );
+    }
+  };
+}
+
+/** Print what the run measured and how it ended; the exit code says whether it met its gates. */
+async function reportRun(
+  flags: RunFlags,
+  context: CliContext,
+  state: RunCommandState,
+  prepared: PreparedRun,
+  session: RunSessionOutcome,
+): Promise<{ code: number; runId: string }> {
+  const { store } = state;
+  const { config, participants, perturbations, adaptive } = prepared;
+  const { outcome, metrics, simulations, plan, written } = session;
+  const stored = session.run;
+  const prefix = participants.scriptedDemo ? "[scripted demo] " : "";
+  println(context);
+  const coverage = partialCoverageLabel(gradingCoverage(metrics, outcome.counts.total));
+  println(context, `${prefix}${describeMetricsHeader(config, stored)}${coverage ? ` · ${coverage}` : ""}`);
+  const agentCounted = !isRemoteAgentSpec(config.models.agentLlm);
+  println(context, formatMetrics(metrics, { agentCostCounted: agentCounted }));
+  const comparability = sourceComparability(context, {
+    label: `run ${stored.id}`,
+    numTrials: config.num_trials,
+    simulations,
+    run: stored,
+  });
+  for (const [domain, verdict] of Object.entries(comparability))
+    println(context, `${domain}: ${describeComparability(verdict)}`);
+  println(context, costLine(metrics, outcome.spent, agentCounted));
+  // A perturbed run beside its clean baseline (the newest completed run configured the same but clean).
+  const robustnessRows =
+    perturbations.length > 0 && outcome.reason === "completed" ? storedRobustnessRows(store, stored.id) : [];
+  if (robustnessRows.length > 0) println(context, formatRobustnessTable(robustnessRows));
+  else if (perturbations.length > 0)
+    println(
+      context,
+      "robustness: no completed clean run with the same configuration in the store to compare with " +
+        "(run the same command without --perturb, or use `passk robustness`)",
+    );
+  if (adaptive)
+    println(
+      context,
+      describeAdaptive(trialTallies(simulations, plan.domains), {
+        minTrials: config.num_trials,
+        ...adaptive,
+      }),
+    );
+  if (flags.review) {
+    const { reviews } = await reviewStoredRun(context, store, stored.id, {
+      ...(config.models.judgeLlm ? { judgeLlm: config.models.judgeLlm } : {}),
+      ...(config.models.judgeLlmBaseUrl ? { judgeLlmBaseUrl: config.models.judgeLlmBaseUrl } : {}),
+    });
+    println(context, `review: ${describeBlame(reviews)} (details: \`passk review ${stored.id}\`)`);
+  }
+  println(context, `${prefix}${stopLine(session, prepared.maxCost)}`);
+  for (const file of written) println(context, `wrote ${file}`);
+  if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+  const gated = gateCode(context, session, prepared, robustnessRows);
+  return { code: Math.max(gated, nothingGradedCode(context, store, session)), runId: stored.id };
+}
+
+/** How the run ended, and how to go on with it. */
+function stopLine(session: RunSessionOutcome, maxCost: number | undefined): string {
+  const { outcome, wallMs } = session;
+  const id = session.run.id;
+  const unfinished = outcome.counts.queued + outcome.counts.claimed;
+  switch (outcome.reason) {
+    case "completed":
+      return `completed: ${outcome.counts.total} conversations stored in ${formatDuration(wallMs)} (this session ran ${outcome.completed})`;
+    case "budget_reached":
+      return (
+        `stopped: budget of $${maxCost} reached ($${outcome.spent.toFixed(4)} spent); ${unfinished} conversations not run. ` +
+        `Continue with \`passk run --resume ${id} --max-cost <more>\``
+      );
+    case "cost_uncountable":
+      return (
+        `stopped: --max-cost $${maxCost} can no longer be checked (a provider reported impossible token usage; $${outcome.spent.toFixed(4)} counted); ${unfinished} conversations not run. ` +
+        `Continue with \`passk run --resume ${id}\` once the provider reports usage correctly`
+      );
+    default:
+      return `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${id}\``;
+  }
+}
+
+/** `--fail-under`: each gate printed PASS or FAIL; an incomplete run fails them too. */
+function gateCode(
+  context: CliContext,
+  session: RunSessionOutcome,
+  prepared: PreparedRun,
+  robustnessRows: ReturnType<typeof storedRobustnessRows>,
+): number {
+  const { outcome } = session;
+  const interrupted = outcome.reason === "interrupted";
+  let code: number = interrupted ? RUN_EXIT.interrupted : RUN_EXIT.ok;
+  if (prepared.thresholds.length + prepared.robustnessThresholds.length === 0) return code;
+  const results = [
+    ...session.thresholds,
+    ...checkRobustnessThresholds(robustnessRows, prepared.robustnessThresholds),
+  ];
+  for (const r of results)
+    println(
+      context,
+      `${r.passed ? "PASS" : "FAIL"} ${r.threshold.text}: ${r.value === null ? "-" : r.value.toFixed(4)}${r.reason && !r.passed ? ` (${r.reason})` : ""}`,
+    );
+  const unfinished = outcome.counts.queued + outcome.counts.claimed;
+  if (unfinished > 0) println(context, `FAIL the run is incomplete (${unfinished} conversations not run)`);
+  if (results.some((r) => !r.passed) || unfinished > 0) code = Math.max(code, RUN_EXIT.belowThreshold);
+  if (code === RUN_EXIT.belowThreshold && interrupted) code = RUN_EXIT.interrupted;
+  return code;
+}
+
+/** A run that graded nothing measured nothing: never "completed" with exit 0. */
+function nothingGradedCode(context: CliContext, store: Store, session: RunSessionOutcome): number {
+  const { outcome, metrics, simulations } = session;
+  if (simulations.length === 0 || metrics.total_simulations > 0 || outcome.reason === "interrupted")
+    return RUN_EXIT.ok;
+  const id = session.run.id;
+  const first = store
+    .getSimulations(id)
+    .map((s) => (s.simulation.info as { error?: unknown } | null | undefined)?.error)
+    .find((e): e is string => typeof e === "string");
+  context.stderr.write(
+    `error: nothing could be graded: all ${simulations.length} conversations ended without a gradable result ` +
+      `(${Object.entries(metrics.termination_reasons)
+        .map(([reason, n]) => `${reason} ${n}`)
+        .join(", ")})${first ? `; the first said: ${first}` : ""}. Fix the cause (provider, --timeout, ` +
+      `base URL), then continue with \`passk run --resume ${id}\`.\n`,
+  );
+  return RUN_EXIT.nothingGraded;
 }

@@ -5,9 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goldAgent } from "../agents/gold-agent.js";
 import type { Results } from "../core/simulation.js";
 import { builtinDomains } from "../domains/registry.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
 import { Store } from "../store/store.js";
-import { tau2DataDir } from "../testing/tau2-fixtures.js";
+import { fixtureDomainData, tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
 import {
@@ -22,7 +21,7 @@ import { createMemoryRunStore } from "./memory-run-store.js";
 import type { RunStore } from "./run-store.js";
 import { sqliteRunStore } from "./sqlite-run-store.js";
 
-const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
+const data = fixtureDomainData("mock");
 let folder: string;
 let results: Results;
 

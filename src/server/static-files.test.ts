@@ -8,8 +8,7 @@ import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goldAgent } from "../agents/gold-agent.js";
 import { builtinDomains } from "../domains/registry.js";
-import { DomainData } from "../formats/tau2/domain-data.js";
-import { tau2DataDir } from "../testing/tau2-fixtures.js";
+import { fixtureDomainData, tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import {
   DomainDetailSchema,
@@ -100,12 +99,9 @@ describe("the web app and the API served compressed", () => {
 
 describe("a domain's task list, paged", () => {
   it("answers the domain with its first tasks and the count, and the rest a page at a time, in order", async () => {
-    const telecom = new DomainData(builtinDomains.get("telecom")!, tau2DataDir());
-    // One server, reading the data parsed here (`get` would build a server, and parse the data, per request).
-    const served = app({
-      loadDomainData: (domain, dataDir) =>
-        domain.name === "telecom" ? telecom : new DomainData(domain, dataDir),
-    });
+    const telecom = fixtureDomainData("telecom");
+    // One server, reading the data parsed once (`get` would build a server, and parse the data, per request).
+    const served = app({ loadDomainData: (domain) => fixtureDomainData(domain.name) });
     const get = (url: string) => served.request(`http://localhost${url}`);
     const all = telecom.tasks.map((t) => t.id);
     expect(all.length).toBeGreaterThan(FIRST_TASKS + TASK_PAGE_SIZE);

@@ -28,7 +28,7 @@ const CorpusSchema = z.object({
     z.object({
       id: z.string(),
       task_id: z.string(),
-      simulation: z.object({ termination_reason: z.string(), messages: z.array(MessageSchema) }),
+      simulation: z.object({ termination_reason: z.string(), messages: z.array(z.unknown()) }),
     }),
   ),
 });
@@ -48,23 +48,28 @@ beforeAll(async () => {
   mkdirSync(SCREENS, { recursive: true });
   // The corpus conversation in place of the gold one, in a results file as τ² writes it, graded by passk.
   const results = buildOfficialResults(airline, [{ task: corpusCase.task_id, trial: 0, variant: "gold" }]);
-  const simulation = results.simulations[0]!;
-  simulation.messages = corpusCase.simulation.messages;
-  simulation.termination_reason = corpusCase.simulation.termination_reason as never;
-  simulation.reward_info = evaluateSimulationSync(
-    { termination_reason: simulation.termination_reason, messages: simulation.messages },
+  const messages = z.array(MessageSchema).parse(corpusCase.simulation.messages);
+  const terminationReason = corpusCase.simulation.termination_reason as "user_stop";
+  const rewardInfo = evaluateSimulationSync(
+    { termination_reason: terminationReason, messages },
     airline.task(corpusCase.task_id),
     { newWorld: (options) => airline.newWorld(options), validation: "lenient" },
   );
+  const simulation = {
+    ...results.simulations[0]!,
+    termination_reason: terminationReason,
+    reward_info: rewardInfo,
+    messages: corpusCase.simulation.messages,
+  };
   const { reviews } = await reviewSimulations(
     [
       {
         domain: "airline",
         task_id: corpusCase.task_id,
         trial: 0,
-        termination_reason: simulation.termination_reason,
-        reward_info: simulation.reward_info,
-        messages: simulation.messages,
+        termination_reason: terminationReason,
+        reward_info: rewardInfo,
+        messages,
         info: null,
       },
     ],
@@ -80,10 +85,13 @@ beforeAll(async () => {
   reviewedTurn = reviews[0]!.review.turn;
   const memory = createMemoryRunStore();
   const store: RunStore = { ...memory, reviews: (id) => (id === runId ? reviews : []) };
-  runId = store.importResults(parseResults(JSON.stringify(results), "real-style.json"), {
-    label: "real-style failure",
-    domain: "airline",
-  });
+  runId = store.importResults(
+    parseResults(JSON.stringify({ ...results, simulations: [simulation] }), "real-style.json"),
+    {
+      label: "real-style failure",
+      domain: "airline",
+    },
+  );
   web = await startWebServer({ store });
   browser = await launchChromium();
 }, 120_000);

@@ -125,7 +125,10 @@ function Conversations() {
       ? `reward ${c.reward.toFixed(2)}`
       : c.status === "finished"
         ? (c.terminationReason ?? "finished").replace(/_/g, " ")
-        : c.status;
+        : // The playground's Stop ends a conversation as "abandoned"; it says "Stopped", and so does this list.
+          c.status === "abandoned"
+          ? "stopped"
+          : c.status;
   return (
     <section className="card" aria-labelledby="conversations-title" data-testid="conversations">
       <h2 id="conversations-title">Playground conversations</h2>

@@ -71,109 +71,158 @@ export function registerReport(program: Command, context: CliContext): void {
     if (existsSync(ref) && isVoiceResultsDir(ref)) return reportVoiceRun(context, ref, options.json === true);
     const seed = wholeNumber("--seed", options.seed, 2 ** 32 - 1);
     const top = wholeNumber("--top", options.top);
-    const source = loadRunSource(context, ref, options);
-    const metrics = computeRunMetrics(source.simulations, {
-      numTrials: source.numTrials,
-      bootstrap: { seed },
-    });
-    const failing = failingTasks(source.simulations);
-    const comparability = sourceComparability(context, source);
-    const tasks = taskStatistics(taskOutcomes(source.simulations));
-    const tokens = tokenUsage(usageSimulations(context, source, options), participantRates(source));
-    // With reviews: the same metrics with the failures that were not the agent's left out.
-    const excluded = notTheAgentsKeys(source.reviews ?? []);
-    const agentOnly =
-      excluded.size > 0
-        ? computeRunMetrics(
-            source.simulations.filter(
-              (s) => !excluded.has(`${s.domain}\u0000${s.task_id}\u0000${s.trial ?? 0}`),
-            ),
-            { numTrials: source.numTrials, bootstrap: { seed } },
-          )
-        : undefined;
-    // A run measured with and without perturbations: the robustness table (stored runs only).
-    const { robustness, taskIssues } = source.run
-      ? withStore(context, options.store, { create: false }, (store) => ({
-          robustness: storedRobustnessRows(store, source.run!.id),
-          // Notes flagging a task issue (written in the web app's explorer).
-          taskIssues: sqliteSimulationNotes(store)
-            .list(source.run!.id)
-            .filter((note) => note.taskIssue),
-        }))
-      : { robustness: [], taskIssues: [] };
-    if (options.json) {
-      const demo = isScriptedDemo(source) ? { scripted_demo: true } : {};
-      println(
-        context,
-        JSON.stringify(
-          {
-            source: source.label,
-            ...demo,
-            tau2_comparability: comparability,
-            metrics,
-            ...(agentOnly
-              ? { metrics_excluding_not_the_agents_failures: agentOnly, excluded_simulations: excluded.size }
-              : {}),
-            task_statistics: tasks,
-            token_usage: tokens,
-            failing_tasks: failing,
-            ...(robustness.length > 0 ? { robustness } : {}),
-            ...(taskIssues.length > 0
-              ? {
-                  task_issues: taskIssues.map((note) => ({
-                    domain: note.domain,
-                    task_id: note.taskId,
-                    trial: note.trial,
-                    category: note.category,
-                    text: note.text,
-                  })),
-                }
-              : {}),
-          },
-          null,
-          2,
-        ),
-      );
-      return;
-    }
-    if (isScriptedDemo(source)) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-    const coverage = partialCoverageLabel(gradingCoverage(metrics));
+    const report = gatherReport(context, ref, options, seed);
+    if (options.json) printReportJson(context, report);
+    else printReport(context, report, top);
+  });
+}
+
+/** Everything `passk report` says of a run, computed before anything is printed. */
+function gatherReport(context: CliContext, ref: string, options: ReportOptions, seed: number) {
+  const source = loadRunSource(context, ref, options);
+  const metrics = computeRunMetrics(source.simulations, {
+    numTrials: source.numTrials,
+    bootstrap: { seed },
+  });
+  const failing = failingTasks(source.simulations);
+  const comparability = sourceComparability(context, source);
+  const tasks = taskStatistics(taskOutcomes(source.simulations));
+  const tokens = tokenUsage(usageSimulations(context, source, options), participantRates(source));
+  // With reviews: the same metrics with the failures that were not the agent's left out.
+  const excluded = notTheAgentsKeys(source.reviews ?? []);
+  const agentOnly =
+    excluded.size > 0
+      ? computeRunMetrics(
+          source.simulations.filter(
+            (s) => !excluded.has(`${s.domain}\u0000${s.task_id}\u0000${s.trial ?? 0}`),
+          ),
+          { numTrials: source.numTrials, bootstrap: { seed } },
+        )
+      : undefined;
+  // A run measured with and without perturbations: the robustness table (stored runs only).
+  const { robustness, taskIssues } = source.run
+    ? withStore(context, options.store, { create: false }, (store) => ({
+        robustness: storedRobustnessRows(store, source.run!.id),
+        // Notes flagging a task issue (written in the web app's explorer).
+        taskIssues: sqliteSimulationNotes(store)
+          .list(source.run!.id)
+          .filter((note) => note.taskIssue),
+      }))
+    : { robustness: [], taskIssues: [] };
+  return {
+    source,
+    metrics,
+    failing,
+    comparability,
+    tasks,
+    tokens,
+    excluded,
+    agentOnly,
+    robustness,
+    taskIssues,
+  };
+}
+
+type Report = ReturnType<typeof gatherReport>;
+
+/** `--json`: the report as one JSON object. */
+function printReportJson(context: CliContext, report: Report): void {
+  const {
+    source,
+    comparability,
+    metrics,
+    agentOnly,
+    excluded,
+    tasks,
+    tokens,
+    failing,
+    robustness,
+    taskIssues,
+  } = report;
+  const demo = isScriptedDemo(source) ? { scripted_demo: true } : {};
+  println(
+    context,
+    JSON.stringify(
+      {
+        source: source.label,
+        ...demo,
+        tau2_comparability: comparability,
+        metrics,
+        ...(agentOnly
+          ? { metrics_excluding_not_the_agents_failures: agentOnly, excluded_simulations: excluded.size }
+          : {}),
+        task_statistics: tasks,
+        token_usage: tokens,
+        failing_tasks: failing,
+        ...(robustness.length > 0 ? { robustness } : {}),
+        ...(taskIssues.length > 0
+          ? {
+              task_issues: taskIssues.map((note) => ({
+                domain: note.domain,
+                task_id: note.taskId,
+                trial: note.trial,
+                category: note.category,
+                text: note.text,
+              })),
+            }
+          : {}),
+      },
+      null,
+      2,
+    ),
+  );
+}
+
+/** The report for a terminal: coverage, comparability, metrics, tokens, blame, stability, failing tasks. */
+function printReport(context: CliContext, report: Report, top: number): void {
+  const {
+    source,
+    comparability,
+    metrics,
+    agentOnly,
+    excluded,
+    tasks,
+    tokens,
+    failing,
+    robustness,
+    taskIssues,
+  } = report;
+  if (isScriptedDemo(source)) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+  const coverage = partialCoverageLabel(gradingCoverage(metrics));
+  println(
+    context,
+    `${source.label}: ${source.simulations.length} simulations${coverage ? ` · ${coverage}` : ""}`,
+  );
+  for (const [domain, verdict] of Object.entries(comparability))
+    println(context, `${domain}: ${describeComparability(verdict)}`);
+  println(context);
+  const costOptions = { agentCostCounted: sourceAgentCostCounted(source) };
+  println(context, formatMetrics(metrics, costOptions));
+  if (agentOnly) {
+    println(context);
     println(
       context,
-      `${source.label}: ${source.simulations.length} simulations${coverage ? ` · ${coverage}` : ""}`,
+      `as measured above; below, without the ${excluded.size} failure(s) \`passk review\` placed on the simulated customer, the task or the infrastructure:`,
     );
-    for (const [domain, verdict] of Object.entries(comparability))
-      println(context, `${domain}: ${describeComparability(verdict)}`);
+    println(context, formatMetrics(agentOnly, costOptions));
+  }
+  const tokenLines = describeTokenUsage(tokens);
+  if (tokenLines.length > 0) {
     println(context);
-    const costOptions = { agentCostCounted: sourceAgentCostCounted(source) };
-    println(context, formatMetrics(metrics, costOptions));
-    if (agentOnly) {
-      println(context);
-      println(
-        context,
-        `as measured above; below, without the ${excluded.size} failure(s) \`passk review\` placed on the simulated customer, the task or the infrastructure:`,
-      );
-      println(context, formatMetrics(agentOnly, costOptions));
-    }
-    const tokenLines = describeTokenUsage(tokens);
-    if (tokenLines.length > 0) {
-      println(context);
-      for (const line of tokenLines) println(context, line);
-    }
-    if (source.reviews && source.reviews.length > 0)
-      println(context, `review: ${describeBlame(source.reviews as Array<{ review: Review }>)}`);
-    const adaptive = RunConfigSchema.safeParse(source.run?.config).data?.adaptive;
-    if (adaptive)
-      println(context, describeAdaptive(tasks, { minTrials: source.numTrials ?? 1, ...adaptive }));
-    println(context, describeTaskStability(tasks));
-    if (taskIssues.length > 0) println(context, describeTaskIssues(taskIssues));
-    if (robustness.length > 0) {
-      println(context);
-      println(context, formatRobustnessTable(robustness));
-    }
+    for (const line of tokenLines) println(context, line);
+  }
+  if (source.reviews && source.reviews.length > 0)
+    println(context, `review: ${describeBlame(source.reviews as Array<{ review: Review }>)}`);
+  const adaptive = RunConfigSchema.safeParse(source.run?.config).data?.adaptive;
+  if (adaptive) println(context, describeAdaptive(tasks, { minTrials: source.numTrials ?? 1, ...adaptive }));
+  println(context, describeTaskStability(tasks));
+  if (taskIssues.length > 0) println(context, describeTaskIssues(taskIssues));
+  if (robustness.length > 0) {
     println(context);
-    println(context, formatFailingTasks(failing, top));
-  });
+    println(context, formatRobustnessTable(robustness));
+  }
+  println(context);
+  println(context, formatFailingTasks(failing, top));
 }
 
 /** One line naming the simulations a note flags as a task issue (the first five), with their categories. */

@@ -30,7 +30,13 @@ function passOneCell(metrics: RunMetrics, planned: number | null): string {
 /** `passk runs list|show|delete`: the runs in the store. */
 export function registerRuns(program: Command, context: CliContext): void {
   const runs = program.command("runs").description("List, show and delete the runs in the store");
+  registerRunsList(runs, context);
+  registerRunsShow(runs, context);
+  registerRunsDelete(runs, context);
+}
 
+/** `passk runs list`: the stored runs, newest first. */
+function registerRunsList(runs: Command, context: CliContext): void {
   withStoreOption(
     runs
       .command("list")
@@ -85,7 +91,10 @@ export function registerRuns(program: Command, context: CliContext): void {
       ),
     );
   });
+}
 
+/** `passk runs show RUN`: one run, its job progress and metrics. */
+function registerRunsShow(runs: Command, context: CliContext): void {
   withStoreOption(
     runs
       .command("show")
@@ -118,7 +127,10 @@ export function registerRuns(program: Command, context: CliContext): void {
     println(context);
     println(context, formatFailingTasks(failing, 10));
   });
+}
 
+/** `passk runs delete RUN`: a run and its simulations, unless a live process runs it. */
+function registerRunsDelete(runs: Command, context: CliContext): void {
   withStoreOption(
     runs
       .command("delete")

@@ -17,6 +17,7 @@ import { taskLabel } from "../format.js";
 import { navigate, type Route } from "../router.js";
 import { AgentScoreStrip } from "./agent-score-strip.js";
 import { ConversationPane } from "./conversation-pane.js";
+import { CustomerBrief } from "./customer-brief.js";
 import { PhonePanel } from "./phone-panel.js";
 import { PolicyPane, type PolicyFocus } from "./policy-pane.js";
 import { TaskPicker } from "./task-picker.js";
@@ -499,6 +500,14 @@ export function Playground(props: {
               onSay={(text) => conversation.say({ content: text })}
               onUseTool={(name, args) => void conversation.say({ toolCall: { name, arguments: args } })}
               suggestion={suggestion}
+              brief={
+                started?.mode === "human" &&
+                taskDetail &&
+                taskDetail.domain === started.domain &&
+                taskDetail.task.id === started.taskId ? (
+                  <CustomerBrief task={taskDetail.task} />
+                ) : undefined
+              }
               onEnd={() => void conversation.end()}
               onStopWaiting={() =>
                 conversation.abandon(

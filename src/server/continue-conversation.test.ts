@@ -27,7 +27,14 @@ const cancellingAgent: Agent = {
         const call = (name: string) => ({
           role: "assistant" as const,
           content: null,
-          tool_calls: [{ id: `call_${name}_${calls++}`, name, arguments: { reservation_id: "EHGLP3" } }],
+          tool_calls: [
+            {
+              id: `call_${name}_${calls++}`,
+              name,
+              arguments: { reservation_id: "EHGLP3" },
+              requestor: "assistant" as const,
+            },
+          ],
         });
         if (last?.role === "user" && /cancel/i.test(String(last.content))) return call("cancel_reservation");
         if (last?.role === "user" && /check/i.test(String(last.content)))

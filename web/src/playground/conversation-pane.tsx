@@ -28,6 +28,8 @@ export function ConversationPane(props: {
   suggestion?: { conversationId: string; text: string } | null;
   /** The customer's brief, kept beside the composer while a person plays the customer. */
   brief?: ReactNode;
+  /** Continue a stopped or interrupted conversation in a new one (its owner only). */
+  onContinue?: () => void;
 }) {
   const [draft, setDraft] = useState("");
   const suggested = props.suggestion;
@@ -101,6 +103,16 @@ export function ConversationPane(props: {
                   : "Failed."}
             </strong>{" "}
             {props.closing.message}
+            {props.owner &&
+              props.onContinue &&
+              (props.closing.reason === "interrupted" || props.closing.reason === "abandoned") && (
+                <>
+                  {" "}
+                  <button type="button" className="secondary" onClick={props.onContinue}>
+                    Continue
+                  </button>
+                </>
+              )}
           </p>
         )}
         {props.lost && (

@@ -29,6 +29,31 @@ export interface ContinuationLimits {
 }
 
 /**
+ * The steps and tool errors (all, and the customer's own) of a conversation's messages, counted after
+ * the task's history: the agent's greeting is no step; a message is one, and so is each batch of tool results.
+ */
+export function turnCounts(
+  messages: readonly Message[],
+  task: Task,
+  solo: boolean,
+): { steps: number; errors: number; userErrors: number } {
+  const historyLength = task.initial_state?.message_history?.length ?? 0;
+  const greeted = historyLength === 0 && !solo;
+  const turns = messages.slice(historyLength + (greeted ? 1 : 0));
+  let steps = 0;
+  let errors = 0;
+  let userErrors = 0;
+  for (const [i, message] of turns.entries()) {
+    if (message.role !== "tool" || turns[i - 1]?.role !== "tool") steps++;
+    if (message.role === "tool" && message.error) {
+      errors++;
+      if (message.requestor === "user") userErrors++;
+    }
+  }
+  return { steps, errors, userErrors };
+}
+
+/**
  * Why a checkpoint's counters and clock are not what its conversation can have saved, or undefined.
  * Steps and tool errors are counted again from the messages after the task's history (the agent's
  * greeting is no step; a message is one, and so is each batch of tool results), and must be below the
@@ -40,19 +65,11 @@ export function checkpointProblem(
   task: Task,
   limits: ContinuationLimits,
 ): string | undefined {
-  const historyLength = task.initial_state?.message_history?.length ?? 0;
-  const greeted = historyLength === 0 && !limits.solo;
-  const turns = (checkpoint.messages as readonly Message[]).slice(historyLength + (greeted ? 1 : 0));
-  let steps = 0;
-  let errors = 0;
-  let userErrors = 0;
-  for (const [i, message] of turns.entries()) {
-    if (message.role !== "tool" || turns[i - 1]?.role !== "tool") steps++;
-    if (message.role === "tool" && message.error) {
-      errors++;
-      if (message.requestor === "user") userErrors++;
-    }
-  }
+  const { steps, errors, userErrors } = turnCounts(
+    checkpoint.messages as readonly Message[],
+    task,
+    limits.solo,
+  );
   if (checkpoint.steps !== steps)
     return `it counts ${checkpoint.steps} steps where its messages take ${steps}`;
   if (checkpoint.errors !== errors || checkpoint.userErrors !== userErrors)

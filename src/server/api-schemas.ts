@@ -276,6 +276,8 @@ export const PlaygroundEventSchema = z.discriminatedUnion("type", [
     user: z.string().nullable(),
     /** The perturbations it meets, as canonical specs (absent: none). */
     perturbations: z.array(z.string()).optional(),
+    /** The earlier (stopped or interrupted) conversation it continues. */
+    continues: z.string().optional(),
   }),
   /** `policyLink`: an agent's refusal, and the policy passage it rests on. */
   z.object({ type: z.literal("message"), message: MessageSchema, policyLink: PolicyLinkSchema.optional() }),

@@ -75,6 +75,11 @@ export interface ConversationServices {
   /** Only with the owner token `start` gave (`undefined`: none was sent). */
   say(id: string, turn: CustomerTurnRequest, ownerToken: string | undefined): void;
   end(id: string, ownerToken: string | undefined): void;
+  /**
+   * Start a conversation that continues the stopped or interrupted `id` (only its owner may): the same
+   * task, participants and settings, its messages as the history, its world rebuilt from them.
+   */
+  continue(id: string, ownerToken: string | undefined): StartConversationResponse;
 }
 
 export interface RunServices {

@@ -11,7 +11,10 @@ import type { World } from "../env/world.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
 import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
-import { runConversation } from "../runner/conversation-job.js";
+import { cannotContinueFromHistory, runConversation } from "../runner/conversation-job.js";
+import { turnCounts } from "../orchestrator/resume-checkpoint.js";
+import { hasToolCalls, type Message } from "../core/message.js";
+import type { CheckpointStore, ConversationKey, TurnCheckpoint } from "../core/run-store.js";
 import { costBesidesParticipants } from "../runner/execute-run.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
@@ -73,6 +76,15 @@ export interface StartConversation {
   perturbations?: readonly ResolvedPerturbation[];
   /** Its reservation against the daily spend cap; its costs are charged to it, released when it ends. */
   reservation?: SpendReservation;
+  /** The earlier conversation it continues (its id and messages): its history, its world rebuilt from them. */
+  continues?: { conversationId: string; messages: readonly Message[] };
+}
+
+/** What a continued conversation takes from the earlier one: its settings and its messages. */
+export interface Continuable {
+  meta: ConversationMeta;
+  perturbations: readonly string[];
+  messages: Message[];
 }
 
 /** One playground conversation: its events so far, and what waits for more. */
@@ -301,6 +313,17 @@ export class ConversationHub {
    * token is the capability to control it, given once, to the starter only.
    */
   start(setup: StartConversation): { conversation: Conversation; ownerToken: string } {
+    if (setup.continues) {
+      const user = setup.mode === "human" ? new HumanCustomer(() => {}) : setup.user;
+      const cannot = user
+        ? cannotContinueFromHistory({ agent: setup.agent, user, solo: false })
+        : ["the customer"];
+      if (cannot.length > 0)
+        throw new ConversationStateError(
+          "cannot_continue",
+          `${cannot.join(" and ")} cannot continue a conversation from its history; start a new one`,
+        );
+    }
     this.#forgetOld();
     if (this.activeCount >= this.#limits.maxActive) throw new ServerBusyError(this.#limits.maxActive);
     const ownerToken = randomBytes(32).toString("base64url");
@@ -329,6 +352,7 @@ export class ConversationHub {
       ...(setup.perturbations && setup.perturbations.length > 0
         ? { perturbations: setup.perturbations.map((p) => p.spec) }
         : {}),
+      ...(setup.continues ? { continues: setup.continues.conversationId } : {}),
     });
     void this.#run(conversation, setup);
     return { conversation, ownerToken };
@@ -341,6 +365,33 @@ export class ConversationHub {
     if (ownerToken === undefined || !timingSafeEqual(given, conversation.ownerTokenDigest))
       throw new NotConversationOwnerError(id, ownerToken !== undefined);
     return conversation;
+  }
+
+  /**
+   * What continuing the ended conversation `id` takes (only its owner may): one that was stopped or
+   * interrupted, held by this server (its owner is known only while it is).
+   */
+  continuable(id: string, ownerToken: string | undefined): Continuable {
+    if (!this.#conversations.has(id) && this.#kept(id))
+      throw new ConversationStateError(
+        "cannot_continue",
+        "this server no longer holds the conversation (it restarted, or the conversation ended long ago), so its owner cannot be confirmed; start a new one",
+      );
+    const conversation = this.#owned(id, ownerToken);
+    const reason = conversation.events.findLast((e) => e.type === "conversation-end");
+    if (!conversation.ended || reason?.type !== "conversation-end" || reason.reason === "finished")
+      throw new ConversationStateError(
+        "cannot_continue",
+        conversation.ended
+          ? "this conversation finished; start a new one"
+          : "this conversation is still running; stop it first",
+      );
+    const start = conversation.events[0];
+    return {
+      meta: conversation.meta,
+      perturbations: start?.type === "conversation-start" ? (start.perturbations ?? []) : [],
+      messages: completedTurns(conversation.events.flatMap((e) => (e.type === "message" ? [e.message] : []))),
+    };
   }
 
   /** Deliver what the person typed or did (human mode); only its owner may. */
@@ -500,6 +551,10 @@ export class ConversationHub {
           }
         }
       };
+      // A continued conversation starts from the earlier one's messages as a turn checkpoint: the world
+      // is rebuilt by running its tool calls again, as the runner continues an interrupted conversation.
+      const continued =
+        setup.continues && continuationCheckpoint(conversation, task, setup.continues.messages, this.#now());
       // The one conversation pipeline (set-up, turns, grade) the runner and `passk simulate` use too.
       const converse = () =>
         runConversation({
@@ -516,6 +571,7 @@ export class ConversationHub {
           maxSteps: this.#limits.maxSteps,
           maxErrors: this.#limits.maxErrors,
           simulationId: conversation.id,
+          ...(continued ? { checkpoints: continued } : {}),
           signal: conversation.abort.signal,
           now: this.#now,
           onWorld: (built) => {
@@ -574,6 +630,48 @@ export class ConversationHub {
       if (c.endedAt !== undefined && now - c.endedAt > this.#limits.retainMs) this.#conversations.delete(id);
     }
   }
+}
+
+/** The messages up to the last completed turn: a batch of tool results cut short is left out. */
+function completedTurns(messages: Message[]): Message[] {
+  let end = messages.length;
+  while (end > 0 && messages[end - 1]!.role === "tool") end--;
+  const caller = messages[end - 1];
+  const answers = messages.length - end;
+  if (caller && hasToolCalls(caller) && answers !== 0 && answers !== caller.tool_calls.length)
+    return messages.slice(0, end);
+  return messages;
+}
+
+/** A one-conversation checkpoint store holding where the earlier conversation stopped. */
+function continuationCheckpoint(
+  conversation: Conversation,
+  task: Task,
+  messages: readonly Message[],
+  now: Date,
+): { store: CheckpointStore; key: ConversationKey } | undefined {
+  if (messages.length === 0) return undefined;
+  let checkpoint: TurnCheckpoint | undefined = {
+    messages: [...messages],
+    ...turnCounts(messages, task, false),
+    simulationId: conversation.id,
+    startedAt: now.toISOString(),
+    elapsedSeconds: 0,
+  };
+  return {
+    key: { runId: "playground", domain: conversation.meta.domain, taskId: task.id, trial: 0 },
+    store: {
+      load: () => Promise.resolve(checkpoint),
+      save: (_key, saved) => {
+        checkpoint = saved;
+        return Promise.resolve();
+      },
+      clear: () => {
+        checkpoint = undefined;
+        return Promise.resolve();
+      },
+    },
+  };
 }
 
 const digestOf = (token: string): Buffer => createHash("sha256").update(token).digest();

@@ -10,6 +10,7 @@ import {
   FIRST_TASKS,
   type DomainDetail,
   type ServerInfo,
+  type StartConversationRequest,
   type StartConversationResponse,
   type TaskDetail,
   type TaskPage,
@@ -17,7 +18,7 @@ import {
 } from "./api-schemas.js";
 import type { ApiServices, RunServices } from "./api-services.js";
 import { createMemoryConversationStore } from "./conversation-store.js";
-import { ConversationHub } from "./conversations.js";
+import { ConversationHub, type StartConversation } from "./conversations.js";
 import type { ServerDeps, ServerLimits } from "./create-server.js";
 import { scenarioChips, taskSummary, toolSummaries } from "./domain-views.js";
 import { rateLimit } from "./rate-limit.js";
@@ -153,6 +154,69 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
     removeNote: (runId, id) => explorer().removeNote(runId, id),
   };
 
+  /** Start a conversation (or one that continues an earlier one's messages). */
+  const begin = (
+    request: StartConversationRequest,
+    continues?: StartConversation["continues"],
+  ): StartConversationResponse => {
+    const budget = spend.budget();
+    if (budget.exhausted && budget.capUsd !== null)
+      throw new SpendCapReachedError(budget.capUsd, budget.resetsAt, now());
+    const data = domainData(request.domain);
+    const task = request.taskId !== undefined ? data.task(request.taskId) : undefined;
+    const agentSpec = pick("agent", deps.participants.agents, request.agent);
+    const userSpec =
+      request.mode === "simulate" ? pick("user", deps.participants.users, request.user) : undefined;
+    // The scripted customer only follows the gold agent: with any other it would stall to the step limit.
+    if (userSpec?.startsWith("scripted:") && !agentSpec.startsWith("scripted:"))
+      throw new ConfigError(
+        `the scripted customer ${userSpec} only follows scripted:gold's gold path and cannot answer ${agentSpec}: ` +
+          "start passk serve with --user-llm <provider>:<model>, or play the customer yourself",
+      );
+    const perturbed = requestedPerturbations(request.perturbations ?? []);
+    // The keyless playground replays the gold path at a person's pace, the customer speaking as one.
+    const replay =
+      deps.scriptedReplay !== undefined &&
+      userSpec?.startsWith("scripted:") === true &&
+      agentSpec.startsWith("scripted:")
+        ? deps.scriptedReplay
+        : undefined;
+    const agent = deps.participants.agentFor(agentSpec);
+    const user = userSpec !== undefined ? deps.participants.customerFor(userSpec) : undefined;
+    const estimate =
+      limits.conversationEstimateUsd ??
+      (budget.capUsd !== null ? budget.capUsd / Math.max(1, limits.maxActive) : 0);
+    const reservation = spend.reserve(estimate);
+    if (reservation === null) throw new SpendCapCommittedError(budget.capUsd ?? 0, estimate);
+    let started: ReturnType<typeof hub.start>;
+    try {
+      started = hub.start({
+        reservation,
+        mode: request.mode,
+        data,
+        ...(task ? { task } : {}),
+        agent: replay ? pacedAgent(agent, replay) : agent,
+        agentSpec,
+        ...(user !== undefined && userSpec !== undefined
+          ? { user: replay ? replayCustomer(user, replay, data.domain.name) : user, userSpec }
+          : {}),
+        ...(perturbed.length > 0 ? { perturbations: perturbed } : {}),
+        ...(continues ? { continues } : {}),
+      });
+    } catch (error) {
+      reservation.release();
+      throw error;
+    }
+    const { conversation, ownerToken } = started;
+    return {
+      conversationId: conversation.id,
+      domain: data.domain.name,
+      taskId: task?.id ?? null,
+      eventsUrl: `/api/conversations/${encodeURIComponent(conversation.id)}/events`,
+      ownerToken,
+    };
+  };
+
   return {
     info: (): ServerInfo => ({
       domains: [...deps.domains.values()].flatMap((domain) => {
@@ -200,62 +264,21 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
       return views ? views.agentScore(domain, agent, user) : { agent, domain, run: null };
     },
     conversations: {
-      start: (request): StartConversationResponse => {
-        const budget = spend.budget();
-        if (budget.exhausted && budget.capUsd !== null)
-          throw new SpendCapReachedError(budget.capUsd, budget.resetsAt, now());
-        const data = domainData(request.domain);
-        const task = request.taskId !== undefined ? data.task(request.taskId) : undefined;
-        const agentSpec = pick("agent", deps.participants.agents, request.agent);
-        const userSpec =
-          request.mode === "simulate" ? pick("user", deps.participants.users, request.user) : undefined;
-        // The scripted customer only follows the gold agent: with any other it would stall to the step limit.
-        if (userSpec?.startsWith("scripted:") && !agentSpec.startsWith("scripted:"))
-          throw new ConfigError(
-            `the scripted customer ${userSpec} only follows scripted:gold's gold path and cannot answer ${agentSpec}: ` +
-              "start passk serve with --user-llm <provider>:<model>, or play the customer yourself",
-          );
-        const perturbed = requestedPerturbations(request.perturbations ?? []);
-        // The keyless playground replays the gold path at a person's pace, the customer speaking as one.
-        const replay =
-          deps.scriptedReplay !== undefined &&
-          userSpec?.startsWith("scripted:") === true &&
-          agentSpec.startsWith("scripted:")
-            ? deps.scriptedReplay
-            : undefined;
-        const agent = deps.participants.agentFor(agentSpec);
-        const user = userSpec !== undefined ? deps.participants.customerFor(userSpec) : undefined;
-        const estimate =
-          limits.conversationEstimateUsd ??
-          (budget.capUsd !== null ? budget.capUsd / Math.max(1, limits.maxActive) : 0);
-        const reservation = spend.reserve(estimate);
-        if (reservation === null) throw new SpendCapCommittedError(budget.capUsd ?? 0, estimate);
-        let started: ReturnType<typeof hub.start>;
-        try {
-          started = hub.start({
-            reservation,
-            mode: request.mode,
-            data,
-            ...(task ? { task } : {}),
-            agent: replay ? pacedAgent(agent, replay) : agent,
-            agentSpec,
-            ...(user !== undefined && userSpec !== undefined
-              ? { user: replay ? replayCustomer(user, replay, data.domain.name) : user, userSpec }
-              : {}),
-            ...(perturbed.length > 0 ? { perturbations: perturbed } : {}),
-          });
-        } catch (error) {
-          reservation.release();
-          throw error;
-        }
-        const { conversation, ownerToken } = started;
-        return {
-          conversationId: conversation.id,
-          domain: data.domain.name,
-          taskId: task?.id ?? null,
-          eventsUrl: `/api/conversations/${encodeURIComponent(conversation.id)}/events`,
-          ownerToken,
-        };
+      start: (request): StartConversationResponse => begin(request),
+      continue: (id, ownerToken): StartConversationResponse => {
+        const earlier = hub.continuable(id, ownerToken);
+        const { meta } = earlier;
+        return begin(
+          {
+            domain: meta.domain,
+            mode: meta.mode,
+            ...(meta.taskId !== null ? { taskId: meta.taskId } : {}),
+            agent: meta.agent,
+            ...(meta.user !== null ? { user: meta.user } : {}),
+            ...(earlier.perturbations.length > 0 ? { perturbations: [...earlier.perturbations] } : {}),
+          },
+          { conversationId: meta.id, messages: earlier.messages },
+        );
       },
       feed: (id) => hub.feed(id),
       detail: (id) => hub.detail(id),

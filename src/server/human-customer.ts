@@ -1,5 +1,5 @@
 import type { UserSession, UserSimulator } from "../core/agent.js";
-import type { UserMessage } from "../core/message.js";
+import type { Message, UserMessage } from "../core/message.js";
 import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
 
 /** The stop token: the person ended the conversation (an event, never words they typed). */
@@ -17,6 +17,8 @@ export type CustomerTurn = string | { name: string; arguments: Record<string, un
  */
 export class HumanCustomer implements UserSimulator {
   readonly name = "human";
+  /** A person reads the conversation so far: a continued conversation goes on from its history. */
+  readonly resumesFromHistory = true;
   #waiting: ((turn: CustomerTurn) => void) | undefined;
   #calls = 0;
   /** The person ended the conversation while the agent was answering: their next turn is the stop. */
@@ -48,7 +50,10 @@ export class HumanCustomer implements UserSimulator {
     else this.#stopRequested = true;
   }
 
-  start(init: { signal?: AbortSignal }): UserSession {
+  start(init: { signal?: AbortSignal; history?: readonly Message[] }): UserSession {
+    // A continued conversation's own tool calls keep their ids: the person's new ones follow them.
+    for (const message of init.history ?? [])
+      if (message.role === "user") this.#calls += message.tool_calls?.length ?? 0;
     return {
       respond: () =>
         new Promise<UserMessage>((resolve, reject) => {

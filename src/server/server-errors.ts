@@ -13,7 +13,10 @@ export class ConversationNotFoundError extends PasskError {
 
 /** A request that does not fit the conversation's state (typing while the agent answers, or after the end). */
 export class ConversationStateError extends PasskError {
-  constructor(code: "not_awaiting_customer" | "conversation_ended" | "not_human_mode", message: string) {
+  constructor(
+    code: "not_awaiting_customer" | "conversation_ended" | "not_human_mode" | "cannot_continue",
+    message: string,
+  ) {
     super(code, message);
     this.name = "ConversationStateError";
   }
@@ -134,6 +137,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   not_awaiting_customer: 409,
   conversation_ended: 409,
   not_human_mode: 409,
+  cannot_continue: 409,
   duplicate_import: 409,
   episode_not_started: 409,
   episode_over: 409,

@@ -98,5 +98,15 @@ export function conversationRoutes(services: ApiServices) {
     .post("/:conversationId/end", validate("param", ConversationParamSchema), (c) => {
       conversations.end(c.req.valid("param").conversationId, c.req.header(OWNER_TOKEN_HEADER));
       return c.json({ ok: true as const });
-    });
+    })
+    .post(
+      "/:conversationId/continue",
+      services.rateLimited,
+      validate("param", ConversationParamSchema),
+      (c) =>
+        c.json(
+          conversations.continue(c.req.valid("param").conversationId, c.req.header(OWNER_TOKEN_HEADER)),
+          201,
+        ),
+    );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import type { Message } from "../../../src/core/message.js";
 import type { ToolSummary } from "../../../src/server/api-schemas.js";
 import { MessageList } from "../components/message-list.js";
@@ -26,6 +26,10 @@ export function ConversationPane(props: {
   onStopWaiting: () => void;
   /** Words to start the person's draft with (a scenario chip's opening line), once per conversation. */
   suggestion?: { conversationId: string; text: string } | null;
+  /** The customer's brief, kept beside the composer while a person plays the customer. */
+  brief?: ReactNode;
+  /** Continue a stopped or interrupted conversation in a new one (its owner only). */
+  onContinue?: () => void;
 }) {
   const [draft, setDraft] = useState("");
   const suggested = props.suggestion;
@@ -99,6 +103,16 @@ export function ConversationPane(props: {
                   : "Failed."}
             </strong>{" "}
             {props.closing.message}
+            {props.owner &&
+              props.onContinue &&
+              (props.closing.reason === "interrupted" || props.closing.reason === "abandoned") && (
+                <>
+                  {" "}
+                  <button type="button" className="secondary" onClick={props.onContinue}>
+                    Continue
+                  </button>
+                </>
+              )}
           </p>
         )}
         {props.lost && (
@@ -113,6 +127,7 @@ export function ConversationPane(props: {
           You are watching: only the browser that started this conversation can type in it or stop it.
         </p>
       )}
+      {props.owner && props.human && props.status !== "idle" && props.brief}
       {props.owner && props.human && props.status !== "ended" && props.status !== "idle" && (
         <CustomerTools tools={props.customerTools} enabled={canType} onUse={props.onUseTool} />
       )}

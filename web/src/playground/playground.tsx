@@ -14,9 +14,10 @@ import {
 import { answer, api, cancellable, describeError, untilReachable } from "../api.js";
 import { ScenarioView } from "../components/scenario-view.js";
 import { taskLabel } from "../format.js";
-import { navigate, type Route } from "../router.js";
+import { href, navigate, type Route } from "../router.js";
 import { AgentScoreStrip } from "./agent-score-strip.js";
 import { ConversationPane } from "./conversation-pane.js";
+import { CustomerBrief } from "./customer-brief.js";
 import { PhonePanel } from "./phone-panel.js";
 import { PolicyPane, type PolicyFocus } from "./policy-pane.js";
 import { TaskPicker } from "./task-picker.js";
@@ -491,6 +492,20 @@ export function Playground(props: {
                   {started.taskId ? ` · ${taskLabel(started.taskId, 36)}` : ""} · {started.agent}
                 </span>
               )}
+              {started?.continues && (
+                <a
+                  className="muted small"
+                  data-testid="continues-link"
+                  href={href({
+                    page: "playground",
+                    domain: started.domain,
+                    conversationId: started.continues,
+                  })}
+                >
+                  {" "}
+                  · continues an earlier conversation
+                </a>
+              )}
               {started?.perturbations && started.perturbations.length > 0 && (
                 <span className="badge perturbed" data-testid="conversation-perturbations">
                   perturbed: {started.perturbations.join(", ")}
@@ -527,6 +542,26 @@ export function Playground(props: {
               onSay={(text) => conversation.say({ content: text })}
               onUseTool={(name, args) => void conversation.say({ toolCall: { name, arguments: args } })}
               suggestion={suggestion}
+              brief={
+                started?.mode === "human" &&
+                taskDetail &&
+                taskDetail.domain === started.domain &&
+                taskDetail.task.id === started.taskId ? (
+                  <CustomerBrief task={taskDetail.task} />
+                ) : undefined
+              }
+              onContinue={() => {
+                if (!started) return;
+                void conversation.resume(started.conversationId).then((begun) => {
+                  if (begun)
+                    navigate({
+                      page: "playground",
+                      domain: begun.domain,
+                      ...(begun.taskId !== null ? { taskId: begun.taskId } : {}),
+                      conversationId: begun.conversationId,
+                    });
+                });
+              }}
               onEnd={() => void conversation.end()}
               onStopWaiting={() =>
                 conversation.abandon(

@@ -232,6 +232,34 @@ export function useConversation() {
     [open],
   );
 
+  /**
+   * Continue the stopped or interrupted conversation `earlierId` in a new one (its owner only); on a
+   * refusal the earlier one stays shown, with the server's reason in `error`.
+   */
+  const resume = useCallback(
+    async (
+      earlierId: string,
+    ): Promise<{ conversationId: string; domain: string; taskId: string | null } | null> => {
+      try {
+        const started = await answer(
+          api.conversations[":conversationId"].continue.$post(
+            { param: { conversationId: earlierId } },
+            { headers: ownerHeaders(earlierId) },
+          ),
+          StartConversationResponseSchema,
+        );
+        stop();
+        rememberOwned(started.conversationId, started.ownerToken);
+        open(started.conversationId);
+        return started;
+      } catch (error) {
+        dispatch({ type: "error", message: describeError(error) });
+        return null;
+      }
+    },
+    [open],
+  );
+
   /** The page gives up on the conversation (the server cannot be reached, or no longer has it). */
   const abandon = useCallback((message: string) => {
     stop();
@@ -301,5 +329,5 @@ export function useConversation() {
   /** Whether this browser started the conversation (it may type in it and end it), not only watches it. */
   const owner = conversationId !== null && ownerTokenOf(conversationId) !== undefined;
 
-  return { state, owner, start, open, say, end, reset, abandon };
+  return { state, owner, start, resume, open, say, end, reset, abandon };
 }

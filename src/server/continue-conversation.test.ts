@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Agent, UserSimulator } from "../core/agent.js";
 import { hasToolCalls, type AssistantMessage, type Message } from "../core/message.js";
@@ -8,6 +11,9 @@ import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldAgent } from "../agents/gold-agent.js";
 import { SequencedEventSchema, StartConversationResponseSchema, type SequencedEvent } from "./api-schemas.js";
 import { createServer, type Participants } from "./create-server.js";
+import type { ConversationStore } from "./conversation-store.js";
+import { sqliteConversationStore } from "./sqlite-conversation-store.js";
+import { Store } from "../store/store.js";
 
 const catalog = new DomainCatalog();
 
@@ -53,8 +59,7 @@ const cancellingAgent: Agent = {
  * A customer who asks to cancel EHGLP3; in its first conversation its next model call hangs until the
  * conversation is stopped, in a continued one it asks to check the reservation, then ends.
  */
-function customer(): UserSimulator {
-  let conversations = 0;
+function customer(conversations = 0): UserSimulator {
   return {
     name: "cancelling-customer",
     resumesFromHistory: true,
@@ -77,12 +82,13 @@ function customer(): UserSimulator {
   };
 }
 
-function server(participants: Participants) {
+function server(participants: Participants, conversations?: ConversationStore) {
   return createServer({
     domains: builtinDomains,
     dataDir: tau2DataDir(),
     loadDomainData: (domain: AnyDomain, dataDir: string) => catalog.load(domain, { dataDir }),
     participants,
+    ...(conversations ? { conversations } : {}),
   });
 }
 type App = ReturnType<typeof server>;
@@ -253,5 +259,58 @@ describe("continuing a stopped playground conversation", () => {
     expect(((await refused.json()) as { message: string }).message).toMatch(
       new RegExp(`the agent ${goldAgent.name} cannot continue`),
     );
+  });
+
+  it("continues one its server was stopped in the middle of, for its owner only, from the store", async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "passk-continue-")), "passk.db");
+    const participants = (user: UserSimulator): Participants => ({
+      agents: ["test:cancelling"],
+      users: ["test:customer"],
+      agentFor: () => cancellingAgent,
+      customerFor: () => user,
+    });
+    // The first server: the agent cancels EHGLP3; the server then goes away while the customer thinks.
+    const before = Store.open(file, { create: true });
+    const first = server(participants(customer()), sqliteConversationStore(before));
+    const opened = await started(
+      await post(first, "/api/conversations", { domain: "airline", taskId: "0", mode: "simulate" }),
+    );
+    await readEvents(
+      first,
+      opened.conversationId,
+      (e) =>
+        e.type === "message" &&
+        /is cancelled/.test(String(e.message.role === "assistant" && e.message.content)),
+    );
+    // The store holds its events (kept soon after each one), with who started it — as a digest only.
+    await expect
+      .poll(() => messagesOf(sqliteConversationStore(before).get(opened.conversationId)?.events ?? []).length)
+      .toBeGreaterThanOrEqual(4);
+    const kept = sqliteConversationStore(before).get(opened.conversationId)!;
+    expect(kept.ownerDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(kept)).not.toContain(opened.ownerToken);
+    before.close();
+
+    // A new server over the same store: the conversation reads as interrupted; its owner continues it.
+    const after = Store.open(file, { create: false });
+    try {
+      // The same customer, on its second conversation (the continued one).
+      const second = server(participants(customer(1)), sqliteConversationStore(after));
+      const path_ = `/api/conversations/${opened.conversationId}/continue`;
+      const noToken = await post(second, path_, {});
+      expect(noToken.status, await noToken.clone().text()).toBe(403);
+      expect((await post(second, path_, {}, "not-the-token")).status).toBe(403);
+      const next = await started(await post(second, path_, {}, opened.ownerToken));
+      const events = await readEvents(second, next.conversationId);
+      expect(events[0]).toMatchObject({ type: "conversation-start", continues: opened.conversationId });
+      const messages = messagesOf(events);
+      expect(
+        messages.find((m) => m.role === "tool" && /"status":\s*"cancelled"/.test(String(m.content))),
+      ).toBeDefined();
+      expect(messages.map((m) => m.content)).toContain("EHGLP3 is cancelled.");
+      expect(events.at(-1)).toMatchObject({ type: "conversation-end", reason: "finished" });
+    } finally {
+      after.close();
+    }
   });
 });

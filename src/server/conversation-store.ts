@@ -4,6 +4,8 @@ import type { ConversationMode, ConversationSummary, SequencedEvent } from "./ap
 export interface StoredConversation {
   summary: ConversationSummary;
   events: SequencedEvent[];
+  /** The sha256 of the owner's token (hex): who may continue it, after a restart too. Never the token. */
+  ownerDigest?: string;
 }
 
 /**
@@ -95,6 +97,7 @@ export function createMemoryConversationStore(options: { max?: number } = {}): C
     put(conversation) {
       const isNew = !kept.has(conversation.summary.id);
       kept.set(conversation.summary.id, {
+        ...conversation,
         summary: { ...conversation.summary },
         events: [...conversation.events],
       });
@@ -104,7 +107,7 @@ export function createMemoryConversationStore(options: { max?: number } = {}): C
     },
     get(id) {
       const found = kept.get(id);
-      return found ? { summary: { ...found.summary }, events: [...found.events] } : undefined;
+      return found ? { ...found, summary: { ...found.summary }, events: [...found.events] } : undefined;
     },
     list(limit) {
       return newestFirst()

@@ -268,6 +268,7 @@ export class ConversationHub {
     const last = kept.events.at(-1);
     const seq = last ? last.seq + 1 : 0;
     return {
+      ...kept,
       summary: this.#interrupted(kept.summary),
       events: [
         ...kept.events,
@@ -290,7 +291,11 @@ export class ConversationHub {
     const save = () => {
       timer = undefined;
       try {
-        store.put({ summary: this.#summary(conversation), events: conversation.events });
+        store.put({
+          summary: this.#summary(conversation),
+          events: conversation.events,
+          ownerDigest: conversation.ownerTokenDigest.toString("hex"),
+        });
       } catch (error) {
         this.#log(
           `could not keep conversation ${conversation.id}: ${error instanceof Error ? error.message : String(error)}`,
@@ -369,29 +374,40 @@ export class ConversationHub {
 
   /**
    * What continuing the ended conversation `id` takes (only its owner may): one that was stopped or
-   * interrupted, held by this server (its owner is known only while it is).
+   * interrupted — also one a previous run of the server held, whose owner is known by the token's
+   * digest kept with it.
    */
   continuable(id: string, ownerToken: string | undefined): Continuable {
-    if (!this.#conversations.has(id) && this.#kept(id))
-      throw new ConversationStateError(
-        "cannot_continue",
-        "this server no longer holds the conversation (it restarted, or the conversation ended long ago), so its owner cannot be confirmed; start a new one",
-      );
+    if (!this.#conversations.has(id)) {
+      const kept = this.#kept(id);
+      if (kept) return this.#continuableKept(id, kept, ownerToken);
+    }
     const conversation = this.#owned(id, ownerToken);
-    const reason = conversation.events.findLast((e) => e.type === "conversation-end");
-    if (!conversation.ended || reason?.type !== "conversation-end" || reason.reason === "finished")
+    return continuableFrom(conversation.meta, conversation.ended, conversation.events);
+  }
+
+  /** A conversation from the store: its owner proven by the digest kept with it. */
+  #continuableKept(id: string, kept: StoredConversation, ownerToken: string | undefined): Continuable {
+    if (kept.ownerDigest === undefined)
       throw new ConversationStateError(
         "cannot_continue",
-        conversation.ended
-          ? "this conversation finished; start a new one"
-          : "this conversation is still running; stop it first",
+        "this conversation was kept before passk remembered who started it, so its owner cannot be confirmed; start a new one",
       );
-    const start = conversation.events[0];
-    return {
-      meta: conversation.meta,
-      perturbations: start?.type === "conversation-start" ? (start.perturbations ?? []) : [],
-      messages: completedTurns(conversation.events.flatMap((e) => (e.type === "message" ? [e.message] : []))),
+    const given = digestOf(ownerToken ?? "");
+    const stored = Buffer.from(kept.ownerDigest, "hex");
+    if (ownerToken === undefined || stored.length !== given.length || !timingSafeEqual(given, stored))
+      throw new NotConversationOwnerError(id, ownerToken !== undefined);
+    const { summary } = kept;
+    const meta: ConversationMeta = {
+      id: summary.id,
+      domain: summary.domain,
+      taskId: summary.taskId,
+      mode: summary.mode,
+      agent: summary.agent,
+      user: summary.user,
+      startedAt: summary.startedAt,
     };
+    return continuableFrom(meta, true, kept.events);
   }
 
   /** Deliver what the person typed or did (human mode); only its owner may. */
@@ -675,3 +691,25 @@ function continuationCheckpoint(
 }
 
 const digestOf = (token: string): Buffer => createHash("sha256").update(token).digest();
+
+/** What continuing an ended conversation takes: refused while it runs, or once it finished. */
+function continuableFrom(
+  meta: ConversationMeta,
+  ended: boolean,
+  events: readonly SequencedEvent[],
+): Continuable {
+  const reason = events.findLast((e) => e.type === "conversation-end");
+  if (!ended || reason?.type !== "conversation-end" || reason.reason === "finished")
+    throw new ConversationStateError(
+      "cannot_continue",
+      ended
+        ? "this conversation finished; start a new one"
+        : "this conversation is still running; stop it first",
+    );
+  const start = events[0];
+  return {
+    meta,
+    perturbations: start?.type === "conversation-start" ? (start.perturbations ?? []) : [],
+    messages: completedTurns(events.flatMap((e) => (e.type === "message" ? [e.message] : []))),
+  };
+}

@@ -51,18 +51,19 @@ function toSummary(row: ConversationRow) {
 export function sqliteConversationStore(store: Store, options: { max?: number } = {}): ConversationStore {
   const max = options.max ?? MAX_KEPT_CONVERSATIONS;
   return {
-    put({ summary, events }) {
+    put({ summary, events, ownerDigest }) {
       store.transaction(() => {
         const exists = store.statement("SELECT 1 FROM playground_conversations WHERE id = ?").get(summary.id);
         store
           .statement(
-            `INSERT INTO playground_conversations (${SUMMARY_COLUMNS}, events, updated_at)
+            `INSERT INTO playground_conversations (${SUMMARY_COLUMNS}, events, updated_at, owner_digest)
              VALUES (@id, @domain, @task_id, @mode, @agent, @user, @started_at, @ended_at, @status,
-               @termination_reason, @reward, @messages, @first_line, @events, @updated_at)
+               @termination_reason, @reward, @messages, @first_line, @events, @updated_at, @owner_digest)
              ON CONFLICT (id) DO UPDATE SET ended_at = excluded.ended_at, status = excluded.status,
                termination_reason = excluded.termination_reason, reward = excluded.reward,
                messages = excluded.messages, first_line = excluded.first_line, events = excluded.events,
-               updated_at = excluded.updated_at`,
+               updated_at = excluded.updated_at,
+               owner_digest = COALESCE(excluded.owner_digest, owner_digest)`,
           )
           .run({
             id: summary.id,
@@ -80,6 +81,7 @@ export function sqliteConversationStore(store: Store, options: { max?: number } 
             first_line: summary.firstLine,
             events: JSON.stringify(events),
             updated_at: store.now(),
+            owner_digest: ownerDigest ?? null,
           });
         if (!exists) {
           store
@@ -93,8 +95,10 @@ export function sqliteConversationStore(store: Store, options: { max?: number } 
     },
     get(id) {
       const row = store
-        .statement(`SELECT ${SUMMARY_COLUMNS}, events FROM playground_conversations WHERE id = ?`)
-        .get(id) as (ConversationRow & { events: string }) | undefined;
+        .statement(
+          `SELECT ${SUMMARY_COLUMNS}, events, owner_digest FROM playground_conversations WHERE id = ?`,
+        )
+        .get(id) as (ConversationRow & { events: string; owner_digest: string | null }) | undefined;
       if (!row) return undefined;
       const summary = toSummary(row);
       let events: unknown;
@@ -104,7 +108,8 @@ export function sqliteConversationStore(store: Store, options: { max?: number } 
         return undefined;
       }
       const parsed = EventsSchema.safeParse(events);
-      return summary && parsed.success ? { summary, events: parsed.data } : undefined;
+      if (!summary || !parsed.success) return undefined;
+      return { summary, events: parsed.data, ...(row.owner_digest ? { ownerDigest: row.owner_digest } : {}) };
     },
     list(limit) {
       const rows = store

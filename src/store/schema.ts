@@ -155,6 +155,12 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX simulation_notes_by_simulation ON simulation_notes (run_id, domain, task_id, trial, id);
       `),
   },
+  {
+    version: 6,
+    description:
+      "a playground conversation keeps its owner token's digest, so its owner can continue it after a restart",
+    up: (db) => db.exec("ALTER TABLE playground_conversations ADD COLUMN owner_digest TEXT"),
+  },
 ];
 
 /** The schema version this passk writes and reads. */

@@ -1,0 +1,119 @@
+import type { AgentView } from "../core/agent.js";
+import type { ToolCall, ToolMessage } from "../core/message.js";
+
+// The contracts of a full-duplex voice call. A call advances in ticks (`tickSeconds`, default 0.2 s);
+// in each tick both sides hand over one tick of audio on the telephone wire: G.711 μ-law at 8 kHz, mono,
+// exactly `wireBytesPerTick(tickSeconds)` bytes (silence is 0xFF). Tool calls made in a tick run inside
+// it; their results reach the caller of the tool at the next tick.
+
+/** The telephone line's sample rate (Hz): the caller's audio reaches the agent as 8 kHz μ-law. */
+export const WIRE_SAMPLE_RATE = 8000;
+
+/** The τ-voice default tick length (seconds). */
+export const DEFAULT_TICK_SECONDS = 0.2;
+
+/** μ-law's code for a zero sample (digital silence on the wire). */
+export const WIRE_SILENCE = 0xff;
+
+/** Bytes of wire audio in one tick. */
+export function wireBytesPerTick(tickSeconds: number): number {
+  return Math.round(tickSeconds * WIRE_SAMPLE_RATE);
+}
+
+/** One tick of silence on the wire. */
+export function silentTick(tickSeconds: number): Uint8Array {
+  return new Uint8Array(wireBytesPerTick(tickSeconds)).fill(WIRE_SILENCE);
+}
+
+/**
+ * How the call keeps time. `virtual`: a tick takes as long as its computation (mock providers, tests,
+ * replays): a 10-minute call simulates in well under a second, and an adapter waits for its provider's
+ * whole answer before the next tick. `realtime`: each tick lasts `tickSeconds` of wall-clock time, as a
+ * real speech-to-speech provider needs.
+ */
+export type CallClock = "virtual" | "realtime";
+
+/** What a voice agent is given when the call opens: the same view a text agent gets, and the clock. */
+export interface VoiceAgentSetup {
+  view: AgentView;
+  tickSeconds: number;
+  clock: CallClock;
+}
+
+/** Provider usage of a voice agent: tokens or minutes, per modality, as the provider metered them. */
+export interface VoiceUsageRecord {
+  /** `openai-realtime`, `gemini-live`, `transcription`, `speech`, `llm`, … */
+  source: string;
+  model: string;
+  inputAudioTokens?: number;
+  outputAudioTokens?: number;
+  inputTextTokens?: number;
+  outputTextTokens?: number;
+  /** Audio seconds billed (transcription and speech models bill by time or characters). */
+  audioSeconds?: number;
+  characters?: number;
+}
+
+/** What the agent hears and receives in one tick. */
+export interface VoiceAgentTickInput {
+  /** The caller's audio of this tick, as it arrived over the line (after every effect). */
+  audio: Uint8Array;
+  /** Results of the tool calls the agent made in the previous tick (empty when none). */
+  toolResults: readonly ToolMessage[];
+}
+
+/** What the agent produces in one tick. */
+export interface VoiceAgentTickOutput {
+  /** The agent's audio of this tick (`wireBytesPerTick` bytes; silence when it does not speak). */
+  audio: Uint8Array;
+  /** The part of the agent's transcript spoken in this tick ("" when it says nothing). */
+  text: string;
+  /** Whether the agent is speaking in this tick. */
+  containsSpeech: boolean;
+  /** Tool calls the agent made in this tick (requestor "assistant"). */
+  toolCalls: readonly ToolCall[];
+  /** Usage metered in this tick. */
+  usage?: readonly VoiceUsageRecord[];
+}
+
+/**
+ * A voice agent under test: a speech-to-speech provider session (OpenAI Realtime, Gemini Live), a
+ * cascade (transcription → text agent → speech), or a team's own agent over WebSocket. One instance per
+ * call. A provider failure throws `SystemFailure` (never scored as the agent's); the agent's own crash
+ * throws anything else.
+ */
+export interface VoiceAgent {
+  /** Shown in results (`agent_info.implementation`). */
+  readonly name: string;
+  /** Provider and model (`agent_info.llm`, e.g. `openai:gpt-realtime`). */
+  readonly model?: string;
+  start(setup: VoiceAgentSetup): Promise<void>;
+  tick(input: VoiceAgentTickInput): Promise<VoiceAgentTickOutput>;
+  /** Close the session, however the call ended. A failure here changes nothing in the result. */
+  stop(): Promise<void>;
+}
+
+/** A vocal tic or a phrase not meant for the agent, put into the caller's speech (reference names). */
+export interface SpeechInsert {
+  text: string;
+  type: "vocal_tic" | "non_directed_phrase";
+}
+
+/** Effects on the caller's voice in a tick (the reference's `speech_effects`). */
+export interface SpeechEffectsInTick {
+  dynamic_muffling_enabled: boolean;
+  speech_insert: SpeechInsert | null;
+}
+
+/** Effects of the caller's surroundings in a tick (the reference's `source_effects`). */
+export interface SourceEffectsInTick {
+  burst_noise_file: string | null;
+  speech_insert: SpeechInsert | null;
+}
+
+/** Effects of the line in a tick (the reference's `channel_effects`): frames lost. */
+export interface ChannelEffectsInTick {
+  frame_drops_enabled: boolean;
+  /** Milliseconds of this tick's audio lost on the line. */
+  frame_drop_ms: number;
+}

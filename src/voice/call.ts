@@ -117,3 +117,30 @@ export interface ChannelEffectsInTick {
   /** Milliseconds of this tick's audio lost on the line. */
   frame_drop_ms: number;
 }
+
+/** Where the caller is in their speech at a tick, for the line's effects. */
+export interface CallerSpeechState {
+  /** The caller is mid-utterance in this tick. */
+  speaking: boolean;
+  /** This tick is the first of a new utterance (effects drawn per utterance are drawn now). */
+  utteranceStart: boolean;
+}
+
+/** One tick of the caller's audio as it leaves the line, and the effects applied to it. */
+export interface CallerLineTick {
+  /** What the agent hears: μ-law at 8 kHz, `wireBytesPerTick` bytes. */
+  wire: Uint8Array;
+  speechEffects: SpeechEffectsInTick | null;
+  sourceEffects: SourceEffectsInTick | null;
+  channelEffects: ChannelEffectsInTick | null;
+}
+
+/**
+ * The caller's side of the line: their clean voice of one tick in, what reaches the agent out —
+ * background noise and bursts of their surroundings, muffling of their voice, the telephone band and
+ * μ-law, frames lost on the way. One instance per call; seeded, so a call's effects are reproducible.
+ */
+export interface CallerLine {
+  /** `speech`: the caller's clean voice in this tick, PCM16 mono at 8 kHz (zeros when silent). */
+  tick(speech: Int16Array, state: CallerSpeechState): CallerLineTick;
+}

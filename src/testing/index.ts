@@ -11,3 +11,14 @@ export type { MockCacheBreakpoint, MockLlmConversation, MockLlmProtocol } from "
 export type { MockPromptCacheOptions, MockPromptCacheUsage } from "./mock-llm-prompt-cache.js";
 export { goldReplies, goldScript, isUserSimulatorRequest } from "./gold-model.js";
 export { flakyGoldAgent, spreadSuccessProbability } from "./flaky-agent.js";
+export { startMockRealtimeServer } from "./mock-realtime-server.js";
+export type {
+  MockRealtimeBrain,
+  MockRealtimeCall,
+  MockRealtimeServer,
+  MockRealtimeServerOptions,
+  MockRealtimeTrigger,
+  MockRealtimeTurn,
+  MockToolOutput,
+} from "./mock-realtime-server.js";
+export { goldVoicePolicy } from "./gold-voice-policy.js";

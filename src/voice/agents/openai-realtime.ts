@@ -217,8 +217,23 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
     const timeoutMs = this.options.timeoutMs ?? 30_000;
     const socket = new WebSocket(url, { headers, handshakeTimeout: timeoutMs });
     this.socket = socket;
+    let opened = false;
+    // Listeners go on before the handshake ends: the server speaks first (`session.created`).
+    socket.on("message", (data) => this.receive(String(data)));
+    socket.on("close", (code, reason) => {
+      if (opened && !this.stopping) {
+        const why = reason.length > 0 ? `: ${reason.toString()}` : "";
+        this.fail(
+          `${this.who()} closed the call's connection (code ${code}${why}); the call cannot continue, run it again.`,
+        );
+      }
+      this.progress();
+    });
     await new Promise<void>((resolve, reject) => {
-      socket.once("open", resolve);
+      socket.once("open", () => {
+        opened = true;
+        resolve();
+      });
       socket.once("unexpected-response", (request, response) => {
         request.destroy();
         reject(this.fail(this.httpRefusal(response.statusCode ?? 0)));
@@ -226,16 +241,6 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
       socket.on("error", (error: NodeJS.ErrnoException) => {
         reject(this.fail(this.socketFailure(error)));
       });
-    });
-    socket.on("message", (data) => this.receive(String(data)));
-    socket.on("close", (code, reason) => {
-      if (!this.stopping) {
-        const why = reason.length > 0 ? `: ${reason.toString()}` : "";
-        this.fail(
-          `${this.who()} closed the call's connection (code ${code}${why}); the call cannot continue, run it again.`,
-        );
-      }
-      this.progress();
     });
   }
 

@@ -206,6 +206,48 @@ describe("OpenAI Realtime adapter against the mock server", () => {
     expect(a.some((out) => out.containsSpeech)).toBe(true);
   });
 
+  it("keeps wall-clock time on the realtime clock and plays what arrived meanwhile", async () => {
+    const mock = await server({
+      brain: () => ({
+        respond: (trigger) =>
+          trigger.kind === "tool_results"
+            ? { say: "Done." }
+            : { toolCalls: [{ name: "get_user_details", arguments: { user_id: "raj_sanchez_7340" } }] },
+      }),
+    });
+    const voice = agent(mock.url);
+    const tickSeconds = 0.1;
+    await voice.start({ view, tickSeconds, clock: "realtime" });
+    const outputs: VoiceAgentTickOutput[] = [];
+    let toolResults: ToolMessage[] = [];
+    const began = performance.now();
+    const ticks = 30;
+    try {
+      for (let t = 0; t < ticks; t++) {
+        const audio =
+          t < 5 ? mulaw.encode(toneSpeech("xx", WIRE_SAMPLE_RATE).subarray(0, 800)) : silentTick(tickSeconds);
+        const out = await voice.tick({ audio, toolResults });
+        toolResults = out.toolCalls.map((call) => ({
+          id: call.id,
+          role: "tool" as const,
+          content: "{}",
+          requestor: "assistant" as const,
+          error: false,
+        }));
+        outputs.push(out);
+      }
+    } finally {
+      await voice.stop();
+    }
+    // Never faster than the wall clock (a loaded machine is only ever slower).
+    expect(performance.now() - began).toBeGreaterThanOrEqual((ticks - 1) * tickSeconds * 1000 - 5);
+    const withCall = outputs.findIndex((out) => out.toolCalls.length > 0);
+    expect(withCall).toBeGreaterThanOrEqual(9);
+    expect(outputs.slice(withCall + 1).some((out) => out.containsSpeech)).toBe(true);
+    expect(outputs.map((out) => out.text).join("")).toBe("Done.");
+    for (const out of outputs) expect(out.audio).toHaveLength(wireBytesPerTick(tickSeconds));
+  });
+
   it("speaks Azure's dialect: api-key header, the deployment in the URL", async () => {
     const mock = await server();
     const outputs = await runCall(

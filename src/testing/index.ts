@@ -18,3 +18,14 @@ export {
   TestSpeechListener,
   SYMBOL_SECONDS,
 } from "./speech-codec.js";
+export { startMockRealtimeServer } from "./mock-realtime-server.js";
+export type {
+  MockRealtimeBrain,
+  MockRealtimeCall,
+  MockRealtimeServer,
+  MockRealtimeServerOptions,
+  MockRealtimeTrigger,
+  MockRealtimeTurn,
+  MockToolOutput,
+} from "./mock-realtime-server.js";
+export { goldVoicePolicy } from "./gold-voice-policy.js";

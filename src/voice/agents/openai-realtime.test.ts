@@ -1,0 +1,328 @@
+import { mulaw } from "alawmulaw";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentView } from "../../core/agent.js";
+import type { ToolMessage } from "../../core/message.js";
+import { SystemFailure } from "../../core/system-failure.js";
+import {
+  startMockRealtimeServer,
+  type MockRealtimeBrain,
+  type MockRealtimeServer,
+  type MockRealtimeServerOptions,
+} from "../../testing/mock-realtime-server.js";
+import { WIRE_SAMPLE_RATE, silentTick, wireBytesPerTick, type VoiceAgentTickOutput } from "../call.js";
+import { OpenAiRealtimeAgent, type OpenAiRealtimeAgentOptions } from "./openai-realtime.js";
+
+// The adapter against the mock realtime server over real sockets, with a plain tone standing in for
+// speech: these tests are about the protocol (turns, tool calls, barge-in, usage, failures), not words.
+
+const TICK = 0.2;
+const KEY = "sk-test-4f9c2e7a1b";
+
+/** A tone as long as the text (40 ms a character): speech the server's VAD hears. */
+function toneSpeech(text: string, sampleRate: number): Int16Array {
+  const samples = new Int16Array(Math.round((text.length * 40 * sampleRate) / 1000));
+  for (let i = 0; i < samples.length; i++)
+    samples[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / sampleRate));
+  return samples;
+}
+
+/** Hears only how long the caller spoke. */
+function toneLength(samples: Int16Array, sampleRate: number): string {
+  return `${Math.round((samples.length * 1000) / sampleRate)} ms`;
+}
+
+const view: AgentView = {
+  policy: "Help the caller with their reservation.",
+  tools: [
+    {
+      name: "get_user_details",
+      description: "Get a user's details.",
+      parameters: { type: "object", properties: { user_id: { type: "string" } }, required: ["user_id"] },
+    },
+  ],
+  solo: false,
+  seed: 1,
+  history: [{ role: "assistant", content: "Hi! How can I help you today?" }],
+};
+
+const ANSWER = "Thank you, I found your profile and both of your reservations are confirmed for next week.";
+
+/** Looks the caller up on their first turn, then reads the answer out; later turns get a short reply. */
+function scriptedBrain(): MockRealtimeBrain {
+  let turns = 0;
+  return {
+    respond: (trigger) => {
+      if (trigger.kind === "tool_results") return { say: ANSWER };
+      turns++;
+      return turns === 1
+        ? { toolCalls: [{ name: "get_user_details", arguments: { user_id: "raj_sanchez_7340" } }] }
+        : { say: "Sure." };
+    },
+  };
+}
+
+const servers: MockRealtimeServer[] = [];
+async function server(options: Partial<MockRealtimeServerOptions> = {}): Promise<MockRealtimeServer> {
+  const started = await startMockRealtimeServer({
+    brain: scriptedBrain,
+    hear: toneLength,
+    speak: toneSpeech,
+    apiKey: KEY,
+    ...options,
+  });
+  servers.push(started);
+  return started;
+}
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+function agent(url: string, options: Partial<OpenAiRealtimeAgentOptions> = {}): OpenAiRealtimeAgent {
+  return new OpenAiRealtimeAgent({ apiKey: KEY, url, model: "gpt-realtime", timeoutMs: 20_000, ...options });
+}
+
+/** One tick of the caller's voice (a tone) or of silence, on the wire. */
+function callerTick(speaking: boolean): Uint8Array {
+  if (!speaking) return silentTick(TICK);
+  const samples = toneSpeech("x".repeat(5), WIRE_SAMPLE_RATE).subarray(0, wireBytesPerTick(TICK));
+  return mulaw.encode(samples);
+}
+
+/**
+ * A call: the caller speaks during the ticks `speaks` says; each tick's tool calls are answered at the
+ * next tick with `result`.
+ */
+async function runCall(
+  voice: OpenAiRealtimeAgent,
+  ticks: number,
+  speaks: (tick: number) => boolean,
+  result: (name: string) => string = () => '{"user_id": "raj_sanchez_7340", "name": "Raj Sanchez"}',
+): Promise<VoiceAgentTickOutput[]> {
+  await voice.start({ view, tickSeconds: TICK, clock: "virtual" });
+  const outputs: VoiceAgentTickOutput[] = [];
+  let toolResults: ToolMessage[] = [];
+  try {
+    for (let t = 0; t < ticks; t++) {
+      const out = await voice.tick({ audio: callerTick(speaks(t)), toolResults });
+      toolResults = out.toolCalls.map((call) => ({
+        id: call.id,
+        role: "tool" as const,
+        content: result(call.name),
+        requestor: "assistant" as const,
+        error: false,
+      }));
+      outputs.push(out);
+    }
+  } finally {
+    await voice.stop();
+  }
+  return outputs;
+}
+
+describe("OpenAI Realtime adapter against the mock server", () => {
+  it("configures the session, makes the tool call after the caller's turn, plays the answer with its transcript and records usage", async () => {
+    const mock = await server();
+    const outputs = await runCall(agent(mock.url), 40, (t) => t < 5);
+    const call = mock.calls[0]!;
+    expect(call.query.model).toBe("gpt-realtime");
+    expect(call.session).toMatchObject({
+      type: "realtime",
+      audio: { input: { format: { type: "audio/pcmu" } }, output: { format: { type: "audio/pcmu" } } },
+    });
+    expect(String(call.session.instructions)).toContain("Help the caller with their reservation.");
+    expect(call.events.slice(0, 3)).toEqual([
+      "session.update",
+      "conversation.item.create",
+      "input_audio_buffer.append",
+    ]);
+
+    // The caller's 1 s turn, heard once its 500 ms of silence passed.
+    expect(call.heard).toEqual(["1500 ms"]);
+    const withCall = outputs.findIndex((out) => out.toolCalls.length > 0);
+    expect(withCall).toBe(7);
+    expect(outputs[withCall]!.toolCalls).toEqual([
+      {
+        id: expect.stringMatching(/^call_/),
+        name: "get_user_details",
+        arguments: { user_id: "raj_sanchez_7340" },
+        requestor: "assistant",
+      },
+    ]);
+    // The tool result reached the server with the call's id, and the answer followed at once.
+    expect(call.toolOutputs).toEqual([
+      {
+        callId: outputs[withCall]!.toolCalls[0]!.id,
+        name: "get_user_details",
+        output: expect.stringContaining("Raj Sanchez"),
+      },
+    ]);
+    const speaking = outputs.map((out) => out.containsSpeech);
+    const first = speaking.indexOf(true);
+    expect(first).toBe(withCall + 1);
+    const spokenTicks = speaking.filter(Boolean).length;
+    expect(spokenTicks).toBe(Math.ceil((ANSWER.length * 40) / 200));
+    expect(outputs.map((out) => out.text).join("")).toBe(ANSWER);
+    // Text spread over the ticks its audio covers, not all at once.
+    const texts = outputs.slice(first, first + spokenTicks).map((out) => out.text);
+    expect(texts.filter((text) => text.length > 0).length).toBeGreaterThan(spokenTicks / 2);
+    for (const out of outputs) expect(out.audio).toHaveLength(wireBytesPerTick(TICK));
+    expect(outputs[first]!.audio.some((b) => b !== 0xff)).toBe(true);
+
+    const usage = outputs.flatMap((out) => out.usage ?? []);
+    expect(usage).toHaveLength(2);
+    expect(usage.every((u) => u.source === "openai-realtime" && u.model === "openai:gpt-realtime")).toBe(
+      true,
+    );
+    expect(usage[0]!.inputAudioTokens).toBe(15);
+    expect(usage[1]!.outputAudioTokens).toBe(Math.round((ANSWER.length * 40) / 50));
+  });
+
+  it("drops the rest of the answer when the caller speaks over it, and tells the server how much was heard", async () => {
+    const mock = await server();
+    // The answer starts at tick 8; the caller cuts in at tick 12 (after 4 ticks of it).
+    const outputs = await runCall(agent(mock.url), 40, (t) => t < 5 || (t >= 12 && t < 14));
+    const truncations = mock.calls[0]!.truncations;
+    expect(truncations).toHaveLength(1);
+    expect(truncations[0]!.audioEndMs).toBe(4 * 200);
+    const spoken = outputs.map((out) => out.containsSpeech);
+    expect(spoken.slice(8, 12)).toEqual([true, true, true, true]);
+    // The caller's second turn gets its short reply after its own silence; nothing of the old answer.
+    const text = outputs.map((out) => out.text).join("");
+    expect(text.startsWith(ANSWER.slice(0, 10))).toBe(true);
+    expect(text).not.toContain(ANSWER);
+    expect(text.endsWith("Sure.")).toBe(true);
+    const heardAgain = text.slice(0, text.length - "Sure.".length);
+    expect(ANSWER.startsWith(heardAgain)).toBe(true);
+  });
+
+  it("is deterministic on the virtual clock: two calls give identical ticks", async () => {
+    const mock = await server();
+    const speaks = (t: number): boolean => t < 5 || (t >= 12 && t < 14);
+    const a = await runCall(agent(mock.url), 30, speaks);
+    const b = await runCall(agent(mock.url), 30, speaks);
+    const shown = (outputs: VoiceAgentTickOutput[]): string =>
+      JSON.stringify(outputs.map((out) => ({ ...out, audio: Buffer.from(out.audio).toString("base64") })));
+    expect(shown(a)).toBe(shown(b));
+    expect(a.some((out) => out.containsSpeech)).toBe(true);
+  });
+
+  it("keeps wall-clock time on the realtime clock and plays what arrived meanwhile", async () => {
+    const mock = await server({
+      brain: () => ({
+        respond: (trigger) =>
+          trigger.kind === "tool_results"
+            ? { say: "Done." }
+            : { toolCalls: [{ name: "get_user_details", arguments: { user_id: "raj_sanchez_7340" } }] },
+      }),
+    });
+    const voice = agent(mock.url);
+    const tickSeconds = 0.1;
+    await voice.start({ view, tickSeconds, clock: "realtime" });
+    const outputs: VoiceAgentTickOutput[] = [];
+    let toolResults: ToolMessage[] = [];
+    const began = performance.now();
+    const ticks = 30;
+    try {
+      for (let t = 0; t < ticks; t++) {
+        const audio =
+          t < 5 ? mulaw.encode(toneSpeech("xx", WIRE_SAMPLE_RATE).subarray(0, 800)) : silentTick(tickSeconds);
+        const out = await voice.tick({ audio, toolResults });
+        toolResults = out.toolCalls.map((call) => ({
+          id: call.id,
+          role: "tool" as const,
+          content: "{}",
+          requestor: "assistant" as const,
+          error: false,
+        }));
+        outputs.push(out);
+      }
+    } finally {
+      await voice.stop();
+    }
+    // Never faster than the wall clock (a loaded machine is only ever slower).
+    expect(performance.now() - began).toBeGreaterThanOrEqual((ticks - 1) * tickSeconds * 1000 - 5);
+    const withCall = outputs.findIndex((out) => out.toolCalls.length > 0);
+    expect(withCall).toBeGreaterThanOrEqual(9);
+    expect(outputs.slice(withCall + 1).some((out) => out.containsSpeech)).toBe(true);
+    expect(outputs.map((out) => out.text).join("")).toBe("Done.");
+    for (const out of outputs) expect(out.audio).toHaveLength(wireBytesPerTick(tickSeconds));
+  });
+
+  it("speaks Azure's dialect: api-key header, the deployment in the URL", async () => {
+    const mock = await server();
+    const outputs = await runCall(
+      agent(`${mock.url}?api-version=2025-08-28&deployment=realtime-prod`, {
+        auth: "api-key",
+        provider: "azure",
+      }),
+      10,
+      (t) => t < 5,
+    );
+    expect(mock.calls[0]!.query).toEqual({ "api-version": "2025-08-28", deployment: "realtime-prod" });
+    expect(outputs.some((out) => out.toolCalls.length > 0)).toBe(true);
+  });
+});
+
+describe("OpenAI Realtime adapter failures", () => {
+  async function failure(run: () => Promise<unknown>): Promise<SystemFailure> {
+    const error = await run().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SystemFailure);
+    return error as SystemFailure;
+  }
+
+  it("a refused key is a system failure that names the endpoint, never the key", async () => {
+    const mock = await server();
+    const wrong = "sk-wrong-9d8c7b6a5f";
+    const error = await failure(() =>
+      agent(mock.url, { apiKey: wrong }).start({ view, tickSeconds: TICK, clock: "virtual" }),
+    );
+    expect(error.message).toMatch(/refused the API key \(HTTP 401\)/);
+    expect(error.message).toContain(new URL(mock.url).host);
+    expect(error.message).not.toContain(wrong);
+    expect(JSON.stringify(error)).not.toContain(wrong);
+  });
+
+  it("a server that is down is a system failure; a key in the URL stays out of the message", async () => {
+    const mock = await server();
+    await mock.close();
+    const error = await failure(() =>
+      agent(`${mock.url}?api-key=${KEY}`).start({ view, tickSeconds: TICK, clock: "virtual" }),
+    );
+    expect(error.message).toMatch(/could not reach .* the connection was refused/);
+    expect(error.message).not.toContain(KEY);
+  });
+
+  it("an error event from the server is a system failure with its message", async () => {
+    const mock = await server();
+    const voice = agent(mock.url);
+    await voice.start({ view, tickSeconds: TICK, clock: "virtual" });
+    const stale: ToolMessage = {
+      id: "call_9999",
+      role: "tool",
+      content: "{}",
+      requestor: "assistant",
+      error: false,
+    };
+    const error = await failure(() => voice.tick({ audio: silentTick(TICK), toolResults: [stale] }));
+    expect(error.message).toMatch(
+      /reported an error \(invalid_tool_call_id\): Tool call ID 'call_9999' not found/,
+    );
+    await voice.stop();
+  });
+
+  it("a connection dropped mid-call is a system failure on the next tick", async () => {
+    const mock = await server();
+    const voice = agent(mock.url);
+    await voice.start({ view, tickSeconds: TICK, clock: "virtual" });
+    await voice.tick({ audio: silentTick(TICK), toolResults: [] });
+    mock.dropCalls();
+    const error = await failure(async () => {
+      for (let t = 0; t < 100; t++) await voice.tick({ audio: silentTick(TICK), toolResults: [] });
+    });
+    expect(error.message).toMatch(/closed the call's connection \(code 1006\)/);
+    await voice.stop();
+  });
+});

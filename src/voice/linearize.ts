@@ -430,7 +430,11 @@ export function gradeVoiceCall(
     {
       termination_reason: simulation.termination_reason,
       messages: toolTrajectory(ticks),
-      views: { tools: toolTrajectory(ticks), communicate: agentUtterances(ticks), nl: spokenConversation(ticks) },
+      views: {
+        tools: toolTrajectory(ticks),
+        communicate: agentUtterances(ticks),
+        nl: spokenConversation(ticks),
+      },
     },
     task,
     env,

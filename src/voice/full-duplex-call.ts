@@ -100,7 +100,7 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
     );
   const clock = setup.clock ?? "virtual";
   const now = setup.now ?? (() => new Date());
-  const maxTicks = Math.floor((setup.maxCallSeconds ?? DEFAULT_MAX_CALL_SECONDS) / tickSeconds);
+  const maxTicks = Math.trunc((setup.maxCallSeconds ?? DEFAULT_MAX_CALL_SECONDS) / tickSeconds);
   const maxErrors = setup.maxErrors ?? 10;
   const seed = setup.seed ?? 0;
   const trial = setup.trial ?? 0;

@@ -75,7 +75,10 @@ export interface TurnTakingSettings {
   backchannelPoissonRate: number;
 }
 
-/** The reference's defaults (its results' `audio_native_config`). */
+/**
+ * The reference's defaults (its results' `audio_native_config`); the least time between backchannels
+ * comes from the task's voice settings (`backchannel_min_threshold`, none: no Poisson backchannels).
+ */
 export const DEFAULT_TURN_TAKING: Readonly<TurnTakingSettings> = Object.freeze({
   waitToRespondOtherSeconds: 1.0,
   waitToRespondSelfSeconds: 5.0,
@@ -83,7 +86,7 @@ export const DEFAULT_TURN_TAKING: Readonly<TurnTakingSettings> = Object.freeze({
   yieldWhenInterruptingSeconds: 5.0,
   interruptionCheckIntervalSeconds: 2.0,
   integrationSeconds: 0.5,
-  backchannelMinSeconds: 3.0,
+  backchannelMinSeconds: null,
   backchannelMaxSeconds: 12.0,
   backchannelPoissonRate: 0.1,
 });
@@ -134,7 +137,10 @@ export interface LlmVoiceCustomerOptions {
   line?: CallerLine;
   /** The persona interrupts the agent (the reference's `interrupt_tendency: interrupts`). */
   interrupts?: boolean;
-  /** Backchannels are decided by the model (else by a Poisson process between the thresholds). */
+  /**
+   * Backchannels are decided by the model (the task's `use_llm_backchannel`); else by a Poisson process
+   * between `backchannelMinSeconds` and `backchannelMaxSeconds`, when the former is set.
+   */
   llmBackchannel?: boolean;
   turnTaking?: Partial<TurnTakingSettings>;
 }
@@ -185,7 +191,8 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
   let samplesPerTick = 0;
   const line = options.line ?? telephoneLine();
   let random: () => number = Math.random;
-  const ticks = (seconds: number) => Math.floor(seconds / setup.tickSeconds + 1e-9);
+  // As the reference converts: the quotient truncated (0.6 s / 0.2 s is 2 ticks there too).
+  const ticks = (seconds: number) => Math.trunc(seconds / setup.tickSeconds);
   let thresholds: {
     other: number;
     self: number;

@@ -21,8 +21,9 @@ const { mulaw } = createRequire(import.meta.url)("alawmulaw") as typeof Alawmula
  * How the cascade finds the end of a caller's utterance on the wire: by energy, in frames.
  *
  * Each `frameMs` frame of the caller's audio is voiced when its level (RMS, dB full scale) is at least
- * `minLevelDbfs` and at least `marginDb` above the line's noise floor. The floor follows the quietest
- * frames: it drops to any quieter frame at once, rises towards unvoiced frames within about a second,
+ * `minLevelDbfs` and at least `marginDb` above the line's noise floor. The floor starts at the first
+ * frame's level (a call opens with the line's own sound — silence or the caller's surroundings — not
+ * with the caller's voice) and follows the quietest frames: it drops to any quieter frame at once, rises towards unvoiced frames within about a second,
  * and towards voiced ones only over `floorRiseSeconds` (so a noise that starts mid-call stops counting
  * as speech, while an utterance does not raise the floor above itself). An utterance starts after
  * `startMs` of voiced frames in a row (with `preRollMs` of audio before them kept, so its first sound is

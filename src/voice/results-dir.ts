@@ -323,6 +323,11 @@ export class VoiceResultsWriter {
     return [...this.index.keys()];
   }
 
+  /** The index of the simulations written so far (results.json's `simulation_index`). */
+  entries(): SimulationIndexEntry[] {
+    return [...this.index.values()] as SimulationIndexEntry[];
+  }
+
   /** Whether a simulation of this task and trial is already written (to skip it on resume). */
   has(taskId: string, trial: number): boolean {
     return [...this.index.values()].some((e) => e.task_id === taskId && e.trial === trial);

@@ -1,8 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { mulaw } from "alawmulaw";
-import { experimental_generateSpeech as generateSpeech, type SpeechModel } from "ai";
-import wavefile from "wavefile";
 import { ConfigError } from "../core/errors.js";
 import { InfrastructureError, type LanguageModel, type LlmMessage, type LlmToolSpec } from "../core/llm.js";
 import type { Message, ToolCall, ToolMessage } from "../core/message.js";
@@ -10,6 +8,8 @@ import { participantTurn, participantView } from "../core/participant-view.js";
 import { seededRandom } from "../core/seeded-random.js";
 import type { Task, UserScenario } from "../core/task.js";
 import { userSystemPrompt } from "../users/user-prompt.js";
+import { resample } from "./audio.js";
+import type { SpeechAudio, SpeechModel } from "./speech-models.js";
 import { WIRE_SAMPLE_RATE, wireBytesPerTick, type CallerLine, type CallerLineTick } from "./call.js";
 import { isCustomerStop } from "./full-duplex-call.js";
 import { linearizeTicks, type ParticipantTick, type SelfChunk, type SpeechChunk } from "./linearize.js";
@@ -120,14 +120,10 @@ export interface LlmVoiceCustomerOptions {
   model: LanguageModel;
   /** Decides whether to interrupt or backchannel (default: `model`). */
   decisionModel?: LanguageModel;
-  /** Speaks it (an AI SDK speech model, e.g. `openai.speech("gpt-4o-mini-tts")`). */
+  /** Speaks it (`createSpeechModel("openai:gpt-4o-mini-tts")`, ElevenLabs, espeak-ng…). */
   speech: SpeechModel;
   /** The speech model's voice for this customer. */
   voice?: string;
-  /** What the speech model is asked for: `wav` (default) or raw `pcm` (16-bit little-endian mono). */
-  speechFormat?: "wav" | "pcm";
-  /** Sample rate of raw `pcm` speech (OpenAI's is 24 kHz, the default). */
-  pcmSampleRate?: number;
   guidelines: VoiceGuidelines;
   /** The persona's own guidelines, put at the guidelines' persona placeholder. */
   personaGuidelines?: string;
@@ -582,52 +578,19 @@ async function synthesize(
   text: string,
   signal: AbortSignal | undefined,
 ): Promise<Int16Array> {
-  const format = options.speechFormat ?? "wav";
-  let bytes: Uint8Array;
+  let audio: SpeechAudio;
   try {
-    const result = await generateSpeech({
-      model: options.speech,
-      text,
-      outputFormat: format,
+    audio = await options.speech.speak(text, {
       ...(options.voice !== undefined ? { voice: options.voice } : {}),
-      ...(signal ? { abortSignal: signal } : {}),
+      ...(signal ? { signal } : {}),
     });
-    bytes = result.audio.uint8Array;
   } catch (error) {
-    if (signal?.aborted) throw error;
+    if (signal?.aborted || error instanceof InfrastructureError) throw error;
     throw new InfrastructureError(
       `the customer's speech model failed: ${error instanceof Error ? error.message : String(error)}`,
       1,
       { cause: error },
     );
   }
-  return format === "pcm" ? resamplePcm(bytes, options.pcmSampleRate ?? 24000) : decodeWav(bytes);
-}
-
-/** A WAV file's first channel as 16-bit PCM at the wire's rate (wavefile's resampler). */
-export function decodeWav(bytes: Uint8Array): Int16Array {
-  const wav = new wavefile.WaveFile();
-  try {
-    wav.fromBuffer(bytes);
-  } catch (error) {
-    throw new InfrastructureError(
-      `the customer's speech model sent audio that is not a WAV file: ${(error as Error).message}`,
-      1,
-    );
-  }
-  wav.toBitDepth("16");
-  const fmt = wav.fmt as { sampleRate: number; numChannels: number };
-  if (fmt.sampleRate !== WIRE_SAMPLE_RATE) wav.toSampleRate(WIRE_SAMPLE_RATE);
-  const samples = wav.getSamples(false, Int16Array) as unknown as Int16Array | Int16Array[];
-  return Array.isArray(samples) ? samples[0]! : samples;
-}
-
-/** Raw 16-bit little-endian mono PCM at `rate`, resampled to the wire's rate. */
-export function resamplePcm(bytes: Uint8Array, rate: number): Int16Array {
-  const wav = new wavefile.WaveFile();
-  const samples = new Int16Array(
-    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.byteLength & ~1)),
-  );
-  wav.fromScratch(1, rate, "16", samples);
-  return decodeWav(wav.toBuffer());
+  return resample(audio.samples, audio.sampleRate, WIRE_SAMPLE_RATE);
 }

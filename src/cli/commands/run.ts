@@ -57,6 +57,7 @@ import {
   type Participants,
 } from "../model-flags.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
+import { voiceRunCommand, withVoiceOptions, type VoiceRunFlags } from "./voice-run.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import { sourceComparability } from "./report.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
@@ -102,17 +103,23 @@ function costLine(metrics: RunMetrics, spent: number, agentCounted: boolean): st
 }
 
 export function registerRun(program: Command, context: CliContext): void {
-  const command = withRunOptions(
-    program
-      .command("run")
-      .description(
-        "Run tasks × trials concurrently (resumable, cost-capped), store every simulation, and report " +
-          "pass^k — the reliability of an agent, as τ²-bench measures it",
-      ),
+  const command = withVoiceOptions(
+    withRunOptions(
+      program
+        .command("run")
+        .description(
+          "Run tasks × trials concurrently (resumable, cost-capped), store every simulation, and report " +
+            "pass^k — the reliability of an agent, as τ²-bench measures it",
+        ),
+    ),
   );
   // `--agent-llm` comes from the stored run on --resume, so it is checked by hand.
   command.options.find((o) => o.long === "--agent-llm")?.makeOptionMandatory(false);
-  command.action(async (flags: RunFlags) => {
+  command.action(async (flags: RunFlags & VoiceRunFlags) => {
+    if (flags.voice) {
+      process.exitCode = await voiceRunCommand(flags, context);
+      return;
+    }
     process.exitCode = (await runCommand(flags, command, context)).code;
   });
 }

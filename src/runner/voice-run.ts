@@ -1,0 +1,220 @@
+import { randomUUID } from "node:crypto";
+import type { Task } from "../core/task.js";
+import type { Judge } from "../core/judge.js";
+import { InfrastructureError } from "../core/llm.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
+import { toolSpecs } from "../env/tool-schema.js";
+import { passHatK, isSuccessful } from "../metrics/pass-hat-k.js";
+import { trialSeeds } from "./run-plan.js";
+import { DEFAULT_TICK_SECONDS, type CallClock, type CallerLine, type VoiceAgent } from "../voice/call.js";
+import { simulateVoiceCall, DEFAULT_MAX_CALL_SECONDS } from "../voice/full-duplex-call.js";
+import { gradeVoiceCall } from "../voice/linearize.js";
+import type { VoiceCustomer } from "../voice/voice-customer.js";
+import { voiceSettingsFor, type TasksVoiceFile, type VoiceSettings } from "../voice/voice-settings.js";
+import { createCallerLine } from "../voice/effects/caller-line.js";
+import { loadCallerNoise } from "../voice/effects/noise.js";
+import { simulationAudioDir, writeSimulationAudio } from "../voice/audio-artifacts.js";
+import { VoiceResultsWriter, voiceRunInfo, type VoiceParticipantInfo } from "../voice/results-dir.js";
+import { passkVersion } from "../version.js";
+
+// A voice run: tasks × trials of full-duplex calls, each graded as the reference grades voice runs and
+// written as it finishes to the reference's directory results format, so a killed run loses nothing
+// finished and `resume` starts only the calls that are not on disk (a call cut off mid-way starts over).
+
+/** What a voice run does: which calls, with which settings. */
+export interface VoiceRunSpec {
+  data: DomainData;
+  tasks: readonly Task[];
+  numTrials: number;
+  /** The run's seed; each trial's seed derives from it as in τ²-bench. */
+  seed: number;
+  /** The reference's per-task voice settings of the domain (`tasks_voice.json`). */
+  voiceSettings: TasksVoiceFile;
+  /** `control`, `regular` or an ablation. */
+  speechComplexity: string;
+  tickSeconds?: number;
+  clock?: CallClock;
+  maxCallSeconds?: number;
+  maxConcurrency?: number;
+  /** The run's directory (reference directory format); continued when `resume` is set. */
+  saveTo: string;
+  resume?: boolean;
+  /** Where the noise recordings are (`passk data pull` puts them in the data dir). */
+  dataDir: string;
+  /** Write both.wav and the label tracks of each call (default true). */
+  audio?: boolean;
+}
+
+/** Who takes part: a fresh agent and customer per call. */
+export interface VoiceRunParticipants {
+  agent: () => VoiceAgent;
+  agentInfo: VoiceParticipantInfo & { provider: string; model: string };
+  customer: (call: { task: Task; settings: VoiceSettings; line: CallerLine; seed: number }) => VoiceCustomer;
+  customerInfo: VoiceParticipantInfo & { guidelines?: string };
+  judge?: Judge;
+}
+
+/** One finished call as the run reports it. */
+export interface VoiceCallOutcome {
+  taskId: string;
+  trial: number;
+  simulationId: string;
+  reward: number | null;
+  terminationReason: string;
+  /** When the call failed on passk's side or a provider's: the sentence, and the call is not graded. */
+  systemFailure?: string;
+}
+
+export interface VoiceRunOutcome {
+  folder: string;
+  calls: VoiceCallOutcome[];
+  /** Calls already on disk that a resumed run skipped. */
+  skipped: number;
+  /** pass^k for k = 1…numTrials over tasks with every trial graded. */
+  passHatK: Record<number, number>;
+  averageReward: number | null;
+}
+
+export interface VoiceRunOptions {
+  onCall?: (outcome: VoiceCallOutcome) => void;
+  signal?: AbortSignal;
+}
+
+/** Run every (task, trial) call of `spec` that is not on disk yet, `maxConcurrency` at a time. */
+export async function runVoiceCalls(
+  spec: VoiceRunSpec,
+  participants: VoiceRunParticipants,
+  options: VoiceRunOptions = {},
+): Promise<VoiceRunOutcome> {
+  const tickSeconds = spec.tickSeconds ?? DEFAULT_TICK_SECONDS;
+  const seeds = trialSeeds(spec.seed, spec.numTrials);
+  const writer = spec.resume
+    ? VoiceResultsWriter.open(spec.saveTo)
+    : VoiceResultsWriter.create(spec.saveTo, {
+        info: voiceRunInfo({
+          domain: spec.data.domain.name,
+          policy: spec.data.policyFor(undefined),
+          gitCommit: `passk ${passkVersion()}`,
+          numTrials: spec.numTrials,
+          seed: spec.seed,
+          speechComplexity: spec.speechComplexity,
+          agent: participants.agentInfo,
+          user: participants.customerInfo,
+          audioNative: {
+            provider: participants.agentInfo.provider,
+            model: participants.agentInfo.model,
+            tick_duration_seconds: tickSeconds,
+            max_steps_seconds: spec.maxCallSeconds ?? DEFAULT_MAX_CALL_SECONDS,
+          },
+        }),
+        tasks: spec.tasks,
+      });
+  const jobs = spec.tasks.flatMap((task) =>
+    seeds.map((seed, trial) => ({ task, trial, seed })).filter((job) => !writer.has(job.task.id, job.trial)),
+  );
+  const skipped = spec.tasks.length * spec.numTrials - jobs.length;
+  const calls: VoiceCallOutcome[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length && !options.signal?.aborted) {
+      const job = jobs[next++]!;
+      const outcome = await runOneCall(spec, participants, writer, { ...job, tickSeconds }, options.signal);
+      calls.push(outcome);
+      options.onCall?.(outcome);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, spec.maxConcurrency ?? 1) }, worker));
+  return { folder: writer.folder, calls, skipped, ...summarise(writer, spec.numTrials) };
+}
+
+async function runOneCall(
+  spec: VoiceRunSpec,
+  participants: VoiceRunParticipants,
+  writer: VoiceResultsWriter,
+  job: { task: Task; trial: number; seed: number; tickSeconds: number },
+  signal: AbortSignal | undefined,
+): Promise<VoiceCallOutcome> {
+  const { task, trial, seed, tickSeconds } = job;
+  const simulationId = randomUUID();
+  const settings = voiceSettingsFor(spec.voiceSettings, task.id, spec.speechComplexity);
+  const line = createCallerLine(settings, loadCallerNoise(spec.dataDir, settings), seed);
+  const world = spec.data.newWorld({ task });
+  const agent = participants.agent();
+  try {
+    const result = await simulateVoiceCall({
+      task,
+      world,
+      agent,
+      customer: participants.customer({ task, settings, line, seed }),
+      policy: spec.data.policyFor(task),
+      agentTools: toolSpecs(world.offeredTools("agent")),
+      userTools: toolSpecs(world.offeredTools("user")),
+      tickSeconds,
+      ...(spec.clock ? { clock: spec.clock } : {}),
+      ...(spec.maxCallSeconds !== undefined ? { maxCallSeconds: spec.maxCallSeconds } : {}),
+      seed,
+      trial,
+      simulationId,
+      ...(signal ? { signal } : {}),
+    });
+    const rewardInfo = await gradeVoiceCall(
+      task,
+      result.simulation,
+      { newWorld: (o) => spec.data.newWorld(o) },
+      participants.judge,
+    );
+    writer.append({ ...result.simulation, reward_info: rewardInfo });
+    if (spec.audio ?? true) {
+      writeSimulationAudio(simulationAudioDir(writer.folder, task.id, simulationId), {
+        ticks: result.simulation.ticks,
+        wire: result.audio,
+        tickSeconds,
+      });
+    }
+    return {
+      taskId: task.id,
+      trial,
+      simulationId,
+      reward: rewardInfo.reward,
+      terminationReason: result.simulation.termination_reason,
+    };
+  } catch (error) {
+    // A provider's or the customer's failure is not the agent's: the call is not graded, and a
+    // resumed run runs it again. Anything else (a full disk, a bug) stops the run.
+    if (!(error instanceof InfrastructureError)) throw error;
+    return {
+      taskId: task.id,
+      trial,
+      simulationId,
+      reward: null,
+      terminationReason: "infrastructure_error",
+      systemFailure: error.message,
+    };
+  } finally {
+    await agent.stop().catch(() => undefined);
+  }
+}
+
+/** pass^k and the average reward over what is on disk (resumed calls included). */
+function summarise(
+  writer: VoiceResultsWriter,
+  numTrials: number,
+): { passHatK: Record<number, number>; averageReward: number | null } {
+  const byTask = new Map<string, number[]>();
+  for (const entry of writer.entries()) {
+    if (entry.reward === null) continue;
+    byTask.set(entry.task_id, [...(byTask.get(entry.task_id) ?? []), entry.reward]);
+  }
+  const rewards = [...byTask.values()].flat();
+  const complete = [...byTask.values()].filter((r) => r.length === numTrials);
+  const passes: Record<number, number> = {};
+  for (let k = 1; k <= numTrials && complete.length > 0; k++) {
+    passes[k] =
+      complete.reduce((sum, r) => sum + passHatK(numTrials, r.filter(isSuccessful).length, k), 0) /
+      complete.length;
+  }
+  return {
+    passHatK: passes,
+    averageReward: rewards.length === 0 ? null : rewards.reduce((a, b) => a + b, 0) / rewards.length,
+  };
+}

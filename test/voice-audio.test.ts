@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { WaveFile } from "wavefile";
+import wavefile from "wavefile";
 import {
   bytesToPcm16,
   decodeWav,
@@ -14,6 +14,8 @@ import {
   rms,
 } from "../src/voice/audio.js";
 import { amplitudeAt, db, dominantFrequency, tone } from "./helpers/tones.js";
+
+const { WaveFile } = wavefile;
 
 describe("μ-law", () => {
   it("round-trips every PCM16 value within G.711's quantisation step", () => {

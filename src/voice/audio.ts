@@ -1,10 +1,14 @@
 import { readFileSync } from "node:fs";
-import { mulaw } from "alawmulaw";
-import { WaveFile } from "wavefile";
+import alawmulaw from "alawmulaw";
+import wavefile from "wavefile";
 import { ConfigError } from "../core/errors.js";
 
 // PCM16 helpers for the voice track: G.711 μ-law, band-limited resampling, WAV files, little-endian bytes.
 // Pure functions over whole buffers (a tick, an utterance, a recording).
+
+// Both packages are CommonJS bundles: Node's ESM loader gives them as a default export only.
+const { mulaw } = alawmulaw;
+const { WaveFile } = wavefile;
 
 /** μ-law bytes (G.711) of PCM16 samples. */
 export function mulawEncode(samples: Int16Array): Uint8Array {
@@ -142,7 +146,7 @@ export function resample(samples: Int16Array, fromRate: number, toRate: number):
 
 /** Mono PCM16 at `sampleRate` of a WAV file's bytes (any channel count, bit depth and rate wavefile reads). */
 export function decodeWav(bytes: Uint8Array, sampleRate: number, name = "WAV audio"): Int16Array {
-  let wav: WaveFile;
+  let wav: InstanceType<typeof WaveFile>;
   try {
     wav = new WaveFile(bytes);
     if (wav.bitDepth !== "16") wav.toBitDepth("16");

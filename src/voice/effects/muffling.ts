@@ -66,10 +66,10 @@ export class DynamicMuffling {
     return 0;
   }
 
-  /** Muffle the speech of a speaking tick in place. */
+  /** Muffle the speech of a speaking tick in place (the filter runs only through muffled utterances). */
   apply(speech: Float64Array): void {
-    const wet = this.filter.process(Float64Array.from(speech));
     if (this.muffled) {
+      const wet = this.filter.process(speech.slice());
       for (let i = 0; i < speech.length; i++) {
         const depth = this.depth(this.elapsed + i);
         if (depth > 0) speech[i] = depth * wet[i]! + (1 - depth) * speech[i]!;

@@ -11,6 +11,7 @@ import {
   pcm16ToBytes,
   readWavFile,
   resample,
+  StreamResampler,
   rms,
 } from "../src/voice/audio.js";
 import { amplitudeAt, db, dominantFrequency, tone } from "./helpers/tones.js";
@@ -125,5 +126,29 @@ describe("WAV", () => {
     const pcm = decodeWav(wav.toBuffer(), 8000);
     expect(amplitudeAt(pcm, 500, 8000)).toBeGreaterThan(16000);
     expect(amplitudeAt(pcm, 500, 8000)).toBeLessThan(16800);
+  });
+});
+
+describe("StreamResampler", () => {
+  it.each([
+    [24000, 8000],
+    [8000, 24000],
+    [16000, 8000],
+    [44100, 8000],
+  ])("%i Hz → %i Hz in uneven chunks gives exactly the whole-buffer result", (from, to) => {
+    const input = tone(1234, from, 0.5, 9000);
+    const stream = new StreamResampler(from, to);
+    const parts: Int16Array[] = [];
+    for (let at = 0, size = 1; at < input.length; at += size, size = (size * 7 + 3) % 997) {
+      parts.push(stream.push(input.subarray(at, at + size)));
+    }
+    parts.push(stream.flush());
+    const joined = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      joined.set(part, at);
+      at += part.length;
+    }
+    expect([...joined]).toEqual([...resample(input, from, to)]);
   });
 });

@@ -3,6 +3,7 @@ import { mulawDecode, mulawEncode, rms } from "../src/voice/audio.js";
 import { WIRE_SILENCE, type CallerLineTick, type CallerSpeechState } from "../src/voice/call.js";
 import { createCallerLine } from "../src/voice/effects/caller-line.js";
 import type { CallerNoise } from "../src/voice/effects/noise.js";
+import { muffleAwayFromPhone } from "../src/voice/effects/muffling.js";
 import { SpeechInsertScheduler } from "../src/voice/effects/speech-inserts.js";
 import type { VoiceSettings } from "../src/voice/voice-settings.js";
 import { amplitudeAt, db, tone } from "./helpers/tones.js";
@@ -319,5 +320,19 @@ describe("speech inserts", () => {
     };
     expect(draw(8)).toEqual(draw(8));
     expect(draw(8)).not.toEqual(draw(9));
+  });
+});
+
+describe("speech said away from the phone", () => {
+  it("is low-passed at 1 kHz with its peak kept", () => {
+    const low = tone(300, 8000, 1, 6000);
+    const high = tone(3000, 8000, 1, 6000);
+    const both = Int16Array.from(low, (x, i) => x + high[i]!);
+    const away = muffleAwayFromPhone(both, 8000);
+    const ratioBefore = amplitudeAt(both, 3000, 8000) / amplitudeAt(both, 300, 8000);
+    const ratioAfter = amplitudeAt(away, 3000, 8000) / amplitudeAt(away, 300, 8000);
+    expect(db(ratioAfter / ratioBefore)).toBeLessThan(-30);
+    const peak = (x: Int16Array) => x.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    expect(Math.abs(peak(away) - peak(both))).toBeLessThanOrEqual(1);
   });
 });

@@ -86,8 +86,9 @@ const CONSEQUENCE =
 const modelRequests = (from: number) =>
   requests.slice(from).filter((url) => MODEL_FILES.some((m) => url.endsWith(m.remote)));
 
-describe("passk data pull", () => {
-  // Two pulls of ~900 files and three CLI replays: 59 s measured on the loaded 2-core machine.
+// Each test pulls ~900 files once to three times through the CLI: up to 54 s measured on the loaded 2-core
+// machine (the full pull with three replays), so 4x that.
+describe("passk data pull", { timeout: 240_000 }, () => {
   it("downloads every official data file, upstream source file and data-model module, verified, and then finds them up to date", async () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
     const first = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
@@ -159,7 +160,7 @@ describe("passk data pull", () => {
     );
     expect(banking.code, banking.stderr).toBe(0);
     expect(JSON.parse(banking.stdout).evaluation.reward_excluding_nl_assertions).toBe(1);
-  }, 240_000);
+  });
 
   it("data-model modules the server does not have: a one-line warning each, success, and no retry on a pull that fetches nothing else", async () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));

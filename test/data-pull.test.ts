@@ -86,7 +86,7 @@ const CONSEQUENCE =
 const modelRequests = (from: number) =>
   requests.slice(from).filter((url) => MODEL_FILES.some((m) => url.endsWith(m.remote)));
 
-// Each test pulls ~900 files once to three times through the CLI: up to 54 s measured on the loaded 2-core
+// Each test pulls ~900 files once to three times through the CLI: up to 59 s measured on the loaded 2-core
 // machine (the full pull with three replays), so 4x that.
 describe("passk data pull", { timeout: 240_000 }, () => {
   it("downloads every official data file, upstream source file and data-model module, verified, and then finds them up to date", async () => {

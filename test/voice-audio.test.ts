@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { WaveFile } from "wavefile";
+import wavefile from "wavefile";
 import {
   bytesToPcm16,
   decodeWav,
@@ -11,9 +11,12 @@ import {
   pcm16ToBytes,
   readWavFile,
   resample,
+  StreamResampler,
   rms,
 } from "../src/voice/audio.js";
 import { amplitudeAt, db, dominantFrequency, tone } from "./helpers/tones.js";
+
+const { WaveFile } = wavefile;
 
 describe("μ-law", () => {
   it("round-trips every PCM16 value within G.711's quantisation step", () => {
@@ -123,5 +126,29 @@ describe("WAV", () => {
     const pcm = decodeWav(wav.toBuffer(), 8000);
     expect(amplitudeAt(pcm, 500, 8000)).toBeGreaterThan(16000);
     expect(amplitudeAt(pcm, 500, 8000)).toBeLessThan(16800);
+  });
+});
+
+describe("StreamResampler", () => {
+  it.each([
+    [24000, 8000],
+    [8000, 24000],
+    [16000, 8000],
+    [44100, 8000],
+  ])("%i Hz → %i Hz in uneven chunks gives exactly the whole-buffer result", (from, to) => {
+    const input = tone(1234, from, 0.5, 9000);
+    const stream = new StreamResampler(from, to);
+    const parts: Int16Array[] = [];
+    for (let at = 0, size = 1; at < input.length; at += size, size = (size * 7 + 3) % 997) {
+      parts.push(stream.push(input.subarray(at, at + size)));
+    }
+    parts.push(stream.flush());
+    const joined = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      joined.set(part, at);
+      at += part.length;
+    }
+    expect([...joined]).toEqual([...resample(input, from, to)]);
   });
 });

@@ -3,6 +3,7 @@ import { mulawDecode, mulawEncode, rms } from "../src/voice/audio.js";
 import { WIRE_SILENCE, type CallerLineTick, type CallerSpeechState } from "../src/voice/call.js";
 import { createCallerLine } from "../src/voice/effects/caller-line.js";
 import type { CallerNoise } from "../src/voice/effects/noise.js";
+import { muffleAwayFromPhone } from "../src/voice/effects/muffling.js";
 import { SpeechInsertScheduler } from "../src/voice/effects/speech-inserts.js";
 import type { VoiceSettings } from "../src/voice/voice-settings.js";
 import { amplitudeAt, db, tone } from "./helpers/tones.js";
@@ -31,7 +32,13 @@ function call(
     wire.set(tick.wire, t * TICK);
     out.push(tick);
   }
-  return { pcm: mulawDecode(wire), wire, ticks: out };
+  return {
+    wire,
+    ticks: out,
+    get pcm() {
+      return mulawDecode(wire);
+    },
+  };
 }
 
 /** What is left of `samples` once their best-fitting sinusoid at `frequency` is taken out. */
@@ -156,7 +163,8 @@ describe("the caller's line", () => {
     });
     const speech = new Int16Array(TICK).fill(5000); // never encodes to silence
     const { wire, ticks } = call(settings, NO_NOISE, 9, 60 * 300, speech);
-    const lost = wire.reduce((n, b) => n + (b === WIRE_SILENCE ? 1 : 0), 0);
+    let lost = 0;
+    for (let i = 0; i < wire.length; i++) if (wire[i] === WIRE_SILENCE) lost++;
     expect(lost / wire.length).toBeGreaterThan(0.014);
     expect(lost / wire.length).toBeLessThan(0.026);
     const reported = ticks.reduce((ms, t) => ms + (t.channelEffects?.frame_drop_ms ?? 0), 0);
@@ -167,8 +175,8 @@ describe("the caller's line", () => {
     // Bursty: runs of lost audio average about the burst duration (independent 20 ms losses would give ~20 ms).
     const runs: number[] = [];
     let run = 0;
-    for (const b of wire) {
-      if (b === WIRE_SILENCE) run++;
+    for (let i = 0; i < wire.length; i++) {
+      if (wire[i] === WIRE_SILENCE) run++;
       else if (run > 0) {
         runs.push(run);
         run = 0;
@@ -312,5 +320,19 @@ describe("speech inserts", () => {
     };
     expect(draw(8)).toEqual(draw(8));
     expect(draw(8)).not.toEqual(draw(9));
+  });
+});
+
+describe("speech said away from the phone", () => {
+  it("is low-passed at 1 kHz with its peak kept", () => {
+    const low = tone(300, 8000, 1, 6000);
+    const high = tone(3000, 8000, 1, 6000);
+    const both = Int16Array.from(low, (x, i) => x + high[i]!);
+    const away = muffleAwayFromPhone(both, 8000);
+    const ratioBefore = amplitudeAt(both, 3000, 8000) / amplitudeAt(both, 300, 8000);
+    const ratioAfter = amplitudeAt(away, 3000, 8000) / amplitudeAt(away, 300, 8000);
+    expect(db(ratioAfter / ratioBefore)).toBeLessThan(-30);
+    const peak = (x: Int16Array) => x.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    expect(Math.abs(peak(away) - peak(both))).toBeLessThanOrEqual(1);
   });
 });

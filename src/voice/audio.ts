@@ -1,10 +1,14 @@
 import { readFileSync } from "node:fs";
-import { mulaw } from "alawmulaw";
-import { WaveFile } from "wavefile";
+import alawmulaw from "alawmulaw";
+import wavefile from "wavefile";
 import { ConfigError } from "../core/errors.js";
 
 // PCM16 helpers for the voice track: G.711 μ-law, band-limited resampling, WAV files, little-endian bytes.
 // Pure functions over whole buffers (a tick, an utterance, a recording).
+
+// Both packages are CommonJS bundles: Node's ESM loader gives them as a default export only.
+const { mulaw } = alawmulaw;
+const { WaveFile } = wavefile;
 
 /** μ-law bytes (G.711) of PCM16 samples. */
 export function mulawEncode(samples: Int16Array): Uint8Array {
@@ -140,9 +144,76 @@ export function resample(samples: Int16Array, fromRate: number, toRate: number):
   return out;
 }
 
+/**
+ * The same resampling over a stream of chunks (a provider's audio as it arrives): `push` returns the
+ * output samples the chunk completes, `flush` the rest (the stream's end padded with silence). The
+ * chunks' outputs together equal `resample` of the whole stream.
+ */
+export class StreamResampler {
+  private readonly filter: Polyphase | null;
+  /** Input samples from absolute index `offset` on. */
+  private pending = new Int16Array(0);
+  private offset = 0;
+  private received = 0;
+  /** Next output sample's index. */
+  private produced = 0;
+
+  constructor(
+    readonly fromRate: number,
+    readonly toRate: number,
+  ) {
+    if (!Number.isInteger(fromRate) || !Number.isInteger(toRate) || fromRate <= 0 || toRate <= 0)
+      throw new RangeError(`sample rates must be positive integers (got ${fromRate} → ${toRate})`);
+    this.filter = fromRate === toRate ? null : polyphase(fromRate, toRate);
+  }
+
+  push(chunk: Int16Array): Int16Array {
+    if (this.filter === null) return chunk.slice();
+    const joined = new Int16Array(this.pending.length + chunk.length);
+    joined.set(this.pending);
+    joined.set(chunk, this.pending.length);
+    this.pending = joined;
+    this.received += chunk.length;
+    return this.emit(false);
+  }
+
+  flush(): Int16Array {
+    if (this.filter === null) return new Int16Array(0);
+    return this.emit(true);
+  }
+
+  private emit(end: boolean): Int16Array {
+    const { up, down, first, taps, table } = this.filter!;
+    const total = end ? Math.round((this.received * this.toRate) / this.fromRate) : Infinity;
+    const out: number[] = [];
+    for (;;) {
+      const n = this.produced;
+      if (n >= total) break;
+      const position = n * down;
+      const start = Math.floor(position / up) + first;
+      if (!end && start + taps > this.received) break;
+      const row = (position % up) * taps;
+      let acc = 0;
+      for (let k = 0; k < taps; k++) {
+        const i = start + k;
+        if (i >= 0 && i < this.received) acc += this.pending[i - this.offset]! * table[row + k]!;
+      }
+      out.push(clip16(acc));
+      this.produced++;
+    }
+    // Keep only what later outputs still read.
+    const keepFrom = Math.max(this.offset, Math.floor((this.produced * down) / up) + first);
+    if (keepFrom > this.offset) {
+      this.pending = this.pending.slice(keepFrom - this.offset);
+      this.offset = keepFrom;
+    }
+    return Int16Array.from(out);
+  }
+}
+
 /** Mono PCM16 at `sampleRate` of a WAV file's bytes (any channel count, bit depth and rate wavefile reads). */
 export function decodeWav(bytes: Uint8Array, sampleRate: number, name = "WAV audio"): Int16Array {
-  let wav: WaveFile;
+  let wav: InstanceType<typeof WaveFile>;
   try {
     wav = new WaveFile(bytes);
     if (wav.bitDepth !== "16") wav.toBitDepth("16");

@@ -56,7 +56,8 @@ export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, se
     tick(speech: Int16Array, state: CallerSpeechState): CallerLineTick {
       const start = elapsed;
       elapsed += speech.length;
-      const mix = Float64Array.from(speech);
+      const mix = new Float64Array(speech.length);
+      mix.set(speech);
       if (state.speaking) {
         if (state.utteranceStart || !wasSpeaking) muffling.startUtterance();
         muffling.apply(mix);

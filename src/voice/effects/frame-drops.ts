@@ -38,16 +38,19 @@ export class FrameDrops {
   lose(lost: Uint8Array, start: number): number {
     if (!this.enabled) return 0;
     let count = 0;
-    for (let i = 0; i < lost.length; i++) {
+    let i = 0;
+    while (i < lost.length) {
       const frame = Math.floor((start + i) / this.frameSamples);
+      const frameEnd = Math.min(lost.length, (frame + 1) * this.frameSamples - start);
       if (frame !== this.frame) {
         this.frame = frame;
         this.bad = this.bad ? this.random() >= this.leaveBad : this.random() < this.enterBad;
       }
       if (this.bad) {
-        lost[i] = 1;
-        count++;
+        lost.fill(1, i, frameEnd);
+        count += frameEnd - i;
       }
+      i = frameEnd;
     }
     return count;
   }

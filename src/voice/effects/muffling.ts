@@ -66,10 +66,10 @@ export class DynamicMuffling {
     return 0;
   }
 
-  /** Muffle the speech of a speaking tick in place. */
+  /** Muffle the speech of a speaking tick in place (the filter runs only through muffled utterances). */
   apply(speech: Float64Array): void {
-    const wet = this.filter.process(Float64Array.from(speech));
     if (this.muffled) {
+      const wet = this.filter.process(speech.slice());
       for (let i = 0; i < speech.length; i++) {
         const depth = this.depth(this.elapsed + i);
         if (depth > 0) speech[i] = depth * wet[i]! + (1 - depth) * speech[i]!;
@@ -77,4 +77,29 @@ export class DynamicMuffling {
     }
     this.elapsed += speech.length;
   }
+}
+
+/** The cutoff (Hz) of speech said away from the phone (the reference's constant muffling). */
+export const AWAY_FROM_PHONE_CUTOFF_HZ = 1000;
+
+/**
+ * Speech said away from the phone (a non-directed phrase, "Hold on a second."): the whole clip
+ * low-passed at `cutoffHz`, its peak restored so that it is as loud, only duller.
+ */
+export function muffleAwayFromPhone(
+  speech: Int16Array,
+  sampleRate: number,
+  cutoffHz = AWAY_FROM_PHONE_CUTOFF_HZ,
+): Int16Array {
+  const wet = lowpass(4, Math.min(cutoffHz, 0.45 * sampleRate), sampleRate).process(
+    Float64Array.from(speech),
+  );
+  let peakIn = 0;
+  let peakOut = 0;
+  for (let i = 0; i < speech.length; i++) {
+    peakIn = Math.max(peakIn, Math.abs(speech[i]!));
+    peakOut = Math.max(peakOut, Math.abs(wet[i]!));
+  }
+  const gain = peakOut > 0 ? peakIn / peakOut : 0;
+  return Int16Array.from(wet, (x) => Math.max(-32768, Math.min(32767, Math.round(x * gain))));
 }

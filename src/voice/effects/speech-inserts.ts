@@ -7,7 +7,8 @@ import { pick, poissonFires, randomStream } from "./random.js";
 // speech model: a vocal tic inside an utterance's text, or an insert on its own while the caller is
 // silent. The rates follow the reference: `speech_insert_events_per_minute` is a Poisson rate over the
 // caller's silences, and, for tics inside utterances, a chance per utterance of that rate over an assumed
-// 10 utterances a minute (at most one in two).
+// 10 utterances a minute (at most one in two). A non-directed phrase is said away from the phone: pass
+// its audio through `muffleAwayFromPhone` (effects/muffling.ts), as the reference muffles them.
 
 const UTTERANCES_PER_MINUTE = 10;
 const MAX_TIC_CHANCE = 0.5;

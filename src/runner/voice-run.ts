@@ -41,6 +41,12 @@ export interface VoiceRunSpec {
   resume?: boolean;
   /** Where the noise recordings are (`passk data pull` puts them in the data dir). */
   dataDir: string;
+  /**
+   * Recordings the settings name that the data dir lacks (three of the four background recordings are
+   * not available offline): replaced by one that is (or left out, for a burst), and reported. Default:
+   * stop with the fix.
+   */
+  noiseSubstitutes?: boolean;
   /** Write both.wav and the label tracks of each call (default true). */
   audio?: boolean;
 }
@@ -63,6 +69,8 @@ export interface VoiceCallOutcome {
   terminationReason: string;
   /** When the call failed on passk's side or a provider's: the sentence, and the call is not graded. */
   systemFailure?: string;
+  /** Noise recordings the data dir lacked and what stood in for them (`wanted → used`, or `wanted → none`). */
+  noiseSubstitutions: string[];
 }
 
 export interface VoiceRunOutcome {
@@ -137,7 +145,9 @@ async function runOneCall(
   const { task, trial, seed, tickSeconds } = job;
   const simulationId = randomUUID();
   const settings = voiceSettingsFor(spec.voiceSettings, task.id, spec.speechComplexity);
-  const line = createCallerLine(settings, loadCallerNoise(spec.dataDir, settings), seed);
+  const noise = loadCallerNoise(spec.dataDir, settings, { onMissing: spec.noiseSubstitutes ? "substitute" : "error" });
+  const line = createCallerLine(settings, noise, seed);
+  const noiseSubstitutions = noise.substitutions.map((sub) => `${sub.wanted} → ${sub.used ?? "none"}`);
   const world = spec.data.newWorld({ task });
   const agent = participants.agent();
   try {
@@ -177,6 +187,7 @@ async function runOneCall(
       simulationId,
       reward: rewardInfo.reward,
       terminationReason: result.simulation.termination_reason,
+      noiseSubstitutions,
     };
   } catch (error) {
     // A provider's or the customer's failure is not the agent's: the call is not graded, and a
@@ -189,6 +200,7 @@ async function runOneCall(
       reward: null,
       terminationReason: "infrastructure_error",
       systemFailure: error.message,
+      noiseSubstitutions,
     };
   } finally {
     await agent.stop().catch(() => undefined);

@@ -1,6 +1,5 @@
-import type { SpeechModelV3 } from "@ai-sdk/provider";
+import type { SpeechModel } from "./speech-models.js";
 import { mulaw } from "alawmulaw";
-import wavefile from "wavefile";
 import { describe, expect, it } from "vitest";
 import { goldFinalMessage } from "../agents/gold-agent.js";
 import type { LanguageModel, LlmRequest, LlmResponse } from "../core/llm.js";
@@ -20,24 +19,19 @@ const data = fixtureDomainData("airline");
 const TICK = 0.2;
 const BYTES = wireBytesPerTick(TICK);
 
-/** A speech model giving 16 kHz WAV audio, 50 ms per character of text (never silent). */
-function fakeSpeech(options: { fail?: boolean } = {}): SpeechModelV3 {
+/** A speech model giving 16 kHz audio, 50 ms per character of text (never silent). */
+function fakeSpeech(options: { fail?: boolean } = {}): SpeechModel {
   return {
-    specificationVersion: "v3",
+    spec: "fake:tts",
     provider: "fake",
-    modelId: "fake-tts",
-    async doGenerate({ text }) {
+    model: "tts",
+    voice: "plain",
+    async speak(text) {
       if (options.fail) throw new Error("503 Service Unavailable");
       const samples = new Int16Array(Math.round(text.length * 0.05 * 16000)).map((_, i) =>
         Math.round(3000 * Math.sin(i / 5)),
       );
-      const wav = new wavefile.WaveFile();
-      wav.fromScratch(1, 16000, "16", samples);
-      return {
-        audio: wav.toBuffer(),
-        warnings: [],
-        response: { timestamp: new Date(), modelId: "fake-tts" },
-      };
+      return { samples, sampleRate: 16000 };
     },
   };
 }

@@ -1,5 +1,4 @@
-import type { SpeechModelV3 } from "@ai-sdk/provider";
-import wavefile from "wavefile";
+import type { SpeechModel } from "./speech-models.js";
 import { describe, expect, it } from "vitest";
 import type { LanguageModel, LlmRequest, LlmResponse, LlmToolCall } from "../core/llm.js";
 import { fixtureDomainData, tau2DataDir } from "../testing/tau2-fixtures.js";
@@ -20,16 +19,14 @@ import {
 const task = fixtureDomainData("airline").task("11");
 const TICK = 0.2;
 
-/** 16 kHz WAV, 50 ms per character. */
-const speech: SpeechModelV3 = {
-  specificationVersion: "v3",
+/** 16 kHz audio, 50 ms per character. */
+const speech: SpeechModel = {
+  spec: "fake:tts",
   provider: "fake",
-  modelId: "fake-tts",
-  async doGenerate({ text }) {
-    const samples = new Int16Array(Math.round(text.length * 0.05 * 16000)).fill(2500);
-    const wav = new wavefile.WaveFile();
-    wav.fromScratch(1, 16000, "16", samples);
-    return { audio: wav.toBuffer(), warnings: [], response: { timestamp: new Date(), modelId: "fake-tts" } };
+  model: "tts",
+  voice: "plain",
+  async speak(text) {
+    return { samples: new Int16Array(Math.round(text.length * 0.05 * 16000)).fill(2500), sampleRate: 16000 };
   },
 };
 

@@ -28,6 +28,7 @@ export interface VoiceRunFlags {
   clock: "virtual" | "realtime";
   maxCallSeconds: string;
   audio: boolean;
+  substituteMissingNoise?: boolean;
 }
 
 export function withVoiceOptions(command: Command): Command {
@@ -75,6 +76,10 @@ export function withVoiceOptions(command: Command): Command {
         .default("realtime"),
     )
     .option("--max-call-seconds <seconds>", "with --voice: longest call, in call time", "1200")
+    .option(
+      "--substitute-missing-noise",
+      "with --voice: stand in for noise recordings the data dir lacks (offline), and say so; not τ-voice-comparable",
+    )
     .option("--no-audio", "with --voice: do not write both.wav and the label tracks of each call");
 }
 
@@ -156,6 +161,7 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
       resume,
       dataDir,
       audio: flags.audio,
+      noiseSubstitutes: flags.substituteMissingNoise ?? false,
     },
     {
       agent: agentFactory.make,
@@ -179,6 +185,12 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
     },
     { onCall: (call) => println(context, describeCall(call)) },
   );
+  const substituted = [...new Set(outcome.calls.flatMap((call) => call.noiseSubstitutions))];
+  if (substituted.length > 0)
+    println(
+      context,
+      `noise recordings missing from the data dir were substituted (${substituted.join(", ")}): these calls are not τ-voice-comparable; \`passk data pull\` with network fetches the recordings`,
+    );
   if (outcome.skipped > 0) println(context, `${outcome.skipped} call(s) were already on disk and were kept`);
   const passes = Object.entries(outcome.passHatK)
     .map(([k, value]) => `pass^${k} ${value.toFixed(3)}`)

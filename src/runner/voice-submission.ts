@@ -240,6 +240,19 @@ export function scoreVoiceRun(run: VoiceRun): VoiceDomainScore {
   };
 }
 
+/** A domain's results as the reference dumps them: pass^k as floats (percent), values it lacks left out. */
+function submittedResult(result: DomainResult): DomainResult {
+  const out: Record<string, number> = {};
+  for (const field of ["pass_1", "pass_2", "pass_3", "pass_4", "cost"] as const) {
+    const value = result[field];
+    if (typeof value === "number") {
+      out[field] = value;
+      markPyFloat(out, field);
+    }
+  }
+  return out as DomainResult;
+}
+
 /** A panel as the reference dumps it: metrics without a value left out, counts in the model's order. */
 function panelOf(
   metrics: Record<string, unknown> & { counts?: Partial<InteractionMetricCounts> },
@@ -391,10 +404,10 @@ export function prepareVoiceSubmission(
       throw new ConfigError(
         "banking_knowledge results need the retrieval method the run used; pass --retrieval-config NAME.",
       );
-    results[domain] = {
-      ...score.result,
-      ...(domain === "banking_knowledge" ? { retrieval_config: retrievalConfig } : {}),
-    };
+    // Built in place: a spread would drop the float marks.
+    const result = submittedResult(score.result);
+    if (domain === "banking_knowledge") result.retrieval_config = retrievalConfig;
+    results[domain] = result;
     trajectoryFiles[domain] = run.name;
     if (score.numTrials < LEADERBOARD_TRIALS)
       trialNotes.push(`${domain} has ${score.numTrials} trial(s) per task`);

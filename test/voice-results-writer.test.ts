@@ -11,6 +11,7 @@ import {
   AUDIO_TAPS,
   AudioTapRecorder,
   simulationAudioDir,
+  simulationTapsDir,
   writeSimulationAudio,
 } from "../src/voice/audio-artifacts.js";
 import { wireBytesPerTick } from "../src/voice/call.js";
@@ -43,12 +44,16 @@ function writeRun(folder: string) {
     tasks: [{ id: "0" }, { id: "1" }],
   });
   calls.forEach((call, i) => {
-    writer.append(simulationRecord(`sim-${i}`, String(i), call.ticks, i === 0 ? 1 : 0));
-    writeSimulationAudio(simulationAudioDir(folder, String(i), `sim-${i}`), {
-      ticks: call.ticks,
-      tickSeconds: TICK,
-      wire: call.wire,
-    });
+    // The first with its audio through the writer, the second written on its own.
+    if (i === 0) writer.append(simulationRecord(`sim-${i}`, String(i), call.ticks, 1), { wire: call.wire });
+    else {
+      writer.append(simulationRecord(`sim-${i}`, String(i), call.ticks, 0));
+      writeSimulationAudio(simulationAudioDir(folder, String(i), `sim-${i}`), {
+        ticks: call.ticks,
+        tickSeconds: TICK,
+        wire: call.wire,
+      });
+    }
   });
   return { writer, calls };
 }
@@ -303,5 +308,16 @@ describe("a voice simulation's audio", () => {
     const flat = wire.samples as unknown as Int16Array;
     expect(flat.length).toBe(call!.ticks.length * wireBytesPerTick(TICK));
     expect(() => taps.recordPcm16(AUDIO_TAPS.userSpeech, new Int16Array(1), 8000)).toThrow(/16000 Hz/);
+    // Through the run's writer, beside the simulation's audio.
+    const folder = path.join(scratch(), "run");
+    VoiceResultsWriter.create(folder, { info: syntheticInfo(), tasks: [] }).append(
+      simulationRecord("sim-0", "0", call!.ticks, 1),
+      { wire: call!.wire, taps },
+    );
+    expect(readdirSync(simulationTapsDir(folder, "0", "sim-0")).sort()).toEqual([
+      "agent_output.wav",
+      "user_output.wav",
+      "user_speech-only.wav",
+    ]);
   });
 });

@@ -5,6 +5,14 @@ import { ConfigError, InvalidInputFileError } from "../core/errors.js";
 import { makeDirectory } from "../core/make-directory.js";
 import { writeFileAtomic } from "../core/write-file-atomic.js";
 import { markPyFloat, parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
+import {
+  simulationAudioDir,
+  simulationTapsDir,
+  writeSimulationAudio,
+  type AudioTapRecorder,
+  type CallWireAudio,
+  type LabelTick,
+} from "./audio-artifacts.js";
 import { DEFAULT_TICK_SECONDS, WIRE_SAMPLE_RATE } from "./call.js";
 
 // A voice run on disk in the reference's directory results format: `results.json` (timestamp, info,
@@ -203,6 +211,14 @@ export const VoiceSimulationRecordSchema = z.looseObject({
 });
 export type VoiceSimulationRecord = z.infer<typeof VoiceSimulationRecordSchema>;
 
+/** What `append` writes beside a simulation: its audio (both.wav and label tracks) and its taps. */
+export interface VoiceSimulationArtifacts {
+  /** Each side's wire audio, one chunk per tick: gives artifacts/task_<id>/sim_<id>/audio/. */
+  wire?: CallWireAudio;
+  /** The `--audio-taps` recordings: gives …/audio/taps/. */
+  taps?: AudioTapRecorder;
+}
+
 /** One simulation's line in results.json's `simulation_index` (the reference's `SimulationIndexEntry`). */
 export interface SimulationIndexEntry {
   id: string;
@@ -334,10 +350,14 @@ export class VoiceResultsWriter {
   }
 
   /**
-   * Write one finished simulation: `simulations/<id>.json`, then results.json with its index entry.
-   * A second simulation of the same task and trial replaces the first (a retried call).
+   * Write one finished simulation: its audio artifacts when given, `simulations/<id>.json`, then
+   * results.json with its index entry. A second simulation of the same task and trial replaces the
+   * first (a retried call).
    */
-  append(simulation: VoiceSimulationRecord | Record<string, unknown>): void {
+  append(
+    simulation: VoiceSimulationRecord | Record<string, unknown>,
+    artifacts: VoiceSimulationArtifacts = {},
+  ): void {
     const parsed = VoiceSimulationRecordSchema.safeParse(simulation);
     if (!parsed.success)
       throw new InvalidInputFileError(
@@ -349,6 +369,16 @@ export class VoiceResultsWriter {
         "a voice simulation needs id, task_id, trial, start_time, end_time, duration, termination_reason, mode full_duplex and ticks.",
       );
     const record = parsed.data;
+    // The audio first: a simulation the index lists has its audio.
+    if (artifacts.wire) {
+      const tickSeconds = (this.meta.info as VoiceRunInfo).audio_native_config.tick_duration_seconds;
+      writeSimulationAudio(simulationAudioDir(this.folder, record.task_id, record.id), {
+        ticks: record.ticks as unknown as LabelTick[],
+        tickSeconds,
+        wire: artifacts.wire,
+      });
+    }
+    artifacts.taps?.save(simulationTapsDir(this.folder, record.task_id, record.id));
     writeFileAtomic(path.join(this.simulationsDir, `${record.id}.json`), json(simulation));
     for (const [id, entry] of this.index)
       if (id !== record.id && entry.task_id === record.task_id && entry.trial === record.trial) {

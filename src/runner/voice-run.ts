@@ -13,7 +13,6 @@ import type { VoiceCustomer } from "../voice/voice-customer.js";
 import { voiceSettingsFor, type TasksVoiceFile, type VoiceSettings } from "../voice/voice-settings.js";
 import { createCallerLine } from "../voice/effects/caller-line.js";
 import { loadCallerNoise } from "../voice/effects/noise.js";
-import { simulationAudioDir, writeSimulationAudio } from "../voice/audio-artifacts.js";
 import { VoiceResultsWriter, voiceRunInfo, type VoiceParticipantInfo } from "../voice/results-dir.js";
 import { passkVersion } from "../version.js";
 
@@ -145,7 +144,9 @@ async function runOneCall(
   const { task, trial, seed, tickSeconds } = job;
   const simulationId = randomUUID();
   const settings = voiceSettingsFor(spec.voiceSettings, task.id, spec.speechComplexity);
-  const noise = loadCallerNoise(spec.dataDir, settings, { onMissing: spec.noiseSubstitutes ? "substitute" : "error" });
+  const noise = loadCallerNoise(spec.dataDir, settings, {
+    onMissing: spec.noiseSubstitutes ? "substitute" : "error",
+  });
   const line = createCallerLine(settings, noise, seed);
   const noiseSubstitutions = noise.substitutions.map((sub) => `${sub.wanted} → ${sub.used ?? "none"}`);
   const world = spec.data.newWorld({ task });
@@ -173,14 +174,10 @@ async function runOneCall(
       { newWorld: (o) => spec.data.newWorld(o) },
       participants.judge,
     );
-    writer.append({ ...result.simulation, reward_info: rewardInfo });
-    if (spec.audio ?? true) {
-      writeSimulationAudio(simulationAudioDir(writer.folder, task.id, simulationId), {
-        ticks: result.simulation.ticks,
-        wire: result.audio,
-        tickSeconds,
-      });
-    }
+    writer.append(
+      { ...result.simulation, reward_info: rewardInfo },
+      (spec.audio ?? true) ? { wire: result.audio } : undefined,
+    );
     return {
       taskId: task.id,
       trial,

@@ -4,6 +4,7 @@ import { mulaw } from "alawmulaw";
 import { WebSocketServer, type WebSocket } from "ws";
 import { z } from "zod";
 import { WIRE_SAMPLE_RATE } from "../voice/call.js";
+import { hearTestSpeech, speakTestSpeech } from "./speech-codec.js";
 
 // A local stand-in for an OpenAI Realtime (GA protocol) endpoint, for tests and keyless demos: it takes
 // the caller's μ-law audio, finds their turns with a simple server VAD on the decoded samples, hears each
@@ -37,10 +38,13 @@ export interface MockRealtimeBrain {
 export interface MockRealtimeServerOptions {
   /** A brain for each call (connection). */
   brain: () => MockRealtimeBrain;
-  /** How the mock hears a caller's turn: PCM16 mono at `sampleRate` in, the words heard out. */
-  hear: (samples: Int16Array, sampleRate: number) => string;
-  /** How the mock speaks: the text in, PCM16 mono at `sampleRate` out. */
-  speak: (text: string, sampleRate: number) => Int16Array;
+  /**
+   * How the mock hears a caller's turn: PCM16 mono at `sampleRate` in, the words heard out. Default: the
+   * test speech codec (`hearTestSpeech`), which mishears what the line damaged.
+   */
+  hear?: (samples: Int16Array, sampleRate: number) => string;
+  /** How the mock speaks: the text in, PCM16 mono at `sampleRate` out. Default: `speakTestSpeech`. */
+  speak?: (text: string, sampleRate: number) => Int16Array;
   /** The only key accepted (as `Authorization: Bearer` or `api-key`); others get HTTP 401. Absent: any. */
   apiKey?: string;
   /** The server VAD: loudness (RMS of 16-bit samples in a 20 ms frame) that counts as speech. */
@@ -425,7 +429,7 @@ class MockCall {
     this.buffer = [];
     this.speechStartMs = undefined;
     this.currentInputItem = "";
-    const text = this.options.hear(samples, WIRE_SAMPLE_RATE);
+    const text = (this.options.hear ?? hearTestSpeech)(samples, WIRE_SAMPLE_RATE);
     this.call.heard.push(text);
     this.conversationChars += text.length;
     if (this.vadOn && this.createResponse) this.respond({ kind: "heard", text });
@@ -525,7 +529,7 @@ class MockCall {
         item,
       });
       this.emit({ type: "response.content_part.added", ...base, part: { type: "audio", transcript: "" } });
-      const audio = mulaw.encode(this.options.speak(turn.say, WIRE_SAMPLE_RATE));
+      const audio = mulaw.encode((this.options.speak ?? speakTestSpeech)(turn.say, WIRE_SAMPLE_RATE));
       const pieces = Math.max(1, Math.ceil(audio.length / DELTA_BYTES));
       const transcript = splitProportionally(turn.say, pieces);
       for (let i = 0; i < pieces; i++) {

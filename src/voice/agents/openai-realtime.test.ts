@@ -261,6 +261,21 @@ describe("OpenAI Realtime adapter against the mock server", () => {
     expect(mock.calls[0]!.query).toEqual({ "api-version": "2025-08-28", deployment: "realtime-prod" });
     expect(outputs.some((out) => out.toolCalls.length > 0)).toBe(true);
   });
+
+  it("speaks xAI's dialect: voice and turn detection at the session's top level", async () => {
+    const mock = await server();
+    const outputs = await runCall(
+      agent(mock.url, { provider: "xai", model: "grok-voice" }),
+      10,
+      (t) => t < 5,
+    );
+    const { session, query } = mock.calls[0]!;
+    expect(query.model).toBe("grok-voice");
+    expect(session).toMatchObject({ voice: "ara", turn_detection: { type: "server_vad" } });
+    expect(session.type).toBeUndefined();
+    const withCall = outputs.find((out) => out.toolCalls.length > 0);
+    expect(withCall?.toolCalls[0]?.name).toBe("get_user_details");
+  });
 });
 
 describe("OpenAI Realtime adapter failures", () => {
@@ -310,6 +325,23 @@ describe("OpenAI Realtime adapter failures", () => {
     expect(error.message).toMatch(
       /reported an error \(invalid_tool_call_id\): Tool call ID 'call_9999' not found/,
     );
+    await voice.stop();
+  });
+
+  it("what looks like a key in a provider's error is left out", async () => {
+    const mock = await server();
+    const voice = agent(mock.url);
+    await voice.start({ view, tickSeconds: TICK, clock: "virtual" });
+    const echoed: ToolMessage = {
+      id: "sk-proj-7c1e",
+      role: "tool",
+      content: "{}",
+      requestor: "assistant",
+      error: false,
+    };
+    const error = await failure(() => voice.tick({ audio: silentTick(TICK), toolResults: [echoed] }));
+    expect(error.message).toMatch(/Tool call ID '\[redacted\]' not found/);
+    expect(error.message).not.toContain("7c1e");
     await voice.stop();
   });
 

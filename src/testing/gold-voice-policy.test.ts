@@ -39,8 +39,14 @@ interface CallRecord {
   heard: string[];
 }
 
-/** The caller says their piece once (`damage` may silence some of its audio), then listens. */
-async function call(damage: (wire: Uint8Array) => void = () => {}): Promise<CallRecord> {
+/**
+ * The caller says their piece once, then listens. `noise` may add to their voice (PCM) before the line's
+ * μ-law, `damage` may then silence some of the wire audio.
+ */
+async function call(
+  damage: (wire: Uint8Array) => void = () => {},
+  noise: (speech: Int16Array) => void = () => {},
+): Promise<CallRecord> {
   const mock = await startMockRealtimeServer({ brain: () => goldVoicePolicy(task) });
   servers.push(mock);
   const world = airline.newWorld();
@@ -53,7 +59,9 @@ async function call(damage: (wire: Uint8Array) => void = () => {}): Promise<Call
   };
   const voice = new OpenAiRealtimeAgent({ apiKey: "sk-mock", url: mock.url, timeoutMs: 20_000 });
   await voice.start({ view, tickSeconds: TICK, clock: "virtual" });
-  const wire = mulaw.encode(speakTestSpeech(callerWords(task), WIRE_SAMPLE_RATE));
+  const speech = speakTestSpeech(callerWords(task), WIRE_SAMPLE_RATE);
+  noise(speech);
+  const wire = mulaw.encode(speech);
   damage(wire);
   const perTick = wireBytesPerTick(TICK);
   const record: CallRecord = { toolCalls: [], results: [], agentText: "", heard: [] };
@@ -118,6 +126,26 @@ describe("gold voice policy behind the mock realtime server (airline task 1)", (
     expect(heard[0]).toContain(misheard);
     expect(misheard.slice(0, 4)).toBe("raj_");
     expect(results[0]!.error).toBe(true);
+  });
+
+  it("mishears the user id under a loud burst over it", async () => {
+    const words = callerWords(task);
+    const at = new TextEncoder().encode(words.slice(0, words.indexOf(USER_ID))).length;
+    const symbol = SYMBOL_SECONDS * WIRE_SAMPLE_RATE;
+    const { toolCalls, heard } = await call(undefined, (speech) => {
+      // A 120 ms burst of loud noise (a fixed pseudo-random sequence) from the id's tenth byte on.
+      let state = 12345;
+      const from = (at + 9) * symbol;
+      for (let i = from; i < from + 0.12 * WIRE_SAMPLE_RATE; i++) {
+        state = (state * 1103515245 + 12345) % 2 ** 31;
+        const burst = ((state / 2 ** 31) * 2 - 1) * 24000;
+        speech[i] = Math.max(-32768, Math.min(32767, Math.round(speech[i]! + burst)));
+      }
+    });
+    expect(heard[0]).not.toContain(USER_ID);
+    const misheard = toolCalls[0]!.arguments.user_id as string;
+    expect(misheard).not.toBe(USER_ID);
+    expect(heard.join(" ")).toContain(misheard);
   });
 
   it("serves a run: picks the task whose scenario the caller's first turn matches", () => {

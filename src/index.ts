@@ -155,3 +155,11 @@ export {
 export type { Tick, VoiceResults, VoiceSimulation } from "./formats/tau2/voice-results.js";
 export { voiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";
 export type { VoiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";
+// Voice agents: OpenAI Realtime (GA protocol) and compatible endpoints; a provider's failure
+export {
+  DEFAULT_OPENAI_REALTIME_MODEL,
+  OPENAI_REALTIME_URL,
+  OpenAiRealtimeAgent,
+} from "./voice/agents/openai-realtime.js";
+export type { OpenAiRealtimeAgentOptions, RealtimeServerVad } from "./voice/agents/openai-realtime.js";
+export { SystemFailure } from "./core/system-failure.js";

@@ -126,4 +126,27 @@ describe("mock realtime server", () => {
     expect(server.calls[0]!.truncations).toEqual([{ itemId: item, audioEndMs: 300 }]);
     socket.close();
   });
+
+  it("takes noise for no speech: a turn in steady background noise ends, and is heard", async () => {
+    const { server, socket, events } = await open();
+    const speech = speakTestSpeech("hello there", WIRE_SAMPLE_RATE);
+    const audio = new Int16Array(speech.length + 1.0 * WIRE_SAMPLE_RATE);
+    let state = 7;
+    for (let i = 0; i < audio.length; i++) {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      // Noise about 20 dB below the speech, all through the turn and after it.
+      const noise = ((state / 2 ** 31) * 2 - 1) * 1500;
+      audio[i] = Math.round((speech[i] ?? 0) + noise);
+    }
+    const answered = await exchange(socket, events, [
+      { type: "input_audio_buffer.append", audio: Buffer.from(mulaw.encode(audio)).toString("base64") },
+    ]);
+    expect(answered.filter((e) => e.type.startsWith("input_audio_buffer.")).map((e) => e.type)).toEqual([
+      "input_audio_buffer.speech_started",
+      "input_audio_buffer.speech_stopped",
+      "input_audio_buffer.committed",
+    ]);
+    expect(server.calls[0]!.heard).toEqual(["hello there"]);
+    socket.close();
+  });
 });

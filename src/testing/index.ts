@@ -27,5 +27,6 @@ export type {
   MockRealtimeTrigger,
   MockRealtimeTurn,
   MockToolOutput,
+  SpeechListener,
 } from "./mock-realtime-server.js";
 export { goldVoicePolicy } from "./gold-voice-policy.js";

@@ -1,6 +1,8 @@
 // The machine's own failures, in words: what they mean and what to do. One reading for every edge
 // (the CLI's error boundary, the server's), so a full disk says the same thing everywhere.
 
+import { InfrastructureError } from "./llm.js";
+
 /**
  * What a system failure means and what to do, or undefined when it is not one passk recognises.
  * `withPaths: false` leaves file paths out (a server's answers to strangers).
@@ -38,4 +40,17 @@ export function systemFailure(error: unknown, options: { withPaths?: boolean } =
   )
     return `the input or request is too large to hold in memory (${error.message}); use a smaller file or smaller numbers.`;
   return undefined;
+}
+
+/**
+ * A provider's or the machine's failure during a call — a voice provider refusing the connection or the
+ * key, closing the socket, reporting an error — never the agent's: the conversation ends as an
+ * infrastructure error, left out of scores. The message is one sentence saying what failed and what to
+ * do; it never holds a secret.
+ */
+export class SystemFailure extends InfrastructureError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 1, options);
+    this.name = "SystemFailure";
+  }
 }

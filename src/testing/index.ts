@@ -18,3 +18,15 @@ export {
   TestSpeechListener,
   SYMBOL_SECONDS,
 } from "./speech-codec.js";
+export { startMockRealtimeServer } from "./mock-realtime-server.js";
+export type {
+  MockRealtimeBrain,
+  MockRealtimeCall,
+  MockRealtimeServer,
+  MockRealtimeServerOptions,
+  MockRealtimeTrigger,
+  MockRealtimeTurn,
+  MockToolOutput,
+  SpeechListener,
+} from "./mock-realtime-server.js";
+export { goldVoicePolicy } from "./gold-voice-policy.js";

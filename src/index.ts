@@ -188,3 +188,12 @@ export {
   voiceConfigOf,
 } from "./runner/voice-submission.js";
 export type { PreparedVoiceSubmission, VoiceSubmission } from "./runner/voice-submission.js";
+
+// Voice agents: OpenAI Realtime (GA protocol) and compatible endpoints; a provider's failure
+export {
+  DEFAULT_OPENAI_REALTIME_MODEL,
+  OPENAI_REALTIME_URL,
+  OpenAiRealtimeAgent,
+} from "./voice/agents/openai-realtime.js";
+export type { OpenAiRealtimeAgentOptions, RealtimeServerVad } from "./voice/agents/openai-realtime.js";
+export { SystemFailure } from "./core/system-failure.js";

@@ -27,6 +27,7 @@ export type {
   MockRealtimeTrigger,
   MockRealtimeTurn,
   MockToolOutput,
+  SpeechListener,
 } from "./mock-realtime-server.js";
 export { goldVoicePolicy } from "./gold-voice-policy.js";
 export { startMockSpeechServer, MOCK_SPEECH_SAMPLE_RATE } from "./mock-speech-server.js";

@@ -4,10 +4,12 @@ import { mulaw } from "alawmulaw";
 import { WebSocketServer, type WebSocket } from "ws";
 import { z } from "zod";
 import { WIRE_SAMPLE_RATE } from "../voice/call.js";
+import { speakTestSpeech, TestSpeechListener } from "./speech-codec.js";
 
 // A local stand-in for an OpenAI Realtime (GA protocol) endpoint, for tests and keyless demos: it takes
-// the caller's μ-law audio, finds their turns with a simple server VAD on the decoded samples, hears each
-// turn through `hear`, asks its brain what to do, and answers with spoken audio (`speak`), transcripts
+// the caller's μ-law audio, decodes it and listens (its server VAD is the listener: a turn starts when it
+// makes out speech and ends after the session's silence — noise alone is not speech), asks its brain what
+// to do with each turn it heard, and answers with spoken audio (`speak`), transcripts
 // and function calls exactly as the real protocol orders them. Everything it emits for an event is sent
 // before it reads the next event, so a client that sends a barrier (`session.update`) after each tick's
 // audio knows the server's whole answer to it when `session.updated` arrives.
@@ -37,14 +39,22 @@ export interface MockRealtimeBrain {
 export interface MockRealtimeServerOptions {
   /** A brain for each call (connection). */
   brain: () => MockRealtimeBrain;
-  /** How the mock hears a caller's turn: PCM16 mono at `sampleRate` in, the words heard out. */
-  hear: (samples: Int16Array, sampleRate: number) => string;
-  /** How the mock speaks: the text in, PCM16 mono at `sampleRate` out. */
-  speak: (text: string, sampleRate: number) => Int16Array;
+  /**
+   * How the mock listens, one listener per call: the test speech codec's (`TestSpeechListener`) by
+   * default, which mishears what the line damaged.
+   */
+  listener?: (sampleRate: number, endOfUtteranceSeconds: number) => SpeechListener;
+  /** How the mock speaks: the text in, PCM16 mono at `sampleRate` out. Default: `speakTestSpeech`. */
+  speak?: (text: string, sampleRate: number) => Int16Array;
   /** The only key accepted (as `Authorization: Bearer` or `api-key`); others get HTTP 401. Absent: any. */
   apiKey?: string;
-  /** The server VAD: loudness (RMS of 16-bit samples in a 20 ms frame) that counts as speech. */
-  speechThreshold?: number;
+}
+
+/** Hears a stream of audio: the utterances that ended in each push, and whether one is under way. */
+export interface SpeechListener {
+  push(samples: Int16Array): string[];
+  flush(): string[];
+  readonly hearing: boolean;
 }
 
 /** What happened on one call, for tests. */
@@ -74,8 +84,6 @@ export interface MockRealtimeServer {
   close(): Promise<void>;
 }
 
-const FRAME_MS = 20;
-const FRAME_SAMPLES = (WIRE_SAMPLE_RATE * FRAME_MS) / 1000;
 const BYTES_PER_MS = WIRE_SAMPLE_RATE / 1000;
 /** Audio deltas of 100 ms, as a provider streams them. */
 const DELTA_BYTES = 100 * BYTES_PER_MS;
@@ -198,21 +206,20 @@ class MockCall {
   private silenceMs = 500;
   private createResponse = true;
   private vadOn = true;
-  /** Decoded caller audio not yet in a frame. */
-  private carry: number[] = [];
-  /** Caller audio since the last commit (samples). */
-  private buffer: number[] = [];
-  private bufferStartMs = 0;
+  private listener: SpeechListener;
+  /** Milliseconds of caller audio received, and where the caller's turn under way started. */
   private positionMs = 0;
   private speechStartMs?: number;
-  private lastSpeechMs = 0;
   private currentInputItem = "";
+  /** Turns the listener finished that no commit took yet (turn detection off). */
+  private uncommitted: string[] = [];
   private lastItem: string | null = null;
   private readonly assistantItems = new Map<string, SpokenItem>();
   private readonly pendingCalls = new Map<string, string>();
   private outputs: MockToolOutput[] = [];
   private conversationChars = 0;
   private heardAudioMs = 0;
+  private appended = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -220,11 +227,17 @@ class MockCall {
     private readonly options: MockRealtimeServerOptions,
   ) {
     this.brain = options.brain();
+    this.listener = this.newListener();
     socket.on("message", (data) => this.receive(String(data)));
     this.emit({
       type: "session.created",
       session: this.sessionView(),
     });
+  }
+
+  private newListener(): SpeechListener {
+    const make = this.options.listener ?? ((rate, seconds) => new TestSpeechListener(rate, seconds));
+    return make(WIRE_SAMPLE_RATE, this.silenceMs / 1000);
   }
 
   private id(prefix: string): string {
@@ -289,7 +302,7 @@ class MockCall {
       case "input_audio_buffer.append":
         return this.append(event);
       case "input_audio_buffer.commit":
-        if (this.buffer.length === 0)
+        if (!this.appended)
           return this.error(
             "The input audio buffer is empty.",
             "input_audio_buffer_commit_empty",
@@ -297,7 +310,9 @@ class MockCall {
           );
         return this.commit();
       case "input_audio_buffer.clear":
-        this.buffer = [];
+        this.listener = this.newListener();
+        this.uncommitted = [];
+        this.appended = false;
         this.speechStartMs = undefined;
         return this.emit({ type: "input_audio_buffer.cleared" });
       case "conversation.item.create":
@@ -342,7 +357,11 @@ class MockCall {
     else if (vad !== undefined) {
       this.vadOn = true;
       this.prefixPaddingMs = vad.prefix_padding_ms ?? this.prefixPaddingMs;
-      this.silenceMs = vad.silence_duration_ms ?? this.silenceMs;
+      const silenceMs = vad.silence_duration_ms ?? this.silenceMs;
+      if (silenceMs !== this.silenceMs && !this.listener.hearing) {
+        this.silenceMs = silenceMs;
+        this.listener = this.newListener();
+      }
       this.createResponse = vad.create_response ?? true;
     }
     this.call.session = { ...this.call.session, ...session };
@@ -356,56 +375,43 @@ class MockCall {
     if (!parsed.success)
       return this.error("`audio` must be base64-encoded audio/pcmu.", "invalid_value", event.event_id);
     const samples = mulaw.decode(new Uint8Array(Buffer.from(parsed.data.audio, "base64")));
+    const from = this.positionMs;
+    this.positionMs += samples.length / BYTES_PER_MS;
     this.call.audioMs += samples.length / BYTES_PER_MS;
-    for (const sample of samples) this.carry.push(sample);
-    while (this.carry.length >= FRAME_SAMPLES) this.frame(this.carry.splice(0, FRAME_SAMPLES));
-  }
-
-  /** One 20 ms frame through the server VAD. */
-  private frame(samples: number[]): void {
-    if (this.buffer.length === 0) this.bufferStartMs = this.positionMs;
-    for (const sample of samples) this.buffer.push(sample);
-    const frameStart = this.positionMs;
-    this.positionMs += FRAME_MS;
-    if (!this.vadOn) return;
-    let energy = 0;
-    for (const sample of samples) energy += sample * sample;
-    const speech = Math.sqrt(energy / samples.length) >= (this.options.speechThreshold ?? 500);
-    if (speech) {
-      this.lastSpeechMs = this.positionMs;
-      if (this.speechStartMs === undefined) {
-        this.speechStartMs = Math.max(this.bufferStartMs, frameStart - this.prefixPaddingMs);
-        this.currentInputItem = this.id("item");
-        this.emit({
-          type: "input_audio_buffer.speech_started",
-          audio_start_ms: this.speechStartMs,
-          item_id: this.currentInputItem,
-        });
-      }
+    this.appended = true;
+    const wasHearing = this.listener.hearing;
+    const finished = this.listener.push(samples);
+    if (!this.vadOn) {
+      this.uncommitted.push(...finished);
       return;
     }
-    if (this.speechStartMs === undefined) {
-      // Keep no more silence than the prefix padding before speech.
-      const keep = (this.prefixPaddingMs * BYTES_PER_MS) | 0;
-      if (this.buffer.length > keep) {
-        const drop = this.buffer.length - keep;
-        this.buffer.splice(0, drop);
-        this.bufferStartMs += drop / BYTES_PER_MS;
-      }
-      return;
-    }
-    if (this.positionMs - this.lastSpeechMs >= this.silenceMs) {
+    // A turn that ended without words the listener kept still ends (its start was announced).
+    if (finished.length === 0 && wasHearing && !this.listener.hearing) finished.push("");
+    for (const text of finished) {
+      this.speechStarted(from);
       this.emit({
         type: "input_audio_buffer.speech_stopped",
-        audio_end_ms: this.positionMs,
+        audio_end_ms: Math.round(this.positionMs),
         item_id: this.currentInputItem,
       });
-      this.commit();
+      this.commit(text);
     }
+    if (this.listener.hearing) this.speechStarted(from);
   }
 
-  /** Commits the buffered turn: a user item, heard through `hear`, answered when the VAD says so. */
-  private commit(): void {
+  private speechStarted(atMs: number): void {
+    if (this.speechStartMs !== undefined) return;
+    this.speechStartMs = Math.max(0, Math.round(atMs - this.prefixPaddingMs));
+    this.currentInputItem = this.id("item");
+    this.emit({
+      type: "input_audio_buffer.speech_started",
+      audio_start_ms: this.speechStartMs,
+      item_id: this.currentInputItem,
+    });
+  }
+
+  /** Commits the caller's turn: a user item holding what was heard, answered when the VAD says so. */
+  private commit(heard?: string): void {
     const item = this.currentInputItem || this.id("item");
     this.emit({ type: "input_audio_buffer.committed", item_id: item, previous_item_id: this.lastItem });
     this.emit({
@@ -420,15 +426,15 @@ class MockCall {
       },
     });
     this.lastItem = item;
-    const samples = Int16Array.from(this.buffer);
-    this.heardAudioMs += samples.length / BYTES_PER_MS;
-    this.buffer = [];
+    const text = heard ?? [...this.uncommitted, ...this.listener.flush()].join(" ");
+    this.uncommitted = [];
+    this.appended = false;
+    this.heardAudioMs += this.positionMs - (this.speechStartMs ?? this.positionMs);
     this.speechStartMs = undefined;
     this.currentInputItem = "";
-    const text = this.options.hear(samples, WIRE_SAMPLE_RATE);
     this.call.heard.push(text);
     this.conversationChars += text.length;
-    if (this.vadOn && this.createResponse) this.respond({ kind: "heard", text });
+    if (heard !== undefined && this.createResponse) this.respond({ kind: "heard", text });
   }
 
   // ——— conversation ———
@@ -525,7 +531,7 @@ class MockCall {
         item,
       });
       this.emit({ type: "response.content_part.added", ...base, part: { type: "audio", transcript: "" } });
-      const audio = mulaw.encode(this.options.speak(turn.say, WIRE_SAMPLE_RATE));
+      const audio = mulaw.encode((this.options.speak ?? speakTestSpeech)(turn.say, WIRE_SAMPLE_RATE));
       const pieces = Math.max(1, Math.ceil(audio.length / DELTA_BYTES));
       const transcript = splitProportionally(turn.say, pieces);
       for (let i = 0; i < pieces; i++) {

@@ -20,6 +20,8 @@ export type RealtimeUsage = z.infer<typeof RealtimeUsageSchema>;
 /** The server events the adapter acts on; any other type is read as `{ type }` and ignored. */
 export const RealtimeServerEventSchema = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("session.created") }),
+  // xAI's first event, in its older versions.
+  z.looseObject({ type: z.literal("conversation.created") }),
   z.looseObject({ type: z.literal("session.updated") }),
   z.looseObject({
     type: z.literal("error"),

@@ -52,6 +52,11 @@ export interface OpenAiRealtimeAgentOptions {
   auth?: "bearer" | "api-key";
   /** Names the provider in results and usage (`openai`, `azure`, `xai`, …), default `openai`. */
   provider?: string;
+  /**
+   * The session's shape: `openai` (the GA protocol: OpenAI, Azure, most compatible endpoints) or `xai`
+   * (voice and turn detection at the session's top level). Default: `xai` for provider `xai`.
+   */
+  dialect?: "openai" | "xai";
   /** The agent's voice (default `alloy`). */
   voice?: string;
   vad?: RealtimeServerVad;
@@ -94,6 +99,7 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
   private readonly options: OpenAiRealtimeAgentOptions;
   private readonly modelName: string;
   private readonly provider: string;
+  private readonly dialect: "openai" | "xai";
   private socket?: WebSocket;
   private clock: CallClock = "virtual";
   private tickBytes = 0;
@@ -114,6 +120,7 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
     this.options = options;
     this.modelName = options.model ?? DEFAULT_OPENAI_REALTIME_MODEL;
     this.provider = options.provider ?? "openai";
+    this.dialect = options.dialect ?? (this.provider === "xai" ? "xai" : "openai");
     this.model = `${this.provider}:${this.modelName}`;
   }
 
@@ -125,30 +132,19 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
     this.tickMs = setup.tickSeconds * 1000;
     await this.connect();
     await this.waitUntil(() => this.sessionCreated, "the session to open");
-    const turnDetection = {
-      type: "server_vad",
-      threshold: this.options.vad?.threshold ?? 0.5,
-      prefix_padding_ms: this.options.vad?.prefixPaddingMs ?? 300,
-      silence_duration_ms: this.options.vad?.silenceDurationMs ?? 500,
-      create_response: true,
-      interrupt_response: true,
-    };
-    this.update({
-      type: "realtime",
-      instructions: agentSystemPrompt({ policy: setup.view.policy, templates: this.options.promptTemplates }),
-      output_modalities: ["audio"],
-      audio: {
-        input: { format: PCMU_FORMAT, turn_detection: turnDetection },
-        output: { format: PCMU_FORMAT, voice: this.options.voice ?? "alloy" },
-      },
-      tools: setup.view.tools.map((tool) => ({
-        type: "function",
-        name: tool.name,
-        description: tool.description,
-        parameters: tool.parameters,
-      })),
-      tool_choice: "auto",
+    const instructions = agentSystemPrompt({
+      policy: setup.view.policy,
+      templates: this.options.promptTemplates,
     });
+    const tools = setup.view.tools.map((tool) => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+    }));
+    this.update(
+      this.dialect === "xai" ? this.xaiSession(instructions, tools) : this.gaSession(instructions, tools),
+    );
     for (const message of setup.view.history) {
       if ((message.role !== "user" && message.role !== "assistant") || typeof message.content !== "string")
         continue;
@@ -162,6 +158,40 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
     await this.waitForAnswers("the session's settings to be accepted");
   }
 
+  /** The session in OpenAI's GA shape: audio formats, voice and turn detection under `audio`. */
+  private gaSession(instructions: string, tools: readonly object[]): Record<string, unknown> {
+    const turnDetection = {
+      type: "server_vad",
+      threshold: this.options.vad?.threshold ?? 0.5,
+      prefix_padding_ms: this.options.vad?.prefixPaddingMs ?? 300,
+      silence_duration_ms: this.options.vad?.silenceDurationMs ?? 500,
+      create_response: true,
+      interrupt_response: true,
+    };
+    return {
+      type: "realtime",
+      instructions,
+      output_modalities: ["audio"],
+      audio: {
+        input: { format: PCMU_FORMAT, turn_detection: turnDetection },
+        output: { format: PCMU_FORMAT, voice: this.options.voice ?? "alloy" },
+      },
+      tools,
+      tool_choice: "auto",
+    };
+  }
+
+  /** The session in xAI's shape: voice and turn detection at the top, the same audio formats. */
+  private xaiSession(instructions: string, tools: readonly object[]): Record<string, unknown> {
+    return {
+      voice: this.options.voice ?? "ara",
+      instructions,
+      audio: { input: { format: PCMU_FORMAT }, output: { format: PCMU_FORMAT } },
+      turn_detection: { type: "server_vad" },
+      tools,
+    };
+  }
+
   async tick(input: VoiceAgentTickInput): Promise<VoiceAgentTickOutput> {
     this.throwIfFailed();
     this.sendToolResults(input.toolResults);
@@ -169,7 +199,7 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
     if (this.clock === "virtual") {
       // A barrier the server answers in order: once it is answered, everything the server emitted for
       // this tick's audio (and the tool results before it) has arrived.
-      this.update({ type: "realtime" });
+      this.update(this.dialect === "xai" ? {} : { type: "realtime" });
       await this.waitForAnswers("its answer to the caller's audio");
     } else {
       const now = performance.now();
@@ -273,9 +303,11 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
     return this.failure;
   }
 
+  /** The key, and anything shaped like a key (a provider may echo part of it), out of a message. */
   private redact(text: string): string {
     const key = this.options.apiKey;
-    return key.length >= 4 ? text.split(key).join("[redacted]") : text;
+    const withoutKey = key.length >= 4 ? text.split(key).join("[redacted]") : text;
+    return withoutKey.replace(/\b(sk|xai)-[\w*.-]{4,}/g, "[redacted]");
   }
 
   private throwIfFailed(): void {
@@ -363,6 +395,7 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
   private handle(event: RealtimeServerEvent): void {
     switch (event.type) {
       case "session.created":
+      case "conversation.created":
         this.sessionCreated = true;
         return;
       case "session.updated":

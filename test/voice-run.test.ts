@@ -10,7 +10,6 @@ import { mockReply } from "../src/testing/mock-llm-reply.js";
 import { startMockRealtimeServer, type MockRealtimeServer } from "../src/testing/mock-realtime-server.js";
 import { startMockSpeechServer, type MockSpeechServer } from "../src/testing/mock-speech-server.js";
 import { goldVoicePolicy } from "../src/testing/gold-voice-policy.js";
-import { hearTestSpeech, speakTestSpeech } from "../src/testing/speech-codec.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
 
@@ -59,8 +58,6 @@ describe("passk run --voice against mock providers", () => {
     speech = await startMockSpeechServer();
     realtime = await startMockRealtimeServer({
       brain: () => goldVoicePolicy(tasks),
-      hear: hearTestSpeech,
-      speak: speakTestSpeech,
       apiKey: "sk-realtime-test-key-0001",
     });
   });

@@ -155,3 +155,27 @@ export {
 export type { Tick, VoiceResults, VoiceSimulation } from "./formats/tau2/voice-results.js";
 export { voiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";
 export type { VoiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";
+// Voice: speech and transcription models from a spec, and the cascaded voice agent
+export {
+  createSpeechModel,
+  createTranscriptionModel,
+  personaVoice,
+  personaVoiceVariable,
+  PERSONA_VOICE_IDS,
+  SPEECH_PROVIDERS,
+  TRANSCRIPTION_PROVIDERS,
+} from "./voice/speech-models.js";
+export type {
+  SpeakOptions,
+  SpeechAudio,
+  SpeechModel,
+  SpeechModelOptions,
+  Transcript,
+  TranscriptionModel,
+} from "./voice/speech-models.js";
+export {
+  cascadedVoiceAgent,
+  DEFAULT_BARGE_IN_SECONDS,
+  DEFAULT_END_OF_SPEECH,
+} from "./voice/agents/cascaded.js";
+export type { CascadedVoiceAgentOptions, EndOfSpeechOptions } from "./voice/agents/cascaded.js";

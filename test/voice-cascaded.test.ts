@@ -297,6 +297,32 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
     ]);
   });
 
+  it("speaks offline with espeak-ng: its 22.05 kHz voice resampled onto the 8 kHz wire, the text over its ticks", async () => {
+    const reply = "Your flight to Boston is confirmed.";
+    llm.setScript([mockReply.text(reply)]);
+    const espeak = createSpeechModel("espeak-ng:en-us");
+    const agent = voiceAgent({ speech: espeak });
+    await startCall(agent, false);
+    const outputs = await play(
+      agent,
+      callerTicks("book it"),
+      (o) => o.some((x) => x.containsSpeech) && !o.at(-1)!.containsSpeech,
+    );
+    await agent.stop();
+    const spoken = outputs.filter((o) => o.containsSpeech);
+    expect(spoken.map((o) => o.text).join("")).toBe(reply);
+    const own = await espeak.speak(reply);
+    expect(spoken.length).toBe(
+      Math.ceil(((own.samples.length / own.sampleRate) * WIRE_SAMPLE_RATE) / TICK_BYTES),
+    );
+    const pcm = mulaw.decode(concat(spoken.map((o) => o.audio)));
+    const rms = Math.sqrt(pcm.reduce((sum, v) => sum + v * v, 0) / pcm.length);
+    expect(rms).toBeGreaterThan(500);
+    expect(outputs.flatMap((o) => o.usage ?? []).filter((u) => u.source === "speech")).toEqual([
+      { source: "speech", model: "espeak-ng:en-us", characters: reply.length },
+    ]);
+  });
+
   it("a transcription provider's 500 is an infrastructure failure in a sentence, without the key", async () => {
     llm.setScript([mockReply.text("never asked")]);
     const requestsBefore = llm.requests.length;

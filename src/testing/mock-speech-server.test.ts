@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError } from "../core/errors.js";
+import { InfrastructureError } from "../core/llm.js";
 import { createSpeechModel, createTranscriptionModel, readWav, wavFile } from "../voice/speech-models.js";
 import { startMockSpeechServer, type MockSpeechServer } from "./mock-speech-server.js";
 import { hearTestSpeech, speakTestSpeech } from "./speech-codec.js";
@@ -142,5 +144,39 @@ describe("mock speech server, ElevenLabs' endpoints", () => {
       path: "/v1/speech-to-text",
       model: "scribe_v1",
     });
+  });
+});
+
+describe("provider failures through the factory's models", () => {
+  it("refused credentials are a ConfigError naming the variable; a 503 is retried, then an infrastructure failure; no key in either", async () => {
+    const voice = createSpeechModel("openai:tts-1", { env, baseUrl: server.baseUrl, maxRetries: 1 });
+    server.fail({ kind: "speech", status: 401, message: `bad key ${env.OPENAI_API_KEY}`, times: 1 });
+    const refused = await voice.speak("hi").catch((error: unknown) => error);
+    expect(ConfigError.isInstance(refused)).toBe(true);
+    expect((refused as Error).message).toMatch(
+      /^speech model openai:tts-1: the provider refused the credentials \(HTTP 401: .*\); check OPENAI_API_KEY$/,
+    );
+    expect((refused as Error).message).not.toContain(env.OPENAI_API_KEY);
+
+    const before = server.requests.length;
+    server.fail({
+      kind: "transcription",
+      status: 503,
+      message: `overloaded ${env.OPENAI_API_KEY}`,
+      times: 2,
+    });
+    const ears = createTranscriptionModel("openai:whisper-1", {
+      env,
+      baseUrl: server.baseUrl,
+      maxRetries: 1,
+    });
+    const failed = await ears
+      .transcribe({ samples: speakTestSpeech("hi", 8000), sampleRate: 8000 })
+      .catch((error: unknown) => error);
+    expect(InfrastructureError.isInstance(failed)).toBe(true);
+    expect((failed as Error).message).toMatch(
+      /^transcription model openai:whisper-1 failed \(HTTP 503: overloaded \[redacted\]\) after 2 attempts$/,
+    );
+    expect(server.requests.slice(before).map((r) => r.status)).toEqual([503, 503]);
   });
 });

@@ -142,7 +142,10 @@ class CascadedVoiceAgent implements VoiceAgent {
     this.tickBytes = wireBytesPerTick(setup.tickSeconds);
     this.clock = setup.clock;
     this.detector = new SpeechDetector(this.endOfSpeech, WIRE_SAMPLE_RATE);
-    this.session = await this.options.agent.start({ ...setup.view, signal: this.abort.signal });
+    const signal = setup.view.signal
+      ? AbortSignal.any([setup.view.signal, this.abort.signal])
+      : this.abort.signal;
+    this.session = await this.options.agent.start({ ...setup.view, signal });
     const last = setup.view.history.at(-1);
     if (
       (this.options.speakGreeting ?? true) &&
@@ -223,12 +226,13 @@ class CascadedVoiceAgent implements VoiceAgent {
    * are picked up by the first tick after it ends, its failure thrown there).
    */
   private async runTurn(work: () => Promise<void>): Promise<void> {
-    const turn = work().then(
+    // After the turn in progress, if any (a reply still being synthesised when its tool results come).
+    const turn = (this.turn ?? Promise.resolve()).then(work).then(
       () => {
-        this.turn = undefined;
+        if (this.turn === turn) this.turn = undefined;
       },
       (error: unknown) => {
-        this.turn = undefined;
+        if (this.turn === turn) this.turn = undefined;
         this.turnFailure = { error };
       },
     );

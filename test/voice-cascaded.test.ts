@@ -1,5 +1,3 @@
-import { createRequire } from "node:module";
-import type * as Alawmulaw from "alawmulaw";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../src/agents/create-agent.js";
 import { DEFAULT_FIRST_AGENT_MESSAGE, type Agent } from "../src/core/agent.js";
@@ -18,6 +16,7 @@ import {
   type MockSpeechServer,
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { mulawDecode, mulawEncode } from "../src/voice/audio.js";
 import { cascadedVoiceAgent, type CascadedVoiceAgentOptions } from "../src/voice/agents/cascaded.js";
 import {
   WIRE_SAMPLE_RATE,
@@ -27,8 +26,6 @@ import {
   type VoiceAgentTickOutput,
 } from "../src/voice/call.js";
 import { createSpeechModel, createTranscriptionModel } from "../src/voice/speech-models.js";
-
-const { mulaw } = createRequire(import.meta.url)("alawmulaw") as typeof Alawmulaw;
 
 const SECRET = "sk-test-secret-voice-0123456789";
 const env = { OPENAI_API_KEY: SECRET, OPENAI_COMPATIBLE_API_KEY: SECRET };
@@ -89,7 +86,7 @@ async function startCall(agent: VoiceAgent, greeting = true): Promise<void> {
  * noise floor from it), then the codec's voice at 8 kHz, μ-law, cut into ticks.
  */
 function callerTicks(text: string): Uint8Array[] {
-  const wire = mulaw.encode(speakTestSpeech(text, WIRE_SAMPLE_RATE));
+  const wire = mulawEncode(speakTestSpeech(text, WIRE_SAMPLE_RATE));
   const ticks: Uint8Array[] = [silentTick(TICK)];
   for (let at = 0; at < wire.length; at += TICK_BYTES) {
     const tick = silentTick(TICK);
@@ -143,7 +140,7 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
     const greeting = await greet(agent);
     expect(greeting.map((o) => o.text).join("")).toBe(DEFAULT_FIRST_AGENT_MESSAGE);
     // The greeting's own audio, decoded from the wire, says what its text says.
-    expect(hearTestSpeech(mulaw.decode(concat(greeting.map((o) => o.audio))), WIRE_SAMPLE_RATE)).toBe(
+    expect(hearTestSpeech(mulawDecode(concat(greeting.map((o) => o.audio))), WIRE_SAMPLE_RATE)).toBe(
       DEFAULT_FIRST_AGENT_MESSAGE,
     );
 
@@ -190,7 +187,7 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
     const spoken = outputs.filter((o) => o.containsSpeech);
     expect(spoken.map((o) => o.text).join("")).toBe(reply);
     expect(spoken.length).toBeGreaterThan(3);
-    expect(hearTestSpeech(mulaw.decode(concat(spoken.map((o) => o.audio))), WIRE_SAMPLE_RATE)).toBe(reply);
+    expect(hearTestSpeech(mulawDecode(concat(spoken.map((o) => o.audio))), WIRE_SAMPLE_RATE)).toBe(reply);
     // Nothing is said while the caller speaks or while the tool runs.
     const firstSpoken = outputs.findIndex((o) => o.containsSpeech);
     expect(outputs.findIndex((o) => o.toolCalls.length > 0)).toBeLessThan(firstSpoken);
@@ -315,7 +312,7 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
     expect(spoken.length).toBe(
       Math.ceil(((own.samples.length / own.sampleRate) * WIRE_SAMPLE_RATE) / TICK_BYTES),
     );
-    const pcm = mulaw.decode(concat(spoken.map((o) => o.audio)));
+    const pcm = mulawDecode(concat(spoken.map((o) => o.audio)));
     const rms = Math.sqrt(pcm.reduce((sum, v) => sum + v * v, 0) / pcm.length);
     expect(rms).toBeGreaterThan(500);
     expect(outputs.flatMap((o) => o.usage ?? []).filter((u) => u.source === "speech")).toEqual([

@@ -1,5 +1,3 @@
-import { createRequire } from "node:module";
-import type * as Alawmulaw from "alawmulaw";
 import type { Agent, AgentSession } from "../../core/agent.js";
 import type { AssistantMessage, Message, ToolCall } from "../../core/message.js";
 import {
@@ -13,9 +11,8 @@ import {
   type VoiceAgentTickOutput,
   type VoiceUsageRecord,
 } from "../call.js";
-import type { SpeechAudio, SpeechModel, TranscriptionModel } from "../speech-models.js";
-
-const { mulaw } = createRequire(import.meta.url)("alawmulaw") as typeof Alawmulaw;
+import { mulawDecode, mulawEncode, resample } from "../audio.js";
+import type { SpeechModel, TranscriptionModel } from "../speech-models.js";
 
 /**
  * How the cascade finds the end of a caller's utterance on the wire: by energy, in frames.
@@ -170,7 +167,7 @@ class CascadedVoiceAgent implements VoiceAgent {
       await this.runTurn(() => this.respond(results));
     }
 
-    this.listen(detector, mulaw.decode(input.audio));
+    this.listen(detector, mulawDecode(input.audio));
 
     if (this.turn === undefined && !this.awaitingToolResults && this.pendingUtterances.length > 0) {
       const utterances = this.pendingUtterances;
@@ -296,7 +293,7 @@ class CascadedVoiceAgent implements VoiceAgent {
       signal: this.abort.signal,
     });
     this.usage.push({ source: "speech", model: this.options.speech.spec, characters: text.length });
-    const wire = mulaw.encode(resample(audio, WIRE_SAMPLE_RATE));
+    const wire = mulawEncode(resample(audio.samples, audio.sampleRate, WIRE_SAMPLE_RATE));
     return { wire, text, ticks: Math.max(1, Math.ceil(wire.length / this.tickBytes)), tick: 0 };
   }
 
@@ -410,32 +407,4 @@ function levelDbfs(frame: Int16Array): number {
   for (const sample of frame) sum += sample * sample;
   const rms = Math.sqrt(sum / Math.max(1, frame.length)) / 32768;
   return rms <= 1e-5 ? -100 : 20 * Math.log10(rms);
-}
-
-/**
- * Resamples mono PCM: each output sample is the mean of the input samples within its own sample period
- * (a box filter, so downsampling 24 kHz → 8 kHz does not fold the upper band into the telephone band),
- * linearly interpolated when upsampling. Local to the cascade until a shared resampler exists.
- */
-export function resample(audio: SpeechAudio, toRate: number): Int16Array {
-  const { samples, sampleRate } = audio;
-  if (sampleRate === toRate) return samples;
-  const ratio = sampleRate / toRate;
-  const out = new Int16Array(Math.floor(samples.length / ratio));
-  for (let i = 0; i < out.length; i++) {
-    const centre = i * ratio;
-    if (ratio <= 1) {
-      const left = Math.floor(centre);
-      const right = Math.min(samples.length - 1, left + 1);
-      const t = centre - left;
-      out[i] = Math.round(samples[left]! * (1 - t) + samples[right]! * t);
-      continue;
-    }
-    const from = Math.max(0, Math.floor(centre - ratio / 2 + 0.5));
-    const to = Math.min(samples.length, Math.floor(centre + ratio / 2 + 0.5));
-    let sum = 0;
-    for (let j = from; j < to; j++) sum += samples[j]!;
-    out[i] = Math.round(sum / Math.max(1, to - from));
-  }
-  return out;
 }

@@ -197,3 +197,28 @@ export {
 } from "./voice/agents/openai-realtime.js";
 export type { OpenAiRealtimeAgentOptions, RealtimeServerVad } from "./voice/agents/openai-realtime.js";
 export { SystemFailure } from "./core/system-failure.js";
+
+// Voice: speech and transcription models from a spec, and the cascaded voice agent
+export {
+  createSpeechModel,
+  createTranscriptionModel,
+  personaVoice,
+  personaVoiceVariable,
+  PERSONA_VOICE_IDS,
+  SPEECH_PROVIDERS,
+  TRANSCRIPTION_PROVIDERS,
+} from "./voice/speech-models.js";
+export type {
+  SpeakOptions,
+  SpeechAudio,
+  SpeechModel,
+  SpeechModelOptions,
+  Transcript,
+  TranscriptionModel,
+} from "./voice/speech-models.js";
+export {
+  cascadedVoiceAgent,
+  DEFAULT_BARGE_IN_SECONDS,
+  DEFAULT_END_OF_SPEECH,
+} from "./voice/agents/cascaded.js";
+export type { CascadedVoiceAgentOptions, EndOfSpeechOptions } from "./voice/agents/cascaded.js";

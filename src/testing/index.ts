@@ -30,3 +30,11 @@ export type {
   SpeechListener,
 } from "./mock-realtime-server.js";
 export { goldVoicePolicy } from "./gold-voice-policy.js";
+
+export { startMockSpeechServer, MOCK_SPEECH_SAMPLE_RATE } from "./mock-speech-server.js";
+export type {
+  MockSpeechFailure,
+  MockSpeechRequest,
+  MockSpeechServer,
+  MockSpeechServerOptions,
+} from "./mock-speech-server.js";

@@ -124,6 +124,8 @@ export class TestSpeechListener {
   private buffer: Int16Array = new Int16Array(0);
   /** Start of the next symbol to read in `buffer`, when inside an utterance. */
   private cursor: number | null = null;
+  /** Where to look for the next utterance's start in `buffer` (after the last one's end). */
+  private scanFrom = 0;
   private heard: number[] = [];
   private silentSymbols = 0;
   private readonly perSymbol: number;
@@ -160,7 +162,10 @@ export class TestSpeechListener {
       this.cursor += this.perSymbol;
       if (byte === null) {
         this.silentSymbols++;
-        if (this.silentSymbols >= this.endSymbols) finished.push(this.finishUtterance());
+        if (this.silentSymbols >= this.endSymbols) {
+          this.scanFrom = this.cursor;
+          finished.push(this.finishUtterance());
+        }
       } else {
         this.heard.push(byte);
         this.silentSymbols = 0;
@@ -174,6 +179,7 @@ export class TestSpeechListener {
   flush(): string[] {
     const text = this.cursor === null ? "" : this.finishUtterance();
     this.buffer = new Int16Array(0);
+    this.scanFrom = 0;
     return text.length > 0 ? [text] : [];
   }
 
@@ -189,12 +195,12 @@ export class TestSpeechListener {
   private findOnset(): number | null {
     const hop = Math.max(1, Math.floor(this.perSymbol / 16));
     // Leave room to align within half a symbol either side of the first window that holds a symbol.
-    for (let start = 0; start + 2 * this.perSymbol <= this.buffer.length; start += hop) {
+    for (let start = this.scanFrom; start + 2 * this.perSymbol <= this.buffer.length; start += hop) {
       if (readSymbol(this.buffer, start, this.sampleRate).byte === null) continue;
       const step = Math.max(1, Math.floor(this.perSymbol / 100));
       let best = start;
       let bestPower = -1;
-      const from = Math.max(0, start - Math.floor(this.perSymbol / 2));
+      const from = Math.max(this.scanFrom, start - Math.floor(this.perSymbol / 2));
       const to = start + Math.floor(this.perSymbol / 2);
       for (let candidate = from; candidate <= to; candidate += step) {
         const { byte, power } = readSymbol(this.buffer, candidate, this.sampleRate);
@@ -210,10 +216,13 @@ export class TestSpeechListener {
 
   /** Drop audio that is no longer needed. */
   private compact(): void {
-    const keepFrom = this.cursor ?? Math.max(0, this.buffer.length - 2 * this.perSymbol); // an onset may straddle the edge
+    // Idle: what was scanned without an onset goes, but for three symbols' worth: an onset may straddle
+    // the edge, and aligning to it looks half a symbol back.
+    const keepFrom = this.cursor ?? Math.max(this.scanFrom, this.buffer.length - 3 * this.perSymbol);
     if (keepFrom <= 0) return;
     this.buffer = this.buffer.slice(keepFrom);
     if (this.cursor !== null) this.cursor -= keepFrom;
+    this.scanFrom = Math.max(0, this.scanFrom - keepFrom);
   }
 }
 

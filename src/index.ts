@@ -155,3 +155,14 @@ export {
 export type { Tick, VoiceResults, VoiceSimulation } from "./formats/tau2/voice-results.js";
 export { voiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";
 export type { VoiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";
+// Voice agents: Gemini Live, and a team's own voice agent over passk's WebSocket protocol (ws:URL)
+export { geminiLiveAgent, DEFAULT_GEMINI_LIVE_MODEL } from "./voice/agents/gemini-live.js";
+export type { GeminiLiveAgentOptions } from "./voice/agents/gemini-live.js";
+export { wsVoiceAgent, parseWsVoiceAgentSpec } from "./voice/agents/ws-voice-agent.js";
+export type { WsVoiceAgentOptions } from "./voice/agents/ws-voice-agent.js";
+export {
+  VOICE_AGENT_PROTOCOL,
+  VoiceAgentMessageSchema,
+  VoiceCallStartSchema,
+} from "./voice/agents/ws-voice-protocol.js";
+export type { VoiceAgentMessage, VoiceCallStart } from "./voice/agents/ws-voice-protocol.js";

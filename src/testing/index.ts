@@ -18,3 +18,12 @@ export {
   TestSpeechListener,
   SYMBOL_SECONDS,
 } from "./speech-codec.js";
+export { startMockGeminiLiveServer } from "./mock-gemini-live-server.js";
+export type {
+  MockGeminiLiveBrain,
+  MockGeminiLiveEvent,
+  MockGeminiLiveReply,
+  MockGeminiLiveServer,
+  MockGeminiLiveServerOptions,
+  MockGeminiLiveSession,
+} from "./mock-gemini-live-server.js";

@@ -192,6 +192,8 @@ class GeminiLiveCall {
   private goingAway = false;
   private closed = false;
   private pings = 0;
+  /** Calls Gemini gave no usable id, numbered (a call's ids stay the same from run to run). */
+  private unnamedCalls = 0;
   private readonly pongWaiters = new Map<string, () => void>();
   private failureWaiters: Array<(error: Error) => void> = [];
 
@@ -347,7 +349,7 @@ class GeminiLiveCall {
       const id =
         call.id !== undefined && call.id !== "" && !this.callIds.has(call.id)
           ? call.id
-          : `gemini_call_${this.callIds.size + this.toolCalls.length + 1}_${Date.now().toString(36)}`;
+          : `gemini_call_${++this.unnamedCalls}`;
       this.callIds.set(id, { id: call.id || undefined, name: call.name });
       this.toolCalls.push({ id, name: call.name, arguments: call.args ?? {}, requestor: "assistant" });
     }

@@ -6,7 +6,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { RemoteAgentError } from "../src/agents/remote/remote-call-error.js";
 import { ConfigError } from "../src/core/errors.js";
 import { InfrastructureError } from "../src/core/llm.js";
-import { decodeWire } from "../src/voice/agents/wire-audio.js";
+import { mulawDecode as decodeWire } from "../src/voice/audio.js";
 import { wsVoiceAgent } from "../src/voice/agents/ws-voice-agent.js";
 import { callerTicks, playCall, voiceView } from "./helpers/voice-caller.js";
 

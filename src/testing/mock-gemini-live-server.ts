@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { z } from "zod";
-import { pcm16Bytes, pcm16Samples } from "../voice/agents/wire-audio.js";
+import { bytesToPcm16, pcm16ToBytes } from "../voice/audio.js";
 import { TestSpeechListener, speakTestSpeech } from "./speech-codec.js";
 
 /** What the mock's brain is told: the caller said something, or the results of its tool calls came back. */
@@ -174,7 +174,7 @@ function serveSession(
               parts: [
                 {
                   inlineData: {
-                    data: pcm16Bytes(samples).toString("base64"),
+                    data: Buffer.from(pcm16ToBytes(samples)).toString("base64"),
                     mimeType: `audio/pcm;rate=${OUTPUT_RATE}`,
                   },
                 },
@@ -270,7 +270,9 @@ function serveSession(
     if (audio) {
       const rate = Number(/rate=(\d+)/.exec(audio.mimeType)?.[1] ?? 16_000);
       if (!listener || listenerRate !== rate) [listener, listenerRate] = [new TestSpeechListener(rate), rate];
-      const samples = pcm16Samples(Buffer.from(audio.data, "base64"));
+      const bytes = Buffer.from(audio.data, "base64");
+      if (bytes.length % 2 !== 0) return socket.close(1007, "Request contains an invalid argument.");
+      const samples = bytesToPcm16(bytes);
       if (options.recordAudio) session.audio.push(samples);
       clock += samples.length / rate;
       session.secondsHeard = clock;

@@ -7,7 +7,7 @@ import {
   type VoiceAgent,
   type VoiceAgentTickOutput,
 } from "../../src/voice/call.js";
-import { decodeWire, encodeWire } from "../../src/voice/agents/wire-audio.js";
+import { mulawDecode as decodeWire, mulawEncode as encodeWire } from "../../src/voice/audio.js";
 import { TestSpeechListener, speakTestSpeech } from "../../src/testing/speech-codec.js";
 
 // A scripted caller for voice agent tests: speech made with the test speech codec, put on the wire as

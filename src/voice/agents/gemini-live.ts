@@ -20,8 +20,8 @@ import {
   type VoiceAgentTickOutput,
   type VoiceUsageRecord,
 } from "../call.js";
+import { StreamResampler, bytesToPcm16, mulawDecode, mulawEncode, pcm16ToBytes } from "../audio.js";
 import { AgentPlayout } from "./playout.js";
-import { StreamResampler, decodeWire, encodeWire, pcm16Bytes, pcm16Samples } from "./wire-audio.js";
 
 /** The model the reference's voice track uses by default. */
 export const DEFAULT_GEMINI_LIVE_MODEL = "gemini-3.1-flash-live-preview";
@@ -278,10 +278,10 @@ class GeminiLiveCall {
     try {
       // All results in one message, so the model sees them together before it goes on.
       if (responses.length > 0) session.sendToolResponse({ functionResponses: responses });
-      const pcm = this.input.push(decodeWire(input.audio));
+      const pcm = this.input.push(mulawDecode(input.audio));
       session.sendRealtimeInput({
         audio: {
-          data: pcm16Bytes(pcm).toString("base64"),
+          data: Buffer.from(pcm16ToBytes(pcm)).toString("base64"),
           mimeType: `audio/pcm;rate=${GEMINI_INPUT_SAMPLE_RATE}`,
         },
       });
@@ -322,7 +322,7 @@ class GeminiLiveCall {
     const content = message.serverContent;
     if (content?.interrupted) {
       this.playout.interrupt();
-      this.output?.resampler.reset();
+      this.output = undefined; // the cut speech's tail is not played
       this.nextUtterance();
     }
     for (const part of content?.modelTurn?.parts ?? []) {
@@ -330,18 +330,22 @@ class GeminiLiveCall {
       const rate = Number(
         /rate=(\d+)/.exec(part.inlineData.mimeType ?? "")?.[1] ?? GEMINI_OUTPUT_SAMPLE_RATE,
       );
-      this.playout.addAudio(
-        this.utteranceId(),
-        encodeWire(
-          this.outputResampler(rate).push(pcm16Samples(Buffer.from(part.inlineData.data, "base64"))),
-        ),
-      );
+      const bytes = Buffer.from(part.inlineData.data, "base64");
+      if (bytes.length % 2 !== 0) {
+        this.fail(
+          new InfrastructureError(`Gemini Live sent PCM16 audio of an odd byte count (${bytes.length})`, 1),
+        );
+        return;
+      }
+      const resampler = this.outputResampler(rate);
+      if (!resampler) return;
+      this.playout.addAudio(this.utteranceId(), mulawEncode(resampler.push(bytesToPcm16(bytes))));
     }
     if (content?.outputTranscription?.text)
       this.playout.addText(this.utteranceId(), content.outputTranscription.text);
     if (content?.turnComplete) {
-      if (this.output) this.playout.addAudio(this.utteranceId(), encodeWire(this.output.resampler.flush()));
-      this.output?.resampler.reset();
+      if (this.output) this.playout.addAudio(this.utteranceId(), mulawEncode(this.output.resampler.flush()));
+      this.output = undefined;
       this.nextUtterance();
     }
     for (const call of message.toolCall?.functionCalls ?? []) {
@@ -379,19 +383,19 @@ class GeminiLiveCall {
     return record;
   }
 
-  private outputResampler(rate: number): StreamResampler {
-    if (this.output?.rate !== rate) {
-      try {
-        this.output = { rate, resampler: new StreamResampler(rate, WIRE_SAMPLE_RATE) };
-      } catch {
-        throw this.fail(
-          new InfrastructureError(
-            `Gemini Live sent audio at ${rate} Hz, which passk cannot convert to 8 kHz`,
-            1,
-          ),
-        );
-      }
+  /** The resampler of the speech under way (a new one per utterance), or undefined for a rate passk cannot take. */
+  private outputResampler(rate: number): StreamResampler | undefined {
+    if (!Number.isInteger(rate) || rate < 8000 || rate > 192_000) {
+      this.fail(
+        new InfrastructureError(
+          `Gemini Live sent audio at ${rate} Hz, which passk cannot convert to 8 kHz`,
+          1,
+        ),
+      );
+      return undefined;
     }
+    if (this.output?.rate !== rate)
+      this.output = { rate, resampler: new StreamResampler(rate, WIRE_SAMPLE_RATE) };
     return this.output.resampler;
   }
 

@@ -38,3 +38,13 @@ export type {
   MockSpeechServer,
   MockSpeechServerOptions,
 } from "./mock-speech-server.js";
+
+export { startMockGeminiLiveServer } from "./mock-gemini-live-server.js";
+export type {
+  MockGeminiLiveBrain,
+  MockGeminiLiveEvent,
+  MockGeminiLiveReply,
+  MockGeminiLiveServer,
+  MockGeminiLiveServerOptions,
+  MockGeminiLiveSession,
+} from "./mock-gemini-live-server.js";

@@ -61,8 +61,8 @@ function customerModel(task: Task, done: string): LanguageModel & { requests: Ll
 }
 
 const loud = (audio: Uint8Array) => audio.some((b) => b !== 0xff);
-const speechTick = () =>
-  mulaw.encode(new Int16Array(BYTES).map((_, i) => Math.round(2000 * Math.sin(i / 3))));
+const speechTick = (seconds: number) =>
+  mulaw.encode(new Int16Array(wireBytesPerTick(seconds)).map((_, i) => Math.round(2000 * Math.sin(i / 3))));
 
 interface AgentLog {
   tick: number;
@@ -79,15 +79,18 @@ function goldVoiceAgent(task: Task, log: AgentLog[], options: { crashAt?: number
   let next = 0;
   let speech: string[] = [];
   let tick = 0;
+  let tickSeconds = TICK;
   const silent = (toolCalls: ToolCall[] = []): VoiceAgentTickOutput => ({
-    audio: silentTick(TICK),
+    audio: silentTick(tickSeconds),
     text: "",
     containsSpeech: false,
     toolCalls,
   });
   return {
     name: "gold-voice",
-    async start() {},
+    async start(setup) {
+      tickSeconds = setup.tickSeconds;
+    },
     async stop() {},
     async tick(input) {
       tick++;
@@ -113,7 +116,7 @@ function goldVoiceAgent(task: Task, log: AgentLog[], options: { crashAt?: number
       if (phase === "speak") {
         const text = speech.shift()!;
         if (speech.length === 0) phase = "done";
-        return { audio: speechTick(), text, containsSpeech: true, toolCalls: [] };
+        return { audio: speechTick(tickSeconds), text, containsSpeech: true, toolCalls: [] };
       }
       return silent();
     },
@@ -192,6 +195,17 @@ describe("a full-duplex voice call", () => {
     expect(log.find((l) => l.tick === opening + 1)!.heardSpeech).toBe(true);
     expect(log.find((l) => l.tick === opening)!.heardSpeech).toBe(false);
 
+    // The record's messages: the conversation linearised from the agent's side.
+    const said = simulation.messages.flatMap((m) =>
+      m.role !== "tool" && m.content ? [`${m.role}: ${m.content}`] : [],
+    );
+    expect(said[0]).toBe(
+      `user: ${(task.user_scenario.instructions as { reason_for_call: string }).reason_for_call}`,
+    );
+    expect(said).toContain(`assistant: ${goldFinalMessage(task)}`);
+    expect(said.at(-1)).toBe("user: Thanks, that is all. ###STOP###");
+    expect(simulation.messages.filter((m) => m.role === "tool")).toHaveLength(calls.length);
+
     const reward = await gradeVoiceCall(task, simulation, { newWorld: (o) => data.newWorld(o) });
     expect(reward.reward_breakdown).toEqual({ DB: 1, COMMUNICATE: 1 });
     expect(reward.reward).toBe(1);
@@ -265,6 +279,20 @@ describe("a full-duplex voice call", () => {
     expect(simulation.termination_reason).toBe("infrastructure_error");
     expect(simulation.info?.error).toMatch(/speech model failed.*503/);
     expect(simulation.info?.fault).toBeUndefined();
+  });
+
+  it("paces each tick to its length on the realtime clock", async () => {
+    const began = performance.now();
+    const { simulation } = await simulateVoiceCall({
+      ...callSetup(task, goldVoiceAgent(task, [])),
+      tickSeconds: 0.05,
+      maxCallSeconds: 0.25,
+      clock: "realtime",
+    });
+    expect(simulation.termination_reason).toBe("max_steps");
+    expect(simulation.ticks).toHaveLength(6);
+    // Four of the five ticks wait out their length (the last ends the call); timers may fire a little early.
+    expect(performance.now() - began).toBeGreaterThanOrEqual(190);
   });
 
   it("the agent's own crash is the agent's error", async () => {

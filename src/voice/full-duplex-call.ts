@@ -295,7 +295,8 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
       agentUsage.push(...(output.usage ?? []));
       const chunk = agentChunk(output, timestamp);
       const agentResults = await runTools(output.toolCalls, "assistant");
-      if (chunk.content?.includes(AGENT_STOP_TOKEN)) termination ??= "agent_stop";
+      // The agent's stop stands over the customer's in the same tick, as in the reference.
+      if (chunk.content?.includes(AGENT_STOP_TOKEN)) termination = "agent_stop";
       const tick: Tick = {
         tick_id: tickId,
         timestamp,

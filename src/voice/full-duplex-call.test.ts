@@ -295,6 +295,21 @@ describe("a full-duplex voice call", () => {
     expect(performance.now() - began).toBeGreaterThanOrEqual(190);
   });
 
+  it("the customer's own failure is the simulator's, not the agent's", async () => {
+    const broken = llmVoiceCustomer({
+      model: {
+        spec: "fake:broken",
+        generate: () => Promise.reject(new SyntaxError("the customer's script is broken")),
+      },
+      speech: fakeSpeech(),
+      guidelines: readVoiceGuidelines(tau2DataDir()),
+    });
+    const { simulation } = await simulateVoiceCall(callSetup(task, goldVoiceAgent(task, []), broken));
+    expect(simulation.termination_reason).toBe("infrastructure_error");
+    expect(simulation.info).toMatchObject({ fault: "user_simulator", error_type: "UserSimulatorError" });
+    expect(simulation.ticks).toHaveLength(26);
+  });
+
   it("the agent's own crash is the agent's error", async () => {
     const { simulation } = await simulateVoiceCall(callSetup(task, goldVoiceAgent(task, [], { crashAt: 4 })));
     expect(simulation.termination_reason).toBe("agent_error");

@@ -5,7 +5,9 @@ import type { LanguageModel, LlmRequest, LlmResponse, LlmToolCall } from "../cor
 import { fixtureDomainData, tau2DataDir } from "../testing/tau2-fixtures.js";
 import { silentTick } from "./call.js";
 import {
+  decodeWav,
   llmVoiceCustomer,
+  resamplePcm,
   readVoiceGuidelines,
   spreadText,
   type LlmVoiceCustomerOptions,
@@ -191,9 +193,41 @@ describe("the voice customer's turn-taking", () => {
     expect(next.chunk.contains_speech).toBe(true);
   });
 
+  it("backchannels when the decision model says so (the task's use_llm_backchannel)", async () => {
+    const decisions = model(() => ({ text: "YES" }));
+    const c = await customer({
+      model: model(() => ({ text: "Yes." })),
+      decisionModel: decisions,
+      llmBackchannel: true,
+    });
+    const ticks = await run(c, talking, 10);
+    expect(actions(ticks.slice(0, 9))).toEqual(Array(9).fill("wait"));
+    expect(ticks[9]!.chunk.turn_taking_action).toMatchObject({
+      action: "backchannel",
+      info: "Callback decided to backchannel.",
+    });
+    expect(ticks[9]!.chunk.turn_taking_action!.backchannel_check_seconds).toBeTypeOf("number");
+    expect(ticks[9]!.chunk.contains_speech).toBe(true);
+    // The decision read what the agent has said so far.
+    expect(decisions.requests[0]!.messages[0]!.content).toContain("AGENT: and so on");
+  });
+
   it("spreads an utterance's text over its ticks, every character once, in order", () => {
     expect(spreadText("abcdef", 3)).toEqual(["ab", "cd", "ef"]);
     expect(spreadText("ab", 4)).toEqual(["a", "", "b", ""]);
     expect(spreadText("", 2)).toEqual(["", ""]);
+  });
+
+  it("brings speech to the wire's 8 kHz: WAV at any rate, or raw 16-bit PCM", () => {
+    const wav = new wavefile.WaveFile();
+    wav.fromScratch(2, 48000, "16", [new Int16Array(4800).fill(1000), new Int16Array(4800).fill(-1000)]);
+    const left = decodeWav(wav.toBuffer());
+    // The resampler may give a sample less at the end.
+    expect(Math.abs(left.length - 800)).toBeLessThanOrEqual(1);
+    expect(left[400]).toBeGreaterThan(900);
+    const raw = new Int16Array(2400).fill(-3000);
+    const pcm = resamplePcm(new Uint8Array(raw.buffer), 24000);
+    expect(Math.abs(pcm.length - 800)).toBeLessThanOrEqual(1);
+    expect(pcm[400]).toBeLessThan(-2900);
   });
 });

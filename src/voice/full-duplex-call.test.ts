@@ -211,6 +211,14 @@ describe("a full-duplex voice call", () => {
     expect(reward.reward).toBe(1);
     // The final message spans ticks; its chunks share one utterance and merge into one message.
     expect(reward.communicate_checks![0]!.justification).toContain(goldFinalMessage(task));
+    // The caller's two turns (the request, the goodbye): the agent answered the first (the reference's
+    // responsiveness info; the goodbye ends the call unanswered).
+    expect(simulation.info).toEqual({
+      total_user_turns: 2,
+      total_agent_turns: 1,
+      max_unresponded_user_turns: 1,
+      had_unresponsive_period: false,
+    });
   });
 
   it("graded 0 when the agent's final utterance is never said", async () => {

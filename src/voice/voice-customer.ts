@@ -231,13 +231,14 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
     const last = heard.at(-1);
     if (pending && pending.length > 0) ticksSoFar.push({ self: null, other: null, env: pending });
     else if (last && last.text.trim() !== "")
+      // What the agent is saying right now, not yet in the history (silent text, a greeting, counts for nothing).
       ticksSoFar.push({
         self: null,
         other: {
           role: "assistant",
           content: marked ? `${last.text} [still speaking]` : last.text,
           utterance_ids: null,
-          contains_speech: true,
+          contains_speech: last.containsSpeech,
         },
         env: null,
       });

@@ -9,6 +9,8 @@ import type { Task } from "../core/task.js";
 import { fixtureDomainData, tau2DataDir } from "../testing/tau2-fixtures.js";
 import { silentTick, wireBytesPerTick, type VoiceAgent, type VoiceAgentTickOutput } from "./call.js";
 import { simulateVoiceCall, type VoiceCallSetup } from "./full-duplex-call.js";
+import { VoiceSimulationSchema } from "../formats/tau2/voice-results.js";
+import { computeInteractionMetrics } from "../metrics/interaction-metrics.js";
 import { gradeVoiceCall } from "./linearize.js";
 import { llmVoiceCustomer, readVoiceGuidelines, spreadText } from "./voice-customer.js";
 
@@ -211,6 +213,12 @@ describe("a full-duplex voice call", () => {
     expect(reward.reward).toBe(1);
     // The final message spans ticks; its chunks share one utterance and merge into one message.
     expect(reward.communicate_checks![0]!.justification).toContain(goldFinalMessage(task));
+    // The record reads as the reference's directory format does, and its interaction metrics count the
+    // agent's one answer to the caller's request.
+    const written = VoiceSimulationSchema.parse(JSON.parse(JSON.stringify(simulation)));
+    const metrics = computeInteractionMetrics([written]);
+    expect(metrics.counts.response_total).toBe(1);
+    expect(metrics.response_rate).toBe(1);
     // The caller's two turns (the request, the goodbye): the agent answered the first (the reference's
     // responsiveness info; the goodbye ends the call unanswered).
     expect(simulation.info).toEqual({

@@ -41,6 +41,8 @@ run("json-float-parser.ts");
 run("metrics-trials.ts");
 // τ-voice interaction metrics on the reference's golden set, per simulation, against the reference's.
 run("interaction-metrics.ts");
+// The caller's line: a 10-minute call through `regular` voice effects, ms per call and ticks per second.
+run("voice-effects.ts");
 // Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.
 run("adaptive-trials.ts", ["0.05", "400"]);
 run("prompt-caching.ts");

@@ -11,3 +11,10 @@ export type { MockCacheBreakpoint, MockLlmConversation, MockLlmProtocol } from "
 export type { MockPromptCacheOptions, MockPromptCacheUsage } from "./mock-llm-prompt-cache.js";
 export { goldReplies, goldScript, isUserSimulatorRequest } from "./gold-model.js";
 export { flakyGoldAgent, spreadSuccessProbability } from "./flaky-agent.js";
+export {
+  hearTestSpeech,
+  speakTestSpeech,
+  testSpeechSeconds,
+  TestSpeechListener,
+  SYMBOL_SECONDS,
+} from "./speech-codec.js";

@@ -14,7 +14,7 @@ import { runResults } from "../../store/run-results.js";
 import { formatNotesFile, notesFileFor, sqliteSimulationNotes } from "../../store/simulation-notes.js";
 import { loadDomain, println, type CliContext } from "../context.js";
 import { withStore, withStoreOption } from "./run-source.js";
-import { defaultWebRoot, secretValues } from "./serve.js";
+import { defaultWebRoot, secretValues } from "../../server/web-assets.js";
 
 interface ExportOptions {
   store?: string;

@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { readAgentPromptTemplates } from "../../agents/agent-prompt.js";
 import { isRemoteAgentSpec, isScriptedSpec } from "../../agents/create-agent.js";
+import { defaultWebRoot, secretValues } from "../../server/web-assets.js";
 import { ConfigError } from "../../core/errors.js";
 import { getDomain } from "../../domains/registry.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
@@ -80,18 +81,6 @@ const ServeOptionsSchema = z.object({
   gym: z.boolean().optional(),
   gymMaxSessions: z.coerce.number().int().positive().max(10_000),
 });
-
-/** The built web app shipped with passk (`web/dist` beside `dist/`). */
-export function defaultWebRoot(): string {
-  return path.resolve(import.meta.dirname, "..", "..", "..", "web", "dist");
-}
-
-/** Values of the environment's credentials, which the server must never send anywhere. */
-export function secretValues(env: NodeJS.ProcessEnv): string[] {
-  return Object.entries(env)
-    .filter(([name, value]) => /(_API_KEY|_KEY|_TOKEN|_SECRET)$/i.test(name) && value && value.length >= 8)
-    .map(([, value]) => value!);
-}
 
 /** `passk serve`: the playground and the run explorer on one local web server. */
 export function registerServe(program: Command, context: CliContext): void {

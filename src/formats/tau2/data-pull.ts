@@ -7,6 +7,7 @@ import {
   OFFICIAL_COMMIT,
   OFFICIAL_FILES,
   UPSTREAM_FILES,
+  VOICE_DATA_FILES,
   VOICE_FILES,
   type DataModelModule,
 } from "./official-manifest.js";
@@ -59,12 +60,14 @@ export interface PullModelFile {
 
 /**
  * The files `passk data pull` fetches for a commit: the official data, the upstream source texts, the
- * τ-voice golden set, and the optional data-model modules.
+ * τ-voice golden set, settings and noise recordings (`voice`; `optionalVoice`: those a pull may go
+ * without), and the optional data-model modules.
  */
 export function pullFiles(ref: string = OFFICIAL_COMMIT): {
   data: PullFile[];
   upstream: PullFile[];
   voice: PullFile[];
+  optionalVoice: PullFile[];
   models: PullModelFile[];
 } {
   const pinned = ref === OFFICIAL_COMMIT;
@@ -79,9 +82,21 @@ export function pullFiles(ref: string = OFFICIAL_COMMIT): {
       local: path.join(UPSTREAM_FOLDER, f.path),
       blob: pinned ? f.blob : null,
     })),
-    voice: VOICE_FILES.map((f) => ({
-      remote: f.path,
-      local: path.join(VOICE_FOLDER, f.path),
+    voice: [
+      ...VOICE_FILES.map((f) => ({
+        remote: f.path,
+        local: path.join(VOICE_FOLDER, f.path),
+        blob: pinned ? f.blob : null,
+      })),
+      ...VOICE_DATA_FILES.filter((f) => !f.optional).map((f) => ({
+        remote: f.remote,
+        local: f.local,
+        blob: pinned ? f.blob : null,
+      })),
+    ],
+    optionalVoice: VOICE_DATA_FILES.filter((f) => f.optional).map((f) => ({
+      remote: f.remote,
+      local: f.local,
       blob: pinned ? f.blob : null,
     })),
     models: DATA_MODEL_MODULES.map((module) => ({
@@ -111,7 +126,7 @@ export interface PullOptions {
 export interface PullResult {
   downloaded: string[];
   upToDate: string[];
-  /** Optional data-model modules that are not in place (each also reported through `onWarning`). */
+  /** Optional τ-voice files and data-model modules that are not in place (each also reported through `onWarning`). */
   missingOptional: string[];
 }
 
@@ -179,11 +194,67 @@ export async function pullOfficialData(options: PullOptions): Promise<PullResult
   const settled = await Promise.allSettled(workers);
   const rejection = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (rejection) throw rejection.reason;
+  await pullOptionalVoice(files.optionalVoice, { ...options, ref, base }, result);
   await pullDataModels(files.models, { ...options, ref, base }, result);
   return result;
 }
 
-/** The marker a pull leaves beside a data-model module it could not fetch: `<module>.unavailable`. */
+/** What going without an optional τ-voice file means, appended to the warning about it. */
+export function missingVoiceConsequence(remote: string): string {
+  if (remote.endsWith("/tasks_voice.json"))
+    return `voice runs on ${path.basename(path.dirname(remote))} cannot read their voice settings`;
+  return `voice runs whose settings name ${path.basename(remote)} need it, or another recording in its place`;
+}
+
+/**
+ * The optional τ-voice files (known blob hashes, not in every copy of the reference material). One in
+ * place with the right hash is up to date; otherwise it is fetched when this pull downloaded something
+ * else or no `.unavailable` marker says an earlier pull at this ref already failed (as for the data-model
+ * modules). One that cannot be fetched or verified is not written: a one-line warning, and success.
+ */
+async function pullOptionalVoice(
+  files: readonly PullFile[],
+  options: PullOptions & { ref: string; base: string },
+  result: PullResult,
+): Promise<void> {
+  const warn = options.onWarning ?? ((message: string) => void process.stderr.write(`${message}\n`));
+  const networkUsed = result.downloaded.length > 0;
+  for (const file of files) {
+    const target = path.join(options.dest, file.local);
+    if (existsSync(target) && (file.blob === null || gitBlobHash(readFileSync(target)) === file.blob)) {
+      result.upToDate.push(file.remote);
+      options.onFile?.({ path: file.remote, status: "up-to-date" });
+      continue;
+    }
+    const marker = unavailableMarker(target);
+    const missing = (why: string) => {
+      result.missingOptional.push(file.remote);
+      warn(`warning: optional τ-voice file ${file.remote} ${why}: ${missingVoiceConsequence(file.remote)}.`);
+    };
+    if (!networkUsed && markerRef(marker) === options.ref) {
+      missing(`was not fetched: an earlier pull could not get it (see ${marker}; delete it to try again)`);
+      continue;
+    }
+    const url = `${options.base}/${options.ref}/${urlPath(file.remote)}`;
+    const fetched = await tryDownload(url, options);
+    let failure: string;
+    if ("failure" in fetched) failure = `could not be downloaded (${fetched.failure})`;
+    else if (file.blob !== null && gitBlobHash(fetched.bytes) !== file.blob)
+      failure = `has git blob hash ${gitBlobHash(fetched.bytes)}, expected ${file.blob}, so it was not written`;
+    else {
+      writeAtomically(target, fetched.bytes);
+      rmSync(marker, { force: true });
+      result.downloaded.push(file.remote);
+      options.onFile?.({ path: file.remote, status: "downloaded" });
+      continue;
+    }
+    makeDirectory(path.dirname(marker));
+    writeFileSync(marker, `${JSON.stringify({ ref: options.ref, url, reason: failure })}\n`);
+    missing(failure);
+  }
+}
+
+/** The marker a pull leaves beside an optional file it could not fetch: `<file>.unavailable`. */
 export function unavailableMarker(target: string): string {
   return `${target}.unavailable`;
 }

@@ -139,6 +139,107 @@ export const VOICE_FILES: ReadonlyArray<{ path: string; blob: string }> = [
   },
 ];
 
+/**
+ * The τ-voice data at the pinned commit: each domain's frozen per-task voice settings
+ * (`<data dir>/<domain>/tasks_voice.json`) and the noise recordings the caller's line mixes in
+ * (`<data dir>/voice/noise/{continuous,bursts}/*.wav`). `optional` files are fetched when the network
+ * allows and otherwise only warned about (a pull without them succeeds): telecom's settings and three
+ * of the four background recordings, which are not in the reference material copied beside passk.
+ */
+export const VOICE_DATA_FILES: ReadonlyArray<{
+  remote: string;
+  local: string;
+  blob: string;
+  optional: boolean;
+}> = [
+  {
+    remote: "data/tau2/domains/mock/tasks_voice.json",
+    local: "mock/tasks_voice.json",
+    blob: "f9b3384b845591aa9448c6bfd1196f073f31514f",
+    optional: false,
+  },
+  {
+    remote: "data/tau2/domains/airline/tasks_voice.json",
+    local: "airline/tasks_voice.json",
+    blob: "8922c8c41ffcc39a428d85b64bc258813efa1556",
+    optional: false,
+  },
+  {
+    remote: "data/tau2/domains/retail/tasks_voice.json",
+    local: "retail/tasks_voice.json",
+    blob: "96a76e33e1dcc228bf8871507e0678a77d9be8c8",
+    optional: false,
+  },
+  {
+    remote: "data/tau2/domains/banking_knowledge/tasks_voice.json",
+    local: "banking_knowledge/tasks_voice.json",
+    blob: "a2c1dbff5681ddddd719f02094c6086576807069",
+    optional: false,
+  },
+  {
+    remote: "data/tau2/domains/telecom/tasks_voice.json",
+    local: "telecom/tasks_voice.json",
+    blob: "65157f551553d555c490585f68191060a768788d",
+    optional: true,
+  },
+  {
+    remote: "data/voice/background_noise_audio_pcm_mono_verified/bursts/car_horn.wav",
+    local: "voice/noise/bursts/car_horn.wav",
+    blob: "0ddd123421ae9ef5a118e5b9dda4e34dda89cd42",
+    optional: false,
+  },
+  {
+    remote: "data/voice/background_noise_audio_pcm_mono_verified/bursts/dog_bark.wav",
+    local: "voice/noise/bursts/dog_bark.wav",
+    blob: "d45de0944a2ae05165c0eef4e68ee87ab4218f23",
+    optional: false,
+  },
+  {
+    remote: "data/voice/background_noise_audio_pcm_mono_verified/bursts/engine_idling.wav",
+    local: "voice/noise/bursts/engine_idling.wav",
+    blob: "51c16864383bad431a2e4d672b3cf5cfe96d6e1f",
+    optional: false,
+  },
+  {
+    remote: "data/voice/background_noise_audio_pcm_mono_verified/bursts/ringing_phone.wav",
+    local: "voice/noise/bursts/ringing_phone.wav",
+    blob: "21a51aa47d5425d559856cd21fe277abb7cbedb9",
+    optional: false,
+  },
+  {
+    remote: "data/voice/background_noise_audio_pcm_mono_verified/bursts/siren.wav",
+    local: "voice/noise/bursts/siren.wav",
+    blob: "635df41e1d52a40b84109dc31be8fa2186aa2791",
+    optional: false,
+  },
+  {
+    remote: "data/voice/background_noise_audio_pcm_mono_verified/continuous/busy_street_iphone_mic.wav",
+    local: "voice/noise/continuous/busy_street_iphone_mic.wav",
+    blob: "04eaf0ef65aefbaef4087be4429ca59fcdbaff78",
+    optional: true,
+  },
+  {
+    remote:
+      "data/voice/background_noise_audio_pcm_mono_verified/continuous/medium_size_room_tv_news_iphone_mic.wav",
+    local: "voice/noise/continuous/medium_size_room_tv_news_iphone_mic.wav",
+    blob: "7d325b64ac15d9a12a4f0e20a2067d8b14b473b0",
+    optional: true,
+  },
+  {
+    remote: "data/voice/background_noise_audio_pcm_mono_verified/continuous/people_talking.wav",
+    local: "voice/noise/continuous/people_talking.wav",
+    blob: "e114f7b6fd13e15357a95f9f1bb9fc4fae0725e0",
+    optional: false,
+  },
+  {
+    remote:
+      "data/voice/background_noise_audio_pcm_mono_verified/continuous/street_and_metro_station_iphone_mic.wav",
+    local: "voice/noise/continuous/street_and_metro_station_iphone_mic.wav",
+    blob: "6297e2602d282c3acde7b9481d74c0508841b3fe",
+    optional: true,
+  },
+];
+
 /** An upstream module defining pydantic models that tool parameters take (see `DATA_MODEL_MODULES`). */
 export interface DataModelModule {
   /** Path in the repository at the pinned commit. */

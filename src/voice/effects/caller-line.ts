@@ -1,0 +1,88 @@
+import { clip16, mulawEncode } from "../audio.js";
+import {
+  WIRE_SAMPLE_RATE,
+  WIRE_SILENCE,
+  type CallerLine,
+  type CallerLineTick,
+  type CallerSpeechState,
+} from "../call.js";
+import type { VoiceSettings } from "../voice-settings.js";
+import { BackgroundNoise } from "./background.js";
+import { BurstNoise } from "./bursts.js";
+import { bandpass, type Filter } from "./filters.js";
+import { FrameDrops } from "./frame-drops.js";
+import { DynamicMuffling } from "./muffling.js";
+import type { CallerNoise } from "./noise.js";
+import { randomStream } from "./random.js";
+
+// The caller's line, tick by tick at 8 kHz, in the reference's order: the voice (muffled), the
+// surroundings (background noise, bursts), the telephone channel (300–3400 Hz band, headroom, G.711
+// μ-law), then frames lost on the way.
+
+/** The telephone band (Hz) and the headroom applied after it, as in the reference. */
+export const TELEPHONE_BAND = { low: 300, high: 3400 } as const;
+export const TELEPHONE_HEADROOM = 0.9;
+
+/**
+ * A caller's line for a task's frozen voice settings. `noise` holds the recordings the settings name
+ * (`loadCallerNoise`); `seed` fixes every random draw, so the same seed and input give the same bytes.
+ * Each tick's `speech` is the caller's clean voice at 8 kHz, any length (the tick's).
+ *
+ * What each tick reports, as the reference's ticks do: `speechEffects` on ticks where the caller speaks
+ * (`speech_insert` is null here: the voice customer knows its inserts and fills it); `sourceEffects` on
+ * the tick a burst starts; `channelEffects` on ticks that lost audio.
+ */
+export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, seed: number): CallerLine {
+  const rate = WIRE_SAMPLE_RATE;
+  const source = settings.source_effects_config;
+  const background =
+    noise.background !== null && source.enable_background_noise
+      ? new BackgroundNoise(noise.background, source, rate, randomStream(seed, 1))
+      : null;
+  const bursts =
+    source.enable_burst_noise && noise.bursts.length > 0 && source.burst_noise_events_per_minute > 0
+      ? new BurstNoise(noise.bursts, source, rate, randomStream(seed, 2))
+      : null;
+  const muffling = new DynamicMuffling(settings.speech_effects_config, rate, randomStream(seed, 3));
+  const drops = new FrameDrops(settings.channel_effects_config, rate, randomStream(seed, 4));
+  const band: Filter | null = settings.telephony_enabled
+    ? bandpass(4, TELEPHONE_BAND.low, TELEPHONE_BAND.high, rate)
+    : null;
+  const gain = settings.telephony_enabled ? TELEPHONE_HEADROOM : 1;
+  let elapsed = 0;
+  let wasSpeaking = false;
+
+  return {
+    tick(speech: Int16Array, state: CallerSpeechState): CallerLineTick {
+      const start = elapsed;
+      elapsed += speech.length;
+      const mix = new Float64Array(speech.length);
+      mix.set(speech);
+      if (state.speaking) {
+        if (state.utteranceStart || !wasSpeaking) muffling.startUtterance();
+        muffling.apply(mix);
+      }
+      wasSpeaking = state.speaking;
+      background?.addTo(mix, start);
+      const burst = bursts?.addTo(mix) ?? null;
+      band?.process(mix);
+      const pcm = new Int16Array(mix.length);
+      for (let i = 0; i < mix.length; i++) pcm[i] = clip16(mix[i]! * gain);
+      const wire = mulawEncode(pcm);
+      const lost = new Uint8Array(wire.length);
+      const lostSamples = drops.lose(lost, start);
+      if (lostSamples > 0) for (let i = 0; i < wire.length; i++) if (lost[i]) wire[i] = WIRE_SILENCE;
+      return {
+        wire,
+        speechEffects: state.speaking
+          ? { dynamic_muffling_enabled: muffling.enabled, speech_insert: null }
+          : null,
+        sourceEffects: burst !== null ? { burst_noise_file: burst, speech_insert: null } : null,
+        channelEffects:
+          lostSamples > 0
+            ? { frame_drops_enabled: true, frame_drop_ms: Math.round((lostSamples * 1000) / rate) }
+            : null,
+      };
+    },
+  };
+}

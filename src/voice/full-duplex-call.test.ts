@@ -1,5 +1,4 @@
 import type { SpeechModelV3 } from "@ai-sdk/provider";
-import { mulaw } from "alawmulaw";
 import wavefile from "wavefile";
 import { describe, expect, it } from "vitest";
 import { goldFinalMessage } from "../agents/gold-agent.js";
@@ -7,6 +6,7 @@ import type { LanguageModel, LlmRequest, LlmResponse } from "../core/llm.js";
 import type { ToolCall } from "../core/message.js";
 import type { Task } from "../core/task.js";
 import { fixtureDomainData, tau2DataDir } from "../testing/tau2-fixtures.js";
+import { mulawEncode } from "./audio.js";
 import { silentTick, wireBytesPerTick, type VoiceAgent, type VoiceAgentTickOutput } from "./call.js";
 import { simulateVoiceCall, type VoiceCallSetup } from "./full-duplex-call.js";
 import { VoiceSimulationSchema } from "../formats/tau2/voice-results.js";
@@ -64,7 +64,7 @@ function customerModel(task: Task, done: string): LanguageModel & { requests: Ll
 
 const loud = (audio: Uint8Array) => audio.some((b) => b !== 0xff);
 const speechTick = (seconds: number) =>
-  mulaw.encode(new Int16Array(wireBytesPerTick(seconds)).map((_, i) => Math.round(2000 * Math.sin(i / 3))));
+  mulawEncode(new Int16Array(wireBytesPerTick(seconds)).map((_, i) => Math.round(2000 * Math.sin(i / 3))));
 
 interface AgentLog {
   tick: number;

@@ -1,8 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { mulaw } from "alawmulaw";
 import { experimental_generateSpeech as generateSpeech, type SpeechModel } from "ai";
-import wavefile from "wavefile";
 import { ConfigError } from "../core/errors.js";
 import { InfrastructureError, type LanguageModel, type LlmMessage, type LlmToolSpec } from "../core/llm.js";
 import type { Message, ToolCall, ToolMessage } from "../core/message.js";
@@ -10,6 +8,7 @@ import { participantTurn, participantView } from "../core/participant-view.js";
 import { seededRandom } from "../core/seeded-random.js";
 import type { Task, UserScenario } from "../core/task.js";
 import { userSystemPrompt } from "../users/user-prompt.js";
+import { bytesToPcm16, decodeWav, mulawEncode, resample } from "./audio.js";
 import { WIRE_SAMPLE_RATE, wireBytesPerTick, type CallerLine, type CallerLineTick } from "./call.js";
 import { isCustomerStop } from "./full-duplex-call.js";
 import { linearizeTicks, type ParticipantTick, type SelfChunk, type SpeechChunk } from "./linearize.js";
@@ -149,7 +148,7 @@ export interface LlmVoiceCustomerOptions {
 export function telephoneLine(): CallerLine {
   return {
     tick(speech: Int16Array): CallerLineTick {
-      return { wire: mulaw.encode(speech), speechEffects: null, sourceEffects: null, channelEffects: null };
+      return { wire: mulawEncode(speech), speechEffects: null, sourceEffects: null, channelEffects: null };
     },
   };
 }
@@ -602,33 +601,16 @@ async function synthesize(
       { cause: error },
     );
   }
-  return format === "pcm" ? resamplePcm(bytes, options.pcmSampleRate ?? 24000) : decodeWav(bytes);
-}
-
-/** A WAV file's first channel as 16-bit PCM at the wire's rate (wavefile's resampler). */
-export function decodeWav(bytes: Uint8Array): Int16Array {
-  const wav = new wavefile.WaveFile();
   try {
-    wav.fromBuffer(bytes);
+    return format === "pcm"
+      ? resample(
+          bytesToPcm16(bytes.subarray(0, bytes.length & ~1)),
+          options.pcmSampleRate ?? 24000,
+          WIRE_SAMPLE_RATE,
+        )
+      : decodeWav(bytes, WIRE_SAMPLE_RATE, "the customer's speech");
   } catch (error) {
-    throw new InfrastructureError(
-      `the customer's speech model sent audio that is not a WAV file: ${(error as Error).message}`,
-      1,
-    );
+    // Audio the provider sent that cannot be read is the provider's failure.
+    throw new InfrastructureError((error as Error).message, 1, { cause: error });
   }
-  wav.toBitDepth("16");
-  const fmt = wav.fmt as { sampleRate: number; numChannels: number };
-  if (fmt.sampleRate !== WIRE_SAMPLE_RATE) wav.toSampleRate(WIRE_SAMPLE_RATE);
-  const samples = wav.getSamples(false, Int16Array) as unknown as Int16Array | Int16Array[];
-  return Array.isArray(samples) ? samples[0]! : samples;
-}
-
-/** Raw 16-bit little-endian mono PCM at `rate`, resampled to the wire's rate. */
-export function resamplePcm(bytes: Uint8Array, rate: number): Int16Array {
-  const wav = new wavefile.WaveFile();
-  const samples = new Int16Array(
-    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.byteLength & ~1)),
-  );
-  wav.fromScratch(1, rate, "16", samples);
-  return decodeWav(wav.toBuffer());
 }

@@ -90,6 +90,11 @@ describe("the voice customer's turn-taking", () => {
     expect(ticks[25]!.wire).toEqual(silentTick(TICK));
     expect(spoken.every((t) => t.wire.some((b) => b !== 0xff))).toBe(true);
     expect(actions(ticks).slice(27, 31)).toEqual(Array(4).fill("keep_talking"));
+    // A second call with the same customer starts afresh.
+    await c.start({ task, scenario: task.user_scenario, tools: [], seed: 3, tickSeconds: TICK });
+    const again = await run(c, silent, 27);
+    expect(actions(again)).toEqual([...Array(26).fill("wait"), "generate_message"]);
+    expect(again[26]!.chunk.utterance_ids).toEqual(spoken[0]!.chunk.utterance_ids);
   });
 
   it("yields after 1 s when the agent talks over it", async () => {

@@ -52,7 +52,7 @@ export interface VoiceCustomerTick {
   stop: boolean;
 }
 
-/** The caller side of a voice call. One instance per call. */
+/** The caller side of a voice call. `start` opens a call (and resets any earlier one); calls run one at a time. */
 export interface VoiceCustomer {
   readonly name: string;
   readonly model?: string;
@@ -204,7 +204,7 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
   };
 
   // State of the turn-taking (the reference's streaming state).
-  const history: ParticipantTick[] = [];
+  let history: ParticipantTick[] = [];
   let heard: { text: string; containsSpeech: boolean }[] = [];
   let queue: QueuedChunk[] = [];
   let timeSinceLastTalk = 0;
@@ -417,6 +417,13 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
     model: options.model.spec,
     async start(init) {
       setup = init;
+      // A new call starts from a clean state.
+      history = [];
+      heard = [];
+      queue = [];
+      timeSinceLastTalk = timeSinceLastOtherTalk = tickCount = ticksSinceLastBackchannel = 0;
+      selfSpeaking = otherSpeaking = utterances = 0;
+      backchanneling = waitingForToolResults = deliveringToolResultSpeech = speaking = false;
       samplesPerTick = wireBytesPerTick(init.tickSeconds);
       random = seededRandom(init.seed + 100);
       const base =

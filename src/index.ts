@@ -155,3 +155,36 @@ export {
 export type { Tick, VoiceResults, VoiceSimulation } from "./formats/tau2/voice-results.js";
 export { voiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";
 export type { VoiceRunInteractionMetrics } from "./runner/voice-interaction-metrics.js";
+
+// Voice: a voice run's directory (results.json + simulations/), its audio, and the voice track's submissions
+export {
+  repairVoiceResultsDir,
+  voiceRunInfo,
+  VoiceResultsWriter,
+  VoiceSimulationRecordSchema,
+} from "./voice/results-dir.js";
+export type {
+  VoiceResultsHeader,
+  VoiceRunInfo,
+  VoiceRunInfoOptions,
+  VoiceSimulationArtifacts,
+  VoiceSimulationRecord,
+} from "./voice/results-dir.js";
+export {
+  AUDIO_TAPS,
+  AudioTapRecorder,
+  audacityLabelFiles,
+  simulationAudioDir,
+  simulationTapsDir,
+  stereoCallWav,
+  writeSimulationAudio,
+} from "./voice/audio-artifacts.js";
+export type { CallWireAudio, LabelTick } from "./voice/audio-artifacts.js";
+export {
+  interactionMetricsBlock,
+  prepareVoiceSubmission,
+  validateAnySubmission,
+  validateVoiceSubmission,
+  voiceConfigOf,
+} from "./runner/voice-submission.js";
+export type { PreparedVoiceSubmission, VoiceSubmission } from "./runner/voice-submission.js";

@@ -25,9 +25,9 @@ export function checkFileTarget(file: string, flag?: string): void {
  * Write a file so that a reader (or a crash) never sees half of it: write a temporary file beside it,
  * flush it to disk, then rename it over the target (atomic on POSIX file systems). A write that stops
  * short (a full disk, a file-size limit) throws ENOSPC and leaves the old file as it was; the temporary
- * file never outlives a failure.
+ * file never outlives a failure. `text` is written as UTF-8; bytes (a WAV file) as they are.
  */
-export function writeFileAtomic(file: string, text: string): void {
+export function writeFileAtomic(file: string, text: string | Uint8Array): void {
   checkFileTarget(file);
   const target = path.resolve(file);
   makeDirectory(path.dirname(target), file);
@@ -35,7 +35,7 @@ export function writeFileAtomic(file: string, text: string): void {
     path.dirname(target),
     `.${path.basename(target)}.${process.pid}.${Date.now()}.tmp`,
   );
-  const bytes = Buffer.from(text, "utf8");
+  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
   const fd = openSync(temporary, "w");
   let open = true;
   try {

@@ -318,12 +318,12 @@ export function submissionDirectoryName(
   return `${part(submission.model_name)}_${part(submission.model_organization)}_${submission.submission_date}`;
 }
 
-function localDate(date: Date): string {
+export function localDate(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-function referenceOf(value: string | Reference): Reference {
+export function referenceOf(value: string | Reference): Reference {
   if (typeof value !== "string") return value;
   let host = "";
   try {
@@ -575,7 +575,7 @@ const PASS_TOLERANCE = 0.01;
 const COST_TOLERANCE = 0.00001;
 
 /** JSON with object keys sorted, to compare model arguments regardless of key order. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object")
     return `{${Object.keys(value)
@@ -585,7 +585,7 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-function firstLine(error: unknown): string {
+export function firstLine(error: unknown): string {
   if (error instanceof InvalidInputFileError) {
     const first = error.problems[0];
     const count = error.problems.length;

@@ -14,10 +14,17 @@ import {
 import { partialCoverageLabel } from "../../metrics/coverage.js";
 import { RunConfigSchema } from "../../runner/run-config.js";
 import { writeFileAtomic } from "../../core/write-file-atomic.js";
+import { stringifyKeepingPyFloats } from "../../python/py-float.js";
 import { runResults } from "../../store/run-results.js";
 import { loadDomain, println, withDataOption, type CliContext } from "../context.js";
 import { withStore, withStoreOption } from "./run-source.js";
 import { makeDirectory } from "../../core/make-directory.js";
+import { isVoiceResultsDir } from "../../formats/tau2/voice-results.js";
+import {
+  prepareVoiceSubmission,
+  validateAnySubmission,
+  writeVoiceTrajectories,
+} from "../../runner/voice-submission.js";
 
 interface PrepareFlags {
   output?: string;
@@ -33,6 +40,7 @@ interface PrepareFlags {
   store?: string;
   data?: string;
   force?: boolean;
+  voice?: boolean;
 }
 
 const looksLikePath = (ref: string) => /[\\/]|\.json$/i.test(ref);
@@ -163,11 +171,94 @@ function coverageNote(coverage: SubmissionProblems["coverage"]): string {
   return partial.length > 0 ? `; ${partial.join(", ")}` : "";
 }
 
-/** `passk submit prepare|validate`: a τ²-bench leaderboard submission (text track). */
+/**
+ * Whether the runs to submit are voice runs: `--voice`, or every argument a voice run directory (as the
+ * reference detects a voice submission). A mix is a ConfigError.
+ */
+function isVoiceSubmission(refs: readonly string[], flags: PrepareFlags): boolean {
+  const voice = refs.map((ref) => existsSync(ref) && statSync(ref).isDirectory() && isVoiceResultsDir(ref));
+  if (flags.voice) {
+    const index = voice.indexOf(false);
+    if (index >= 0)
+      throw new ConfigError(
+        `--voice: ${refs[index]} is not a voice run directory (results.json and simulations/ with ticks); pass the folders voice runs wrote.`,
+      );
+    return true;
+  }
+  if (voice.length > 0 && voice.every(Boolean)) return true;
+  const index = voice.indexOf(true);
+  if (index >= 0)
+    throw new ConfigError(
+      `${refs[index]} is a voice run but other runs are text runs; the leaderboard's voice and text tracks take separate submissions.`,
+    );
+  return false;
+}
+
+/** `passk submit prepare --voice`: the voice track's submission from voice run directories. */
+function prepareVoice(
+  context: CliContext,
+  refs: readonly string[],
+  flags: PrepareFlags,
+  metadata: {
+    output: string;
+    modelName: string;
+    modelOrganization: string;
+    contactEmail: string;
+  },
+): void {
+  const prepared = prepareVoiceSubmission(refs, {
+    modelName: metadata.modelName,
+    modelOrganization: metadata.modelOrganization,
+    contactEmail: metadata.contactEmail,
+    ...(flags.submittingOrganization ? { submittingOrganization: flags.submittingOrganization } : {}),
+    ...(flags.contactName ? { contactName: flags.contactName } : {}),
+    ...(flags.submissionDate ? { submissionDate: flags.submissionDate } : {}),
+    ...(flags.notes ? { notes: flags.notes } : {}),
+    ...(flags.reference ? { references: flags.reference } : {}),
+    ...(flags.retrievalConfig ? { retrievalConfig: flags.retrievalConfig } : {}),
+  });
+  for (const skipped of prepared.skipped)
+    println(
+      context,
+      `left out ${skipped.dir}: speech complexity ${skipped.speechComplexity ?? "(none)"} (the voice track ranks regular only)`,
+    );
+  const trajectoriesDir = path.join(metadata.output, "trajectories");
+  if (flags.force && existsSync(trajectoriesDir))
+    for (const run of prepared.runs)
+      rmSync(path.join(trajectoriesDir, run.name), { recursive: true, force: true });
+  for (const [i, folder] of writeVoiceTrajectories(metadata.output, prepared.runs).entries())
+    println(
+      context,
+      `wrote ${folder}/ (${prepared.runs[i]!.domain}, ${prepared.runs[i]!.simulations.length} simulations)`,
+    );
+  const submissionFile = path.join(metadata.output, "submission.json");
+  writeFileAtomic(submissionFile, `${stringifyKeepingPyFloats(prepared.submission, 2)}\n`);
+  println(context, `wrote ${submissionFile} (modality voice)`);
+  println(
+    context,
+    `leaderboard directory: web/leaderboard/public/submissions/${submissionDirectoryName(prepared.submission)}/ (submission.json only; share trajectories/ by link; add it to voice_submissions in manifest.json)`,
+  );
+  const problems = validateAnySubmission(metadata.output);
+  printProblems(context, problems);
+  if (problems.errors.length > 0) {
+    println(
+      context,
+      `the submission does not meet the leaderboard's rules (${plural(problems.errors.length, "error")}${coverageNote(prepared.coverage)}); fix the runs and prepare it again`,
+    );
+    process.exitCode = 1;
+  } else {
+    println(
+      context,
+      `valid (${plural(problems.warnings.length, "warning")}${coverageNote(prepared.coverage)})`,
+    );
+  }
+}
+
+/** `passk submit prepare|validate`: a τ²-bench leaderboard submission (text or voice track). */
 export function registerSubmit(program: Command, context: CliContext): void {
   const submit = program
     .command("submit")
-    .description("Prepare and validate a τ²-bench leaderboard submission (text track)");
+    .description("Prepare and validate a τ²-bench leaderboard submission (text or voice track)");
 
   withDataOption(
     withStoreOption(
@@ -178,7 +269,7 @@ export function registerSubmit(program: Command, context: CliContext): void {
         )
         .argument(
           "<runs...>",
-          "results JSON files or run ids in the store (a stored run gives each of its domains)",
+          "results JSON files or run ids in the store (a stored run gives each of its domains); with --voice, voice run directories",
         )
         .option("-o, --output <dir>", "the submission directory to write (must be empty or absent)")
         .option("--model-name <name>", "the model evaluated, e.g. gpt-4.1")
@@ -190,6 +281,10 @@ export function registerSubmit(program: Command, context: CliContext): void {
         .option("--notes <text>", "your methodology notes (passk adds its own after them)")
         .option("--reference <url...>", "links to the model, paper or implementation")
         .option("--retrieval-config <name>", "banking_knowledge: the retrieval method used (alltools, bm25…)")
+        .option(
+          "--voice",
+          "the voice track: runs are voice run directories (results.json + simulations/), speech complexity regular",
+        )
         .option(
           "--force",
           "write into a non-empty DIR, replacing its submission.json and trajectories/*.json",
@@ -213,6 +308,10 @@ export function registerSubmit(program: Command, context: CliContext): void {
         );
     }
 
+    if (isVoiceSubmission(refs, flags)) {
+      prepareVoice(context, refs, flags, { output, modelName, modelOrganization, contactEmail });
+      return;
+    }
     const { runs, dataDirs } = loadRuns(context, refs, flags);
     const prepared = prepareSubmission(
       runs,
@@ -289,7 +388,7 @@ export function registerSubmit(program: Command, context: CliContext): void {
       )
       .argument("<dir>", "the directory passk submit prepare wrote"),
   ).action((dir: string, flags: { data?: string }) => {
-    const problems = validateSubmission(dir, {
+    const problems = validateAnySubmission(dir, {
       baseTaskIds: (domain) => baseSplitOf(context, domain, flags.data),
     });
     printProblems(context, problems);

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { InvalidInputFileError } from "../../core/errors.js";
+import { RewardInfoSchema } from "../../core/simulation.js";
 import { parseJsonFile, validateInputFile } from "../json-file.js";
 
 // The reference's full-duplex (voice) simulations, as far as the interaction metrics read them: a
@@ -48,12 +49,20 @@ export const TickSchema = z.object({
   user_chunk: TickChunkSchema.nullable().default(null),
 });
 
-/** A simulation of the directory results format; a full-duplex one carries `ticks`. */
+/**
+ * A simulation of the directory results format; a full-duplex one carries `ticks`. How it ended and its
+ * reward and cost are kept for scoring (a leaderboard submission's pass^k).
+ */
 export const VoiceSimulationSchema = z.object({
   id: z.string(),
   task_id: z.union([z.string(), z.number()]).transform(String),
   trial: z.number().int().nullable().optional(),
   mode: z.string().nullable().optional(),
+  termination_reason: z.string().nullable().optional(),
+  reward_info: RewardInfoSchema.nullable().optional(),
+  agent_cost: z.number().nullable().optional(),
+  user_cost: z.number().nullable().optional(),
+  duration: z.number().nullable().optional(),
   ticks: z.array(TickSchema).nullable().default(null),
 });
 

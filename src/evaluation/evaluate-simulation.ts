@@ -10,6 +10,12 @@ import { evaluateNlAssertions, nlAssertionsNotJudged } from "./nl-assertions.js"
 export interface SimulationToEvaluate {
   termination_reason: TerminationReason;
   messages: readonly Message[];
+  /**
+   * What each check reads, when not `messages` (a full-duplex call's views of its ticks): `tools` the
+   * tool calls with their results in the order they ran (environment replay and the action check),
+   * `communicate` the agent's utterances, `nl` the linearised conversation the judge reads.
+   */
+  views?: { tools?: readonly Message[]; communicate?: readonly Message[]; nl?: readonly Message[] };
 }
 
 const ENV_BASES: RewardType[] = ["DB", "ENV_ASSERTION"];
@@ -37,7 +43,7 @@ export async function evaluateSimulation(
   const nlNeeded = task.evaluation_criteria?.reward_basis.includes("NL_ASSERTION") ?? false;
   const nl =
     nlNeeded && isGradable(simulation)
-      ? await evaluateNlAssertions(task, simulation.messages, judge)
+      ? await evaluateNlAssertions(task, simulation.views?.nl ?? simulation.messages, judge)
       : undefined;
   return evaluateSimulationSync(simulation, task, env, nl);
 }
@@ -61,10 +67,11 @@ export function evaluateSimulationSync(
   const criteria = task.evaluation_criteria;
   if (!criteria) return { reward: 1.0, reward_basis: null, info: { note: "No evaluation criteria" } };
 
+  const tools = simulation.views?.tools ?? simulation.messages;
   let envInfo: RewardInfo;
   let dbDiff: unknown;
   try {
-    const evaluation = evaluateEnvironment(task, simulation.messages, env);
+    const evaluation = evaluateEnvironment(task, tools, env);
     envInfo = evaluation.rewardInfo;
     dbDiff = evaluation.dbDiff;
   } catch (error) {
@@ -78,8 +85,8 @@ export function evaluateSimulationSync(
       },
     };
   }
-  const actionInfo = evaluateActions(task, simulation.messages, domainToolTypes(env.newWorld().domain));
-  const communicateInfo = evaluateCommunicate(task, simulation.messages);
+  const actionInfo = evaluateActions(task, tools, domainToolTypes(env.newWorld().domain));
+  const communicateInfo = evaluateCommunicate(task, simulation.views?.communicate ?? simulation.messages);
   const basis = new Set(criteria.reward_basis);
   const nlInfo = basis.has("NL_ASSERTION")
     ? (nl ??

@@ -197,3 +197,40 @@ export {
 } from "./voice/agents/openai-realtime.js";
 export type { OpenAiRealtimeAgentOptions, RealtimeServerVad } from "./voice/agents/openai-realtime.js";
 export { SystemFailure } from "./core/system-failure.js";
+
+// Voice: speech and transcription models from a spec, and the cascaded voice agent
+export {
+  createSpeechModel,
+  createTranscriptionModel,
+  personaVoice,
+  personaVoiceVariable,
+  PERSONA_VOICE_IDS,
+  SPEECH_PROVIDERS,
+  TRANSCRIPTION_PROVIDERS,
+} from "./voice/speech-models.js";
+export type {
+  SpeakOptions,
+  SpeechAudio,
+  SpeechModel,
+  SpeechModelOptions,
+  Transcript,
+  TranscriptionModel,
+} from "./voice/speech-models.js";
+export {
+  cascadedVoiceAgent,
+  DEFAULT_BARGE_IN_SECONDS,
+  DEFAULT_END_OF_SPEECH,
+} from "./voice/agents/cascaded.js";
+export type { CascadedVoiceAgentOptions, EndOfSpeechOptions } from "./voice/agents/cascaded.js";
+
+// Voice agents: Gemini Live, and a team's own voice agent over passk's WebSocket protocol (ws:URL)
+export { geminiLiveAgent, DEFAULT_GEMINI_LIVE_MODEL } from "./voice/agents/gemini-live.js";
+export type { GeminiLiveAgentOptions } from "./voice/agents/gemini-live.js";
+export { wsVoiceAgent, parseWsVoiceAgentSpec } from "./voice/agents/ws-voice-agent.js";
+export type { WsVoiceAgentOptions } from "./voice/agents/ws-voice-agent.js";
+export {
+  VOICE_AGENT_PROTOCOL,
+  VoiceAgentMessageSchema,
+  VoiceCallStartSchema,
+} from "./voice/agents/ws-voice-protocol.js";
+export type { VoiceAgentMessage, VoiceCallStart } from "./voice/agents/ws-voice-protocol.js";

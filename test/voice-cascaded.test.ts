@@ -1,5 +1,3 @@
-import { createRequire } from "node:module";
-import type * as Alawmulaw from "alawmulaw";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "../src/agents/create-agent.js";
 import { DEFAULT_FIRST_AGENT_MESSAGE, type Agent } from "../src/core/agent.js";
@@ -18,6 +16,7 @@ import {
   type MockSpeechServer,
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { mulawDecode, mulawEncode } from "../src/voice/audio.js";
 import { cascadedVoiceAgent, type CascadedVoiceAgentOptions } from "../src/voice/agents/cascaded.js";
 import {
   WIRE_SAMPLE_RATE,
@@ -27,8 +26,6 @@ import {
   type VoiceAgentTickOutput,
 } from "../src/voice/call.js";
 import { createSpeechModel, createTranscriptionModel } from "../src/voice/speech-models.js";
-
-const { mulaw } = createRequire(import.meta.url)("alawmulaw") as typeof Alawmulaw;
 
 const SECRET = "sk-test-secret-voice-0123456789";
 const env = { OPENAI_API_KEY: SECRET, OPENAI_COMPATIBLE_API_KEY: SECRET };
@@ -89,7 +86,7 @@ async function startCall(agent: VoiceAgent, greeting = true): Promise<void> {
  * noise floor from it), then the codec's voice at 8 kHz, μ-law, cut into ticks.
  */
 function callerTicks(text: string): Uint8Array[] {
-  const wire = mulaw.encode(speakTestSpeech(text, WIRE_SAMPLE_RATE));
+  const wire = mulawEncode(speakTestSpeech(text, WIRE_SAMPLE_RATE));
   const ticks: Uint8Array[] = [silentTick(TICK)];
   for (let at = 0; at < wire.length; at += TICK_BYTES) {
     const tick = silentTick(TICK);
@@ -143,8 +140,8 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
     const greeting = await greet(agent);
     expect(greeting.map((o) => o.text).join("")).toBe(DEFAULT_FIRST_AGENT_MESSAGE);
     // The greeting's own audio, decoded from the wire, says what its text says.
-    expect(hearTestSpeech(mulaw.decode(concat(greeting.map((o) => o.audio))), WIRE_SAMPLE_RATE)).toBe(
-      DEFAULT_FIRST_AGENT_MESSAGE.toLowerCase(),
+    expect(hearTestSpeech(mulawDecode(concat(greeting.map((o) => o.audio))), WIRE_SAMPLE_RATE)).toBe(
+      DEFAULT_FIRST_AGENT_MESSAGE,
     );
 
     const world = airline.newWorld({ solo: false });
@@ -190,9 +187,7 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
     const spoken = outputs.filter((o) => o.containsSpeech);
     expect(spoken.map((o) => o.text).join("")).toBe(reply);
     expect(spoken.length).toBeGreaterThan(3);
-    expect(hearTestSpeech(mulaw.decode(concat(spoken.map((o) => o.audio))), WIRE_SAMPLE_RATE)).toBe(
-      reply.toLowerCase(),
-    );
+    expect(hearTestSpeech(mulawDecode(concat(spoken.map((o) => o.audio))), WIRE_SAMPLE_RATE)).toBe(reply);
     // Nothing is said while the caller speaks or while the tool runs.
     const firstSpoken = outputs.findIndex((o) => o.containsSpeech);
     expect(outputs.findIndex((o) => o.toolCalls.length > 0)).toBeLessThan(firstSpoken);
@@ -222,14 +217,16 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
     let outputs = await play(agent, callerTicks("what is the policy?"), (o) => o.at(-1)!.containsSpeech);
     expect(llm.requests.length).toBe(requestsBefore + 1);
     // "mm-hmm" (well under the barge-in threshold) over its speech: it talks on and does not answer it.
-    const backchannel = callerTicks("ok");
-    expect(backchannel.length).toBe(2);
+    const backchannel = callerTicks("mm-hmm");
+    expect(backchannel.length).toBe(3);
+    const transcriptionsBefore = speech.requests.filter((r) => r.kind === "transcription").length;
     outputs = await play(agent, backchannel, (o) => !o.at(-1)!.containsSpeech);
     const fullTicks = outputs.filter((o) => o.containsSpeech);
     expect(fullTicks.map((o) => o.text).join("")).toBe(
       long.slice(long.length - fullTicks.map((o) => o.text).join("").length),
     );
     expect(llm.requests.length).toBe(requestsBefore + 1);
+    expect(speech.requests.filter((r) => r.kind === "transcription").length).toBe(transcriptionsBefore);
 
     // Ask again, then talk over the answer for longer than the threshold: the playback stops early.
     await play(agent, callerTicks("and again?"), (o) => o.at(-1)!.containsSpeech);
@@ -260,6 +257,67 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
         .map((o) => o.text)
         .join(""),
     ).toContain("stop.");
+  });
+
+  it("on a real-time clock the turn runs beside the ticks: silence until the reply is ready, then the reply", async () => {
+    const reply = "One moment please.";
+    llm.setScript([mockReply.text(reply), mockReply.text(reply)]);
+    const caller = callerTicks("is anyone there?");
+    const run = async (clock: "virtual" | "realtime") => {
+      const agent = voiceAgent();
+      await agent.start({
+        view: { policy: airline.policy, tools: [], solo: false, seed: 0, history: [] },
+        tickSeconds: TICK,
+        clock,
+      });
+      const outputs: VoiceAgentTickOutput[] = [];
+      // Ticks come back to back (the test plays the clock); the turn's HTTP calls finish in between.
+      for (let i = 0; i < 3000 && !outputs.some((o) => o.containsSpeech); i++) {
+        outputs.push(await agent.tick({ audio: caller[i] ?? silentTick(TICK), toolResults: [] }));
+        if (i >= caller.length) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await agent.stop();
+      return outputs;
+    };
+    // A virtual clock answers in the tick where the utterance ended; a real one cannot, it answers later.
+    const virtual = await run("virtual");
+    const endOfUtterance = virtual.findIndex((o) => o.containsSpeech);
+    expect(endOfUtterance).toBeGreaterThanOrEqual(caller.length);
+    const realtime = await run("realtime");
+    const firstSpoken = realtime.findIndex((o) => o.containsSpeech);
+    expect(firstSpoken).toBeGreaterThan(endOfUtterance);
+    expect(realtime[firstSpoken]!.text).toBe(virtual[endOfUtterance]!.text);
+    expect(realtime.flatMap((o) => o.usage ?? []).map((u) => u.source)).toEqual([
+      "transcription",
+      "llm",
+      "speech",
+    ]);
+  });
+
+  it("speaks offline with espeak-ng: its 22.05 kHz voice resampled onto the 8 kHz wire, the text over its ticks", async () => {
+    const reply = "Your flight to Boston is confirmed.";
+    llm.setScript([mockReply.text(reply)]);
+    const espeak = createSpeechModel("espeak-ng:en-us");
+    const agent = voiceAgent({ speech: espeak });
+    await startCall(agent, false);
+    const outputs = await play(
+      agent,
+      callerTicks("book it"),
+      (o) => o.some((x) => x.containsSpeech) && !o.at(-1)!.containsSpeech,
+    );
+    await agent.stop();
+    const spoken = outputs.filter((o) => o.containsSpeech);
+    expect(spoken.map((o) => o.text).join("")).toBe(reply);
+    const own = await espeak.speak(reply);
+    expect(spoken.length).toBe(
+      Math.ceil(((own.samples.length / own.sampleRate) * WIRE_SAMPLE_RATE) / TICK_BYTES),
+    );
+    const pcm = mulawDecode(concat(spoken.map((o) => o.audio)));
+    const rms = Math.sqrt(pcm.reduce((sum, v) => sum + v * v, 0) / pcm.length);
+    expect(rms).toBeGreaterThan(500);
+    expect(outputs.flatMap((o) => o.usage ?? []).filter((u) => u.source === "speech")).toEqual([
+      { source: "speech", model: "espeak-ng:en-us", characters: reply.length },
+    ]);
   });
 
   it("a transcription provider's 500 is an infrastructure failure in a sentence, without the key", async () => {

@@ -108,7 +108,10 @@ describe("passk run --voice against mock providers", () => {
       const run = readVoiceResultsDir(saveTo);
       expect(run.simulations).toHaveLength(TASKS_PER_DOMAIN * 2);
       const raw = readdirSync(path.join(saveTo, "simulations")).map(
-        (f) => JSON.parse(readFileSync(path.join(saveTo, "simulations", f), "utf8")) as { reward_info: { reward: number } },
+        (f) =>
+          JSON.parse(readFileSync(path.join(saveTo, "simulations", f), "utf8")) as {
+            reward_info: { reward: number };
+          },
       );
       expect(raw.map((s) => s.reward_info.reward)).toEqual(Array(TASKS_PER_DOMAIN * 2).fill(1));
       expect(result.stdout).toContain("average reward 1.000 · pass^1 1.000 · pass^2 1.000");

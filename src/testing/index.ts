@@ -30,6 +30,7 @@ export type {
   SpeechListener,
 } from "./mock-realtime-server.js";
 export { goldVoicePolicy } from "./gold-voice-policy.js";
+
 export { startMockSpeechServer, MOCK_SPEECH_SAMPLE_RATE } from "./mock-speech-server.js";
 export type {
   MockSpeechFailure,
@@ -37,3 +38,13 @@ export type {
   MockSpeechServer,
   MockSpeechServerOptions,
 } from "./mock-speech-server.js";
+
+export { startMockGeminiLiveServer } from "./mock-gemini-live-server.js";
+export type {
+  MockGeminiLiveBrain,
+  MockGeminiLiveEvent,
+  MockGeminiLiveReply,
+  MockGeminiLiveServer,
+  MockGeminiLiveServerOptions,
+  MockGeminiLiveSession,
+} from "./mock-gemini-live-server.js";

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mulaw } from "alawmulaw";
+import { mulawDecode, mulawEncode } from "../voice/audio.js";
 import { WebSocketServer, type WebSocket } from "ws";
 import { z } from "zod";
 import { WIRE_SAMPLE_RATE } from "../voice/call.js";
@@ -374,7 +374,7 @@ class MockCall {
     const parsed = AppendSchema.safeParse(event);
     if (!parsed.success)
       return this.error("`audio` must be base64-encoded audio/pcmu.", "invalid_value", event.event_id);
-    const samples = mulaw.decode(new Uint8Array(Buffer.from(parsed.data.audio, "base64")));
+    const samples = mulawDecode(new Uint8Array(Buffer.from(parsed.data.audio, "base64")));
     const from = this.positionMs;
     this.positionMs += samples.length / BYTES_PER_MS;
     this.call.audioMs += samples.length / BYTES_PER_MS;
@@ -531,7 +531,7 @@ class MockCall {
         item,
       });
       this.emit({ type: "response.content_part.added", ...base, part: { type: "audio", transcript: "" } });
-      const audio = mulaw.encode((this.options.speak ?? speakTestSpeech)(turn.say, WIRE_SAMPLE_RATE));
+      const audio = mulawEncode((this.options.speak ?? speakTestSpeech)(turn.say, WIRE_SAMPLE_RATE));
       const pieces = Math.max(1, Math.ceil(audio.length / DELTA_BYTES));
       const transcript = splitProportionally(turn.say, pieces);
       for (let i = 0; i < pieces; i++) {

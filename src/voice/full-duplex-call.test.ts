@@ -1,13 +1,15 @@
 import type { SpeechModel } from "./speech-models.js";
-import { mulaw } from "alawmulaw";
 import { describe, expect, it } from "vitest";
 import { goldFinalMessage } from "../agents/gold-agent.js";
 import type { LanguageModel, LlmRequest, LlmResponse } from "../core/llm.js";
 import type { ToolCall } from "../core/message.js";
 import type { Task } from "../core/task.js";
 import { fixtureDomainData, tau2DataDir } from "../testing/tau2-fixtures.js";
+import { mulawEncode } from "./audio.js";
 import { silentTick, wireBytesPerTick, type VoiceAgent, type VoiceAgentTickOutput } from "./call.js";
 import { simulateVoiceCall, type VoiceCallSetup } from "./full-duplex-call.js";
+import { VoiceSimulationSchema } from "../formats/tau2/voice-results.js";
+import { computeInteractionMetrics } from "../metrics/interaction-metrics.js";
 import { gradeVoiceCall } from "./linearize.js";
 import { llmVoiceCustomer, readVoiceGuidelines, spreadText } from "./voice-customer.js";
 
@@ -55,8 +57,8 @@ function customerModel(task: Task, done: string): LanguageModel & { requests: Ll
 }
 
 const loud = (audio: Uint8Array) => audio.some((b) => b !== 0xff);
-const speechTick = () =>
-  mulaw.encode(new Int16Array(BYTES).map((_, i) => Math.round(2000 * Math.sin(i / 3))));
+const speechTick = (seconds: number) =>
+  mulawEncode(new Int16Array(wireBytesPerTick(seconds)).map((_, i) => Math.round(2000 * Math.sin(i / 3))));
 
 interface AgentLog {
   tick: number;
@@ -73,15 +75,18 @@ function goldVoiceAgent(task: Task, log: AgentLog[], options: { crashAt?: number
   let next = 0;
   let speech: string[] = [];
   let tick = 0;
+  let tickSeconds = TICK;
   const silent = (toolCalls: ToolCall[] = []): VoiceAgentTickOutput => ({
-    audio: silentTick(TICK),
+    audio: silentTick(tickSeconds),
     text: "",
     containsSpeech: false,
     toolCalls,
   });
   return {
     name: "gold-voice",
-    async start() {},
+    async start(setup) {
+      tickSeconds = setup.tickSeconds;
+    },
     async stop() {},
     async tick(input) {
       tick++;
@@ -107,7 +112,7 @@ function goldVoiceAgent(task: Task, log: AgentLog[], options: { crashAt?: number
       if (phase === "speak") {
         const text = speech.shift()!;
         if (speech.length === 0) phase = "done";
-        return { audio: speechTick(), text, containsSpeech: true, toolCalls: [] };
+        return { audio: speechTick(tickSeconds), text, containsSpeech: true, toolCalls: [] };
       }
       return silent();
     },
@@ -186,11 +191,36 @@ describe("a full-duplex voice call", () => {
     expect(log.find((l) => l.tick === opening + 1)!.heardSpeech).toBe(true);
     expect(log.find((l) => l.tick === opening)!.heardSpeech).toBe(false);
 
+    // The record's messages: the conversation linearised from the agent's side.
+    const said = simulation.messages.flatMap((m) =>
+      m.role !== "tool" && m.content ? [`${m.role}: ${m.content}`] : [],
+    );
+    expect(said[0]).toBe(
+      `user: ${(task.user_scenario.instructions as { reason_for_call: string }).reason_for_call}`,
+    );
+    expect(said).toContain(`assistant: ${goldFinalMessage(task)}`);
+    expect(said.at(-1)).toBe("user: Thanks, that is all. ###STOP###");
+    expect(simulation.messages.filter((m) => m.role === "tool")).toHaveLength(calls.length);
+
     const reward = await gradeVoiceCall(task, simulation, { newWorld: (o) => data.newWorld(o) });
     expect(reward.reward_breakdown).toEqual({ DB: 1, COMMUNICATE: 1 });
     expect(reward.reward).toBe(1);
     // The final message spans ticks; its chunks share one utterance and merge into one message.
     expect(reward.communicate_checks![0]!.justification).toContain(goldFinalMessage(task));
+    // The record reads as the reference's directory format does, and its interaction metrics count the
+    // agent's one answer to the caller's request.
+    const written = VoiceSimulationSchema.parse(JSON.parse(JSON.stringify(simulation)));
+    const metrics = computeInteractionMetrics([written]);
+    expect(metrics.counts.response_total).toBe(1);
+    expect(metrics.response_rate).toBe(1);
+    // The caller's two turns (the request, the goodbye): the agent answered the first (the reference's
+    // responsiveness info; the goodbye ends the call unanswered).
+    expect(simulation.info).toEqual({
+      total_user_turns: 2,
+      total_agent_turns: 1,
+      max_unresponded_user_turns: 1,
+      had_unresponsive_period: false,
+    });
   });
 
   it("graded 0 when the agent's final utterance is never said", async () => {
@@ -259,6 +289,35 @@ describe("a full-duplex voice call", () => {
     expect(simulation.termination_reason).toBe("infrastructure_error");
     expect(simulation.info?.error).toMatch(/speech model failed.*503/);
     expect(simulation.info?.fault).toBeUndefined();
+  });
+
+  it("paces each tick to its length on the realtime clock", async () => {
+    const began = performance.now();
+    const { simulation } = await simulateVoiceCall({
+      ...callSetup(task, goldVoiceAgent(task, [])),
+      tickSeconds: 0.05,
+      maxCallSeconds: 0.25,
+      clock: "realtime",
+    });
+    expect(simulation.termination_reason).toBe("max_steps");
+    expect(simulation.ticks).toHaveLength(6);
+    // Four of the five ticks wait out their length (the last ends the call); timers may fire a little early.
+    expect(performance.now() - began).toBeGreaterThanOrEqual(190);
+  });
+
+  it("the customer's own failure is the simulator's, not the agent's", async () => {
+    const broken = llmVoiceCustomer({
+      model: {
+        spec: "fake:broken",
+        generate: () => Promise.reject(new SyntaxError("the customer's script is broken")),
+      },
+      speech: fakeSpeech(),
+      guidelines: readVoiceGuidelines(tau2DataDir()),
+    });
+    const { simulation } = await simulateVoiceCall(callSetup(task, goldVoiceAgent(task, []), broken));
+    expect(simulation.termination_reason).toBe("infrastructure_error");
+    expect(simulation.info).toMatchObject({ fault: "user_simulator", error_type: "UserSimulatorError" });
+    expect(simulation.ticks).toHaveLength(26);
   });
 
   it("the agent's own crash is the agent's error", async () => {

@@ -295,7 +295,8 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
       agentUsage.push(...(output.usage ?? []));
       const chunk = agentChunk(output, timestamp);
       const agentResults = await runTools(output.toolCalls, "assistant");
-      if (chunk.content?.includes(AGENT_STOP_TOKEN)) termination ??= "agent_stop";
+      // The agent's stop stands over the customer's in the same tick, as in the reference.
+      if (chunk.content?.includes(AGENT_STOP_TOKEN)) termination = "agent_stop";
       const tick: Tick = {
         tick_id: tickId,
         timestamp,
@@ -360,16 +361,52 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
     trial,
     seed,
     mode: "full_duplex",
-    info:
-      message !== undefined || fault !== undefined
-        ? {
-            ...(message !== undefined ? { error: message } : {}),
-            ...(errorType ? { error_type: errorType } : {}),
-            ...(fault ? { fault } : {}),
-          }
-        : null,
+    info: {
+      ...responsiveness(ticks),
+      ...(message !== undefined ? { error: message } : {}),
+      ...(errorType ? { error_type: errorType } : {}),
+      ...(fault ? { fault } : {}),
+    },
   };
   return { simulation, audio: { user: userAudio, agent: agentAudio }, agentUsage };
+}
+
+/**
+ * Whether the agent answered the caller (the reference's responsiveness info): the caller's and the
+ * agent's turns (runs of speech ticks), and the most caller turns in a row with no agent speech from the
+ * turn's start to the next turn's start; three or more is an unresponsive period.
+ */
+export function responsiveness(ticks: readonly Tick[]): {
+  total_user_turns: number;
+  total_agent_turns: number;
+  max_unresponded_user_turns: number;
+  had_unresponsive_period: boolean;
+} {
+  const runs = (speaks: (tick: Tick) => boolean) => {
+    const out: [number, number][] = [];
+    ticks.forEach((tick, i) => {
+      if (!speaks(tick)) return;
+      const last = out.at(-1);
+      if (last && i - last[1] <= 1) last[1] = i;
+      else out.push([i, i]);
+    });
+    return out;
+  };
+  const user = runs((t) => t.user_chunk?.contains_speech ?? false);
+  const agent = runs((t) => t.agent_chunk?.contains_speech ?? false);
+  let most = 0;
+  let current = 0;
+  user.forEach(([start], i) => {
+    const next = user[i + 1]?.[0] ?? Infinity;
+    if (agent.some(([s, e]) => s < next && e >= start)) current = 0;
+    else most = Math.max(most, ++current);
+  });
+  return {
+    total_user_turns: user.length,
+    total_agent_turns: agent.length,
+    max_unresponded_user_turns: most,
+    had_unresponsive_period: most >= 3,
+  };
 }
 
 /** The customer's model cost over the call; null when any of its calls could not be priced. */

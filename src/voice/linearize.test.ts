@@ -7,6 +7,7 @@ import {
   spokenConversation,
   toolTrajectory,
 } from "./linearize.js";
+import { responsiveness } from "./full-duplex-call.js";
 import { emptyChunk, type Tick, type TickChunk } from "./ticks.js";
 
 // Hand-built ticks and the messages the reference's rules make of them.
@@ -198,5 +199,19 @@ describe("linearising a call's ticks", () => {
       "The code is 5244.",
       null,
     ]);
+  });
+
+  it("counts caller turns the agent left unanswered (the reference's responsiveness info)", () => {
+    const caller = [0, 1, 1, 0, 0, 0, 0, 1, 0, 1];
+    const agent = [0, 0, 0, 0, 1, 1, 0, 0, 0, 0];
+    const record = ticks(
+      caller.map((c, i) => ({ ...(c ? { user: u("y") } : {}), ...(agent[i] ? { agent: a("x") } : {}) })),
+    );
+    expect(responsiveness(record)).toEqual({
+      total_user_turns: 3,
+      total_agent_turns: 1,
+      max_unresponded_user_turns: 2,
+      had_unresponsive_period: false,
+    });
   });
 });

@@ -108,7 +108,8 @@ export interface FullDuplexSimulationRun {
   trial: number;
   seed: number;
   mode: "full_duplex";
-  info: Record<string, unknown> | null;
+  /** The reference's responsiveness counts, and why the call failed when it did. */
+  info: Record<string, unknown>;
 }
 
 /** A chunk with the reference's defaults: no text, no speech, no effects. */

@@ -87,6 +87,11 @@ describe("the voice customer's turn-taking", () => {
     expect(ticks[25]!.wire).toEqual(silentTick(TICK));
     expect(spoken.every((t) => t.wire.some((b) => b !== 0xff))).toBe(true);
     expect(actions(ticks).slice(27, 31)).toEqual(Array(4).fill("keep_talking"));
+    // A second call with the same customer starts afresh.
+    await c.start({ task, scenario: task.user_scenario, tools: [], seed: 3, tickSeconds: TICK });
+    const again = await run(c, silent, 27);
+    expect(actions(again)).toEqual([...Array(26).fill("wait"), "generate_message"]);
+    expect(again[26]!.chunk.utterance_ids).toEqual(spoken[0]!.chunk.utterance_ids);
   });
 
   it("yields after 1 s when the agent talks over it", async () => {
@@ -186,6 +191,44 @@ describe("the voice customer's turn-taking", () => {
     const next = await c.tick({ agent: silent, toolResults: [] });
     expect(next.chunk.turn_taking_action!.action).toBe("keep_talking");
     expect(next.chunk.contains_speech).toBe(true);
+  });
+
+  it("backchannels when the decision model says so (the task's use_llm_backchannel)", async () => {
+    const decisions = model(() => ({ text: "YES" }));
+    const c = await customer({
+      model: model(() => ({ text: "Yes." })),
+      decisionModel: decisions,
+      llmBackchannel: true,
+    });
+    const ticks = await run(c, talking, 10);
+    expect(actions(ticks.slice(0, 9))).toEqual(Array(9).fill("wait"));
+    expect(ticks[9]!.chunk.turn_taking_action).toMatchObject({
+      action: "backchannel",
+      info: "Callback decided to backchannel.",
+    });
+    expect(ticks[9]!.chunk.turn_taking_action!.backchannel_check_seconds).toBeTypeOf("number");
+    expect(ticks[9]!.chunk.contains_speech).toBe(true);
+    // The decision read what the agent has said so far.
+    expect(decisions.requests[0]!.messages[0]!.content).toContain("AGENT: and so on");
+  });
+
+  it("speaks 24 kHz audio from the speech model, resampled to the wire's 8 kHz", async () => {
+    const pcm: SpeechModel = {
+      ...speech,
+      async speak(text) {
+        return {
+          samples: new Int16Array(Math.round(text.length * 0.05 * 24000)).fill(2500),
+          sampleRate: 24000,
+        };
+      },
+    };
+    const c = await customer({
+      model: model(() => ({ text: "Hello, I need help." })),
+      speech: pcm,
+    });
+    const ticks = await run(c, silent, 40);
+    // 0.95 s of speech: five ticks.
+    expect(ticks.filter((t) => t.chunk.contains_speech)).toHaveLength(5);
   });
 
   it("spreads an utterance's text over its ticks, every character once, in order", () => {

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { mulaw } from "alawmulaw";
 import { ConfigError } from "../core/errors.js";
 import { InfrastructureError, type LanguageModel, type LlmMessage, type LlmToolSpec } from "../core/llm.js";
 import type { Message, ToolCall, ToolMessage } from "../core/message.js";
@@ -8,7 +7,7 @@ import { participantTurn, participantView } from "../core/participant-view.js";
 import { seededRandom } from "../core/seeded-random.js";
 import type { Task, UserScenario } from "../core/task.js";
 import { userSystemPrompt } from "../users/user-prompt.js";
-import { resample } from "./audio.js";
+import { mulawEncode, resample } from "./audio.js";
 import type { SpeechAudio, SpeechModel } from "./speech-models.js";
 import { WIRE_SAMPLE_RATE, wireBytesPerTick, type CallerLine, type CallerLineTick } from "./call.js";
 import { isCustomerStop } from "./full-duplex-call.js";
@@ -53,7 +52,7 @@ export interface VoiceCustomerTick {
   stop: boolean;
 }
 
-/** The caller side of a voice call. One instance per call. */
+/** The caller side of a voice call. `start` opens a call (and resets any earlier one); calls run one at a time. */
 export interface VoiceCustomer {
   readonly name: string;
   readonly model?: string;
@@ -120,7 +119,7 @@ export interface LlmVoiceCustomerOptions {
   model: LanguageModel;
   /** Decides whether to interrupt or backchannel (default: `model`). */
   decisionModel?: LanguageModel;
-  /** Speaks it (`createSpeechModel("openai:gpt-4o-mini-tts")`, ElevenLabs, espeak-ng…). */
+  /** Speaks it: `createSpeechModel("openai:gpt-4o-mini-tts")`, ElevenLabs, or offline espeak-ng. */
   speech: SpeechModel;
   /** The speech model's voice for this customer. */
   voice?: string;
@@ -145,7 +144,7 @@ export interface LlmVoiceCustomerOptions {
 export function telephoneLine(): CallerLine {
   return {
     tick(speech: Int16Array): CallerLineTick {
-      return { wire: mulaw.encode(speech), speechEffects: null, sourceEffects: null, channelEffects: null };
+      return { wire: mulawEncode(speech), speechEffects: null, sourceEffects: null, channelEffects: null };
     },
   };
 }
@@ -201,7 +200,7 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
   };
 
   // State of the turn-taking (the reference's streaming state).
-  const history: ParticipantTick[] = [];
+  let history: ParticipantTick[] = [];
   let heard: { text: string; containsSpeech: boolean }[] = [];
   let queue: QueuedChunk[] = [];
   let timeSinceLastTalk = 0;
@@ -227,13 +226,14 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
     const last = heard.at(-1);
     if (pending && pending.length > 0) ticksSoFar.push({ self: null, other: null, env: pending });
     else if (last && last.text.trim() !== "")
+      // What the agent is saying right now, not yet in the history (silent text, a greeting, counts for nothing).
       ticksSoFar.push({
         self: null,
         other: {
           role: "assistant",
           content: marked ? `${last.text} [still speaking]` : last.text,
           utterance_ids: null,
-          contains_speech: true,
+          contains_speech: last.containsSpeech,
         },
         env: null,
       });
@@ -413,6 +413,13 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
     model: options.model.spec,
     async start(init) {
       setup = init;
+      // A new call starts from a clean state.
+      history = [];
+      heard = [];
+      queue = [];
+      timeSinceLastTalk = timeSinceLastOtherTalk = tickCount = ticksSinceLastBackchannel = 0;
+      selfSpeaking = otherSpeaking = utterances = 0;
+      backchanneling = waitingForToolResults = deliveringToolResultSpeech = speaking = false;
       samplesPerTick = wireBytesPerTick(init.tickSeconds);
       random = seededRandom(init.seed + 100);
       const base =

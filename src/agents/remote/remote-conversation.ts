@@ -398,7 +398,7 @@ export class RemoteConversation {
  * The conversation so far as the agent is told it. A customer message at the end is left out: passk
  * sends it as the first message, which the agent answers.
  */
-function historyFor(history: readonly Message[]): HistoryMessage[] {
+export function historyFor(history: readonly Message[]): HistoryMessage[] {
   const out: HistoryMessage[] = [];
   for (const message of history) {
     if (message.role === "assistant")

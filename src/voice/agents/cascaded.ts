@@ -1,5 +1,3 @@
-import { createRequire } from "node:module";
-import type * as Alawmulaw from "alawmulaw";
 import type { Agent, AgentSession } from "../../core/agent.js";
 import type { AssistantMessage, Message, ToolCall } from "../../core/message.js";
 import {
@@ -13,9 +11,8 @@ import {
   type VoiceAgentTickOutput,
   type VoiceUsageRecord,
 } from "../call.js";
-import type { SpeechAudio, SpeechModel, TranscriptionModel } from "../speech-models.js";
-
-const { mulaw } = createRequire(import.meta.url)("alawmulaw") as typeof Alawmulaw;
+import { mulawDecode, mulawEncode, resample } from "../audio.js";
+import type { SpeechModel, TranscriptionModel } from "../speech-models.js";
 
 /**
  * How the cascade finds the end of a caller's utterance on the wire: by energy, in frames.
@@ -142,7 +139,10 @@ class CascadedVoiceAgent implements VoiceAgent {
     this.tickBytes = wireBytesPerTick(setup.tickSeconds);
     this.clock = setup.clock;
     this.detector = new SpeechDetector(this.endOfSpeech, WIRE_SAMPLE_RATE);
-    this.session = await this.options.agent.start({ ...setup.view, signal: this.abort.signal });
+    const signal = setup.view.signal
+      ? AbortSignal.any([setup.view.signal, this.abort.signal])
+      : this.abort.signal;
+    this.session = await this.options.agent.start({ ...setup.view, signal });
     const last = setup.view.history.at(-1);
     if (
       (this.options.speakGreeting ?? true) &&
@@ -167,7 +167,7 @@ class CascadedVoiceAgent implements VoiceAgent {
       await this.runTurn(() => this.respond(results));
     }
 
-    this.listen(detector, mulaw.decode(input.audio));
+    this.listen(detector, mulawDecode(input.audio));
 
     if (this.turn === undefined && !this.awaitingToolResults && this.pendingUtterances.length > 0) {
       const utterances = this.pendingUtterances;
@@ -223,12 +223,13 @@ class CascadedVoiceAgent implements VoiceAgent {
    * are picked up by the first tick after it ends, its failure thrown there).
    */
   private async runTurn(work: () => Promise<void>): Promise<void> {
-    const turn = work().then(
+    // After the turn in progress, if any (a reply still being synthesised when its tool results come).
+    const turn = (this.turn ?? Promise.resolve()).then(work).then(
       () => {
-        this.turn = undefined;
+        if (this.turn === turn) this.turn = undefined;
       },
       (error: unknown) => {
-        this.turn = undefined;
+        if (this.turn === turn) this.turn = undefined;
         this.turnFailure = { error };
       },
     );
@@ -292,7 +293,7 @@ class CascadedVoiceAgent implements VoiceAgent {
       signal: this.abort.signal,
     });
     this.usage.push({ source: "speech", model: this.options.speech.spec, characters: text.length });
-    const wire = mulaw.encode(resample(audio, WIRE_SAMPLE_RATE));
+    const wire = mulawEncode(resample(audio.samples, audio.sampleRate, WIRE_SAMPLE_RATE));
     return { wire, text, ticks: Math.max(1, Math.ceil(wire.length / this.tickBytes)), tick: 0 };
   }
 
@@ -406,32 +407,4 @@ function levelDbfs(frame: Int16Array): number {
   for (const sample of frame) sum += sample * sample;
   const rms = Math.sqrt(sum / Math.max(1, frame.length)) / 32768;
   return rms <= 1e-5 ? -100 : 20 * Math.log10(rms);
-}
-
-/**
- * Resamples mono PCM: each output sample is the mean of the input samples within its own sample period
- * (a box filter, so downsampling 24 kHz → 8 kHz does not fold the upper band into the telephone band),
- * linearly interpolated when upsampling. Local to the cascade until a shared resampler exists.
- */
-export function resample(audio: SpeechAudio, toRate: number): Int16Array {
-  const { samples, sampleRate } = audio;
-  if (sampleRate === toRate) return samples;
-  const ratio = sampleRate / toRate;
-  const out = new Int16Array(Math.floor(samples.length / ratio));
-  for (let i = 0; i < out.length; i++) {
-    const centre = i * ratio;
-    if (ratio <= 1) {
-      const left = Math.floor(centre);
-      const right = Math.min(samples.length - 1, left + 1);
-      const t = centre - left;
-      out[i] = Math.round(samples[left]! * (1 - t) + samples[right]! * t);
-      continue;
-    }
-    const from = Math.max(0, Math.floor(centre - ratio / 2 + 0.5));
-    const to = Math.min(samples.length, Math.floor(centre + ratio / 2 + 0.5));
-    let sum = 0;
-    for (let j = from; j < to; j++) sum += samples[j]!;
-    out[i] = Math.round(sum / Math.max(1, to - from));
-  }
-  return out;
 }

@@ -43,14 +43,17 @@ function customerScript(tasks: readonly Task[]) {
 
 function scenarioOpening(task: Task): string {
   const instructions = task.user_scenario.instructions;
-  return (typeof instructions === "string" ? instructions : instructions.reason_for_call).slice(0, 60);
+  // The prompt indents the scenario's lines: match within its first line.
+  return (typeof instructions === "string" ? instructions : instructions.reason_for_call).split("\n")[0]!.slice(0, 60);
 }
 
 describe("passk run --voice against mock providers", () => {
   let llm: MockLlmServer;
   let speech: MockSpeechServer;
   let realtime: MockRealtimeServer;
-  const tasks = DOMAINS.flatMap((d) => fixtureDomainData(d).tasks.slice(0, TASKS_PER_DOMAIN));
+  const byDomain = new Map(DOMAINS.map((d) => [d, fixtureDomainData(d).tasks.slice(0, TASKS_PER_DOMAIN)]));
+  const tasks = [...byDomain.values()].flat();
+  const domainOf = (task: Task) => DOMAINS.find((d) => byDomain.get(d)!.includes(task));
   const dir = mkdtempSync(path.join(tmpdir(), "passk-voice-run-"));
 
   beforeAll(async () => {
@@ -73,8 +76,8 @@ describe("passk run --voice against mock providers", () => {
         "--voice",
         "--domain",
         domain,
-        "--num-tasks",
-        String(TASKS_PER_DOMAIN),
+        "--task-ids",
+        ...tasks.filter((t) => t.user_scenario.instructions && domainOf(t) === domain).map((t) => t.id),
         "--num-trials",
         "2",
         "--speech-complexity",

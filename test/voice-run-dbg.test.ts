@@ -1,0 +1,124 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { goldFinalMessage } from "../src/agents/gold-agent.js";
+import type { Task } from "../src/core/task.js";
+import { readVoiceResultsDir } from "../src/formats/tau2/voice-results.js";
+import { startMockLlmServer, type MockLlmServer } from "../src/testing/mock-llm-server.js";
+import { mockReply } from "../src/testing/mock-llm-reply.js";
+import { startMockRealtimeServer, type MockRealtimeServer } from "../src/testing/mock-realtime-server.js";
+import { startMockSpeechServer, type MockSpeechServer } from "../src/testing/mock-speech-server.js";
+import { goldVoicePolicy } from "../src/testing/gold-voice-policy.js";
+import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
+import { runCli } from "./helpers/run-cli.js";
+
+// `passk run --voice` end to end, every part real but the models: the customer's words come from a
+// mock LLM, its voice from a mock speech endpoint speaking the test codec, the agent is a mock OpenAI
+// Realtime server playing the gold actions by ear — it hears the caller through the codec, so ids the
+// line garbles are misheard. Each call's audio crosses real sockets, μ-law and resampling.
+
+const DOMAINS = ["airline", "retail"] as const;
+const TASKS_PER_DOMAIN = 10;
+
+function scenarioText(task: Task): string {
+  const instructions = task.user_scenario.instructions;
+  return typeof instructions === "string"
+    ? instructions
+    : [instructions.reason_for_call, instructions.known_info ?? ""].join(" ");
+}
+
+/** The customer of a voice call, by ear: opens with the reason and what it knows, stops at the gold goodbye. */
+function customerScript(tasks: readonly Task[]) {
+  return (request: { system: string; messages: { role: string; content?: unknown }[] }) => {
+    if (request.system.startsWith("You decide how a caller")) return mockReply.text("NO");
+    const task = tasks.find((t) => request.system.includes(scenarioOpening(t)));
+    if (!task) { console.log("NOTFOUND", JSON.stringify(request.system.slice(-1500))); return mockReply.text("Sorry, wrong number. ###STOP###"); }
+    const heard = request.messages.map((m) => (typeof m.content === "string" ? m.content : "")).join("\n");
+    if (request.messages.length <= 1 && !heard.trim()) return mockReply.text(scenarioText(task));
+    if (heard.includes(goldFinalMessage(task))) return mockReply.text("Thank you, goodbye. ###STOP###");
+    return mockReply.text("Okay.");
+  };
+}
+
+function scenarioOpening(task: Task): string {
+  const instructions = task.user_scenario.instructions;
+  // The prompt indents the scenario's lines: match within its first line.
+  return (typeof instructions === "string" ? instructions : instructions.reason_for_call).split("\n")[0]!.slice(0, 60);
+}
+
+describe("passk run --voice against mock providers", () => {
+  let llm: MockLlmServer;
+  let speech: MockSpeechServer;
+  let realtime: MockRealtimeServer;
+  const byDomain = new Map(DOMAINS.map((d) => [d, fixtureDomainData(d).tasks.slice(0, TASKS_PER_DOMAIN)]));
+  const tasks = [...byDomain.values()].flat();
+  const domainOf = (task: Task) => DOMAINS.find((d) => byDomain.get(d)!.includes(task));
+  const dir = mkdtempSync(path.join(tmpdir(), "passk-voice-run-"));
+
+  beforeAll(async () => {
+    llm = await startMockLlmServer({ script: customerScript(tasks), recordRequests: false });
+    speech = await startMockSpeechServer();
+    realtime = await startMockRealtimeServer({
+      brain: () => goldVoicePolicy(tasks),
+      apiKey: "sk-realtime-test-key-0001",
+    });
+  });
+  afterAll(async () => {
+    await Promise.all([llm?.close(), speech?.close(), realtime?.close()]);
+    console.log("KEPT", dir);
+  });
+
+  const voiceRun = (domain: string, complexity: string, saveTo: string) =>
+    runCli(
+      [
+        "run",
+        "--voice",
+        "--domain",
+        domain,
+        "--task-ids",
+        ...tasks.filter((t) => t.user_scenario.instructions && domainOf(t) === domain).map((t) => t.id),
+        "--num-trials",
+        "2",
+        "--speech-complexity",
+        complexity,
+        "--clock",
+        "virtual",
+        "--voice-agent",
+        "openai:gpt-realtime",
+        "--voice-agent-url",
+        realtime.url,
+        "--user-llm",
+        "openai-compatible:mock-user",
+        "--user-llm-base-url",
+        llm.url,
+        "--user-voice",
+        "openai:gpt-4o-mini-tts",
+        "--max-concurrency",
+        "4",
+        "--save-to",
+        saveTo,
+      ],
+      { env: { OPENAI_API_KEY: "sk-realtime-test-key-0001", OPENAI_BASE_URL: `${speech.url}/v1` } },
+    );
+
+  for (const domain of DOMAINS) {
+    it(`${domain}, control: every call reaches reward 1.0, in the reference's directory format`, async () => {
+      const saveTo = path.join(dir, `${domain}-control`);
+      const result = await voiceRun(domain, "control", saveTo);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      const run = readVoiceResultsDir(saveTo);
+      expect(run.simulations).toHaveLength(TASKS_PER_DOMAIN * 2);
+      const raw = readdirSync(path.join(saveTo, "simulations")).map(
+        (f) =>
+          JSON.parse(readFileSync(path.join(saveTo, "simulations", f), "utf8")) as {
+            reward_info: { reward: number };
+          },
+      );
+      expect(raw.map((s) => s.reward_info.reward)).toEqual(Array(TASKS_PER_DOMAIN * 2).fill(1));
+      expect(result.stdout).toContain("average reward 1.000 · pass^1 1.000 · pass^2 1.000");
+      expect(result.stdout).not.toContain("sk-realtime-test-key-0001");
+    }, 600_000);
+  }
+});

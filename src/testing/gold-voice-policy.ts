@@ -133,7 +133,10 @@ function saidByCustomer(value: string, scenario: string): boolean {
   return new RegExp(`(^|[^\\w])${escaped}($|[^\\w])`).test(scenario);
 }
 
-/** The words heard (as many as the value has) closest to the value by edit distance; "" if none. */
+/**
+ * The words heard (as many as the value has) closest to the value by edit distance, when some come
+ * within a third of its length; otherwise the value itself.
+ */
 function closestHeard(value: string, heard: readonly string[]): string {
   const span = value.trim().split(/\s+/).length;
   const target = value.toLowerCase();
@@ -151,14 +154,17 @@ function closestHeard(value: string, heard: readonly string[]): string {
     }
   }
   if (bestDistance === 0) return value;
+  // Nothing heard comes close: the customer never said it (it is in the scenario, not in what they told
+  // the agent), so the agent knows it the way the text gold agent does.
+  if (bestDistance > Math.max(1, Math.floor(target.length / 3))) return value;
   return value === value.toUpperCase() ? best.toUpperCase() : best;
 }
 
-/** Words of a text, without the punctuation around them (kept inside: `a.b@c.com`, `raj_7340`). */
+/** Words of a text, without the punctuation around them (kept inside: `a.b@c.com`, `raj_7340`; and an order's `#`). */
 function words(text: string): string[] {
   return text
     .split(/\s+/)
-    .map((word) => word.replace(/^[^\w@]+|[^\w@]+$/g, ""))
+    .map((word) => word.replace(/^[^\w@#]+|[^\w@]+$/g, ""))
     .filter((word) => word.length > 0);
 }
 

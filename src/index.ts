@@ -234,3 +234,33 @@ export {
   VoiceCallStartSchema,
 } from "./voice/agents/ws-voice-protocol.js";
 export type { VoiceAgentMessage, VoiceCallStart } from "./voice/agents/ws-voice-protocol.js";
+
+// Voice runs: the call's contracts, the full-duplex call, the voice customer, the caller's line, grading
+export { DEFAULT_TICK_SECONDS, WIRE_SAMPLE_RATE, wireBytesPerTick, silentTick } from "./voice/call.js";
+export type {
+  CallClock,
+  CallerLine,
+  CallerLineTick,
+  VoiceAgent,
+  VoiceAgentSetup,
+  VoiceAgentTickInput,
+  VoiceAgentTickOutput,
+  VoiceUsageRecord,
+} from "./voice/call.js";
+export { simulateVoiceCall } from "./voice/full-duplex-call.js";
+export type { VoiceCallResult, VoiceCallSetup } from "./voice/full-duplex-call.js";
+export { llmVoiceCustomer, readVoiceGuidelines, telephoneLine } from "./voice/voice-customer.js";
+export type { LlmVoiceCustomerOptions, VoiceCustomer } from "./voice/voice-customer.js";
+export { gradeVoiceCall, linearizeTicks } from "./voice/linearize.js";
+export { createCallerLine } from "./voice/effects/caller-line.js";
+export { loadCallerNoise } from "./voice/effects/noise.js";
+export { loadTasksVoice, voiceSettingsFor, SPEECH_COMPLEXITIES } from "./voice/voice-settings.js";
+export type { VoiceSettings, TasksVoiceFile } from "./voice/voice-settings.js";
+export { parseVoiceAgentSpec, voiceAgentFactory } from "./voice/agents/voice-agent-spec.js";
+export { runVoiceCalls } from "./runner/voice-run.js";
+export type {
+  VoiceCallOutcome,
+  VoiceRunOutcome,
+  VoiceRunParticipants,
+  VoiceRunSpec,
+} from "./runner/voice-run.js";

@@ -36,7 +36,7 @@ export function withVoiceOptions(command: Command): Command {
     .option("--voice", "a full-duplex voice run (τ-voice): the customer calls the agent on the phone")
     .option(
       "--voice-agent <spec>",
-      "with --voice: openai:MODEL, azure:DEPLOYMENT, xai:MODEL (OpenAI Realtime protocol), or cascaded",
+      "with --voice: openai:MODEL, azure:DEPLOYMENT, xai:MODEL (OpenAI Realtime protocol), gemini:MODEL (Gemini Live), cascaded, or ws:URL (your own agent)",
       "openai:gpt-realtime",
     )
     .option(

@@ -2,6 +2,8 @@ import { ConfigError } from "../../core/errors.js";
 import type { Agent } from "../../core/agent.js";
 import type { VoiceAgent } from "../call.js";
 import { cascadedVoiceAgent } from "./cascaded.js";
+import { DEFAULT_GEMINI_LIVE_MODEL, geminiLiveAgent } from "./gemini-live.js";
+import { parseWsVoiceAgentSpec, wsVoiceAgent } from "./ws-voice-agent.js";
 import {
   OpenAiRealtimeAgent,
   DEFAULT_OPENAI_REALTIME_MODEL,
@@ -10,8 +12,9 @@ import {
 import type { SpeechModel, TranscriptionModel } from "../speech-models.js";
 
 // `--voice-agent`: which voice agent a call talks to. Speech-to-speech providers over the OpenAI
-// Realtime protocol (OpenAI, Azure, xAI, any compatible endpoint with --voice-agent-url), or a cascade of
-// passk's text agent between a transcription and a speech model.
+// Realtime protocol (OpenAI, Azure, xAI, any compatible endpoint with --voice-agent-url), Gemini Live, a
+// cascade of passk's text agent between a transcription and a speech model, or a team's own agent over
+// WebSocket (`ws:URL`, docs/voice-agent-protocol.md).
 
 /** Realtime providers speaking the OpenAI Realtime protocol: key variable, default URL, how the key travels. */
 const REALTIME_PROVIDERS = {
@@ -20,14 +23,20 @@ const REALTIME_PROVIDERS = {
   azure: { keyVariable: "AZURE_API_KEY", url: undefined, auth: "api-key" },
 } as const;
 
-export const VOICE_AGENT_KINDS = [...Object.keys(REALTIME_PROVIDERS), "cascaded"] as const;
+export const VOICE_AGENT_KINDS = [...Object.keys(REALTIME_PROVIDERS), "gemini", "cascaded", "ws"] as const;
 
-/** A voice agent spec, parsed: a realtime provider and model, or the cascade. */
+/** A voice agent spec, parsed: a realtime provider and model, Gemini Live, the cascade, or a team's own agent. */
 export type VoiceAgentSpec =
-  { kind: "realtime"; provider: keyof typeof REALTIME_PROVIDERS; model: string } | { kind: "cascaded" };
+  | { kind: "realtime"; provider: keyof typeof REALTIME_PROVIDERS; model: string }
+  | { kind: "gemini"; model: string }
+  | { kind: "ws"; spec: string }
+  | { kind: "cascaded" };
 
 export function parseVoiceAgentSpec(spec: string): VoiceAgentSpec {
   if (spec === "cascaded") return { kind: "cascaded" };
+  if (spec.startsWith("ws:")) return { kind: "ws", spec: `ws:${parseWsVoiceAgentSpec(spec)}` };
+  if (spec === "gemini" || spec.startsWith("gemini:"))
+    return { kind: "gemini", model: spec.slice("gemini:".length) || DEFAULT_GEMINI_LIVE_MODEL };
   const colon = spec.indexOf(":");
   const provider = colon < 0 ? spec : spec.slice(0, colon);
   const model = colon < 0 ? "" : spec.slice(colon + 1);
@@ -58,6 +67,24 @@ export function voiceAgentFactory(
   spec: VoiceAgentSpec,
   options: VoiceAgentFactoryOptions,
 ): { make: () => VoiceAgent; provider: string; model: string } {
+  if (spec.kind === "gemini") {
+    // The key is checked now, not at the first call.
+    if (!options.env.GEMINI_API_KEY && !options.env.GOOGLE_GENERATIVE_AI_API_KEY)
+      throw new ConfigError(`--voice-agent gemini:${spec.model} needs GEMINI_API_KEY in the environment`);
+    return {
+      make: () => geminiLiveAgent({ model: spec.model, env: options.env }),
+      provider: "gemini",
+      model: spec.model,
+    };
+  }
+  if (spec.kind === "ws") {
+    const url = parseWsVoiceAgentSpec(spec.spec);
+    return {
+      make: () => wsVoiceAgent(spec.spec, { env: options.env }),
+      provider: "ws",
+      model: new URL(url).host,
+    };
+  }
   if (spec.kind === "cascaded") {
     if (!options.cascade) throw new ConfigError("--voice-agent cascaded needs --agent-llm");
     const parts = options.cascade();

@@ -149,12 +149,17 @@ describe("passk run --voice against mock providers", () => {
     const misheard: string[] = [];
     let calls = 0;
     let failed = 0;
+    let explained = 0;
     for (const domain of DOMAINS) {
       const saveTo = path.join(dir, `${domain}-regular`);
       const result = await voiceRun(domain, "regular", saveTo, ["--substitute-missing-noise"]);
       expect(result.stderr).toBe("");
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("not τ-voice-comparable");
+      // Every call below 1 says why on its line.
+      for (const line of result.stdout.split("\n").filter((l) => /: reward 0/.test(l)))
+        expect(line).toMatch(/ — the caller said '.+' and the agent used '.+'/);
+      if (/: reward 0/.test(result.stdout)) explained++;
       for (const file of readdirSync(path.join(saveTo, "simulations"))) {
         const simulation = JSON.parse(readFileSync(path.join(saveTo, "simulations", file), "utf8")) as {
           task_id: string;
@@ -181,6 +186,7 @@ describe("passk run --voice against mock providers", () => {
     expect(calls).toBe(2 * TASKS_PER_DOMAIN * 2);
     expect(failed).toBeGreaterThan(0);
     expect(failed).toBeLessThan(calls);
+    expect(explained).toBeGreaterThan(0);
   }, 600_000);
 });
 

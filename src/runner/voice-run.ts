@@ -9,6 +9,7 @@ import { trialSeeds } from "./run-plan.js";
 import { DEFAULT_TICK_SECONDS, type CallClock, type CallerLine, type VoiceAgent } from "../voice/call.js";
 import { simulateVoiceCall, DEFAULT_MAX_CALL_SECONDS } from "../voice/full-duplex-call.js";
 import { gradeVoiceCall } from "../voice/linearize.js";
+import { explainVoiceCall } from "../voice/explain-call.js";
 import type { VoiceCustomer } from "../voice/voice-customer.js";
 import { voiceSettingsFor, type TasksVoiceFile, type VoiceSettings } from "../voice/voice-settings.js";
 import { createCallerLine } from "../voice/effects/caller-line.js";
@@ -68,6 +69,8 @@ export interface VoiceCallOutcome {
   terminationReason: string;
   /** When the call failed on passk's side or a provider's: the sentence, and the call is not graded. */
   systemFailure?: string;
+  /** Why the call scored below 1, from the record (a misheard value, else the failed checks). */
+  explanation?: string;
   /** Noise recordings the data dir lacked and what stood in for them (`wanted → used`, or `wanted → none`). */
   noiseSubstitutions: string[];
 }
@@ -178,12 +181,19 @@ async function runOneCall(
       { ...result.simulation, reward_info: rewardInfo },
       (spec.audio ?? true) ? { wire: result.audio } : undefined,
     );
+    const explanation = explainVoiceCall(
+      task,
+      result.simulation.ticks.flatMap((tick) => tick.agent_tool_calls),
+      rewardInfo,
+      result.simulation.termination_reason,
+    );
     return {
       taskId: task.id,
       trial,
       simulationId,
       reward: rewardInfo.reward,
       terminationReason: result.simulation.termination_reason,
+      ...(explanation !== undefined ? { explanation } : {}),
       noiseSubstitutions,
     };
   } catch (error) {

@@ -217,6 +217,6 @@ function describeCall(call: VoiceCallOutcome): string {
   const what =
     call.systemFailure !== undefined
       ? `not graded — ${call.systemFailure}`
-      : `reward ${call.reward} (${call.terminationReason})`;
+      : `reward ${call.reward} (${call.terminationReason})${call.explanation ? ` — ${call.explanation}` : ""}`;
   return `task ${call.taskId} trial ${call.trial}: ${what}`;
 }

@@ -1,0 +1,72 @@
+import type { ToolCall } from "../core/message.js";
+import type { RewardInfo } from "../core/simulation.js";
+import type { Task } from "../core/task.js";
+import { failedChecks } from "../metrics/failed-checks.js";
+
+// Why a voice call scored below 1, in one sentence resting on the record. The failure particular to the
+// phone is a value the caller said that reached a tool call changed: the agent misheard it. That is
+// found by comparing each gold action with the agent's call of the same tool, value by value, where the
+// gold value is one the caller knows (it is in their scenario). Anything else is the failed checks.
+
+/** A value of the agent's tool calls that differs from what the caller said. */
+export interface MisheardValue {
+  tool: string;
+  /** Where in the arguments (`origin`, `passengers[0].first_name`). */
+  path: string;
+  said: string;
+  used: string;
+}
+
+function leaves(value: unknown, path: string, out: Map<string, string>): void {
+  if (typeof value === "string") out.set(path, value);
+  else if (Array.isArray(value)) value.forEach((item, i) => leaves(item, `${path}[${i}]`, out));
+  else if (typeof value === "object" && value !== null)
+    for (const [key, item] of Object.entries(value)) leaves(item, path ? `${path}.${key}` : key, out);
+}
+
+function scenarioText(task: Task): string {
+  const { instructions } = task.user_scenario;
+  return (typeof instructions === "string" ? [instructions] : Object.values(instructions))
+    .filter((text): text is string => typeof text === "string")
+    .join("\n");
+}
+
+/** Values the caller said that reached the agent's tool calls changed, gold action by gold action. */
+export function misheardValues(task: Task, agentCalls: readonly ToolCall[]): MisheardValue[] {
+  const scenario = scenarioText(task);
+  const found: MisheardValue[] = [];
+  for (const action of task.evaluation_criteria?.actions ?? []) {
+    if (action.requestor === "user") continue;
+    const gold = new Map<string, string>();
+    leaves(action.arguments, "", gold);
+    const said = [...gold].filter(([, value]) => value.length >= 2 && scenario.includes(value));
+    if (said.length === 0) continue;
+    for (const call of agentCalls.filter((c) => c.name === action.name)) {
+      const used = new Map<string, string>();
+      leaves(call.arguments, "", used);
+      for (const [path, value] of said) {
+        const got = used.get(path);
+        if (got !== undefined && got !== value && !found.some((f) => f.path === path && f.used === got))
+          found.push({ tool: action.name, path, said: value, used: got });
+      }
+    }
+  }
+  return found;
+}
+
+/** One sentence on why a call scored below 1 (undefined when it did not). */
+export function explainVoiceCall(
+  task: Task,
+  agentCalls: readonly ToolCall[],
+  rewardInfo: RewardInfo,
+  terminationReason: string,
+): string | undefined {
+  if (rewardInfo.reward >= 1) return undefined;
+  const misheard = misheardValues(task, agentCalls);
+  if (misheard.length > 0)
+    return misheard
+      .map((m) => `the caller said '${m.said}' and the agent used '${m.used}' (${m.tool} ${m.path})`)
+      .join("; ");
+  const checks = failedChecks(rewardInfo, terminationReason);
+  return checks.length > 0 ? checks.map((c) => `${c.kind}: ${c.check}`).join("; ") : undefined;
+}

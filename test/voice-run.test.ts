@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +12,7 @@ import { startMockRealtimeServer, type MockRealtimeServer } from "../src/testing
 import { startMockSpeechServer, type MockSpeechServer } from "../src/testing/mock-speech-server.js";
 import { goldVoicePolicy } from "../src/testing/gold-voice-policy.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
 
 // `passk run --voice` end to end, every part real but the models: the customer's words come from a
 // mock LLM, its voice from a mock speech endpoint speaking the test codec, the agent is a mock OpenAI
@@ -91,39 +92,41 @@ describe("passk run --voice against mock providers", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const voiceRunArgs = (domain: string, complexity: string, saveTo: string, extra: string[] = []) => [
+    "run",
+    "--voice",
+    "--domain",
+    domain,
+    "--task-ids",
+    ...tasks.filter((t) => t.user_scenario.instructions && domainOf(t) === domain).map((t) => t.id),
+    "--num-trials",
+    "2",
+    "--speech-complexity",
+    complexity,
+    "--clock",
+    "virtual",
+    "--voice-agent",
+    "openai:gpt-realtime",
+    "--voice-agent-url",
+    realtime.url,
+    "--user-llm",
+    "openai-compatible:mock-user",
+    "--user-llm-base-url",
+    llm.url,
+    "--user-voice",
+    "openai:gpt-4o-mini-tts",
+    "--max-concurrency",
+    "4",
+    "--save-to",
+    saveTo,
+    ...extra,
+  ];
+  const voiceEnv = () => ({
+    OPENAI_API_KEY: "sk-realtime-test-key-0001",
+    OPENAI_BASE_URL: `${speech.url}/v1`,
+  });
   const voiceRun = (domain: string, complexity: string, saveTo: string, extra: string[] = []) =>
-    runCli(
-      [
-        "run",
-        "--voice",
-        "--domain",
-        domain,
-        "--task-ids",
-        ...tasks.filter((t) => t.user_scenario.instructions && domainOf(t) === domain).map((t) => t.id),
-        "--num-trials",
-        "2",
-        "--speech-complexity",
-        complexity,
-        "--clock",
-        "virtual",
-        "--voice-agent",
-        "openai:gpt-realtime",
-        "--voice-agent-url",
-        realtime.url,
-        "--user-llm",
-        "openai-compatible:mock-user",
-        "--user-llm-base-url",
-        llm.url,
-        "--user-voice",
-        "openai:gpt-4o-mini-tts",
-        "--max-concurrency",
-        "4",
-        "--save-to",
-        saveTo,
-        ...extra,
-      ],
-      { env: { OPENAI_API_KEY: "sk-realtime-test-key-0001", OPENAI_BASE_URL: `${speech.url}/v1` } },
-    );
+    runCli(voiceRunArgs(domain, complexity, saveTo, extra), { env: voiceEnv() });
 
   for (const domain of DOMAINS) {
     it(`${domain}, control: every call reaches reward 1.0, in the reference's directory format`, async () => {
@@ -144,6 +147,37 @@ describe("passk run --voice against mock providers", () => {
       expect(result.stdout).not.toContain("sk-realtime-test-key-0001");
     }, 600_000);
   }
+
+  it("killed with SIGKILL mid-run, the same command continues it: finished calls kept, the rest run", async () => {
+    const saveTo = path.join(dir, "airline-killed");
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, "bin", "passk.js"),
+        ...voiceRunArgs("airline", "control", saveTo, ["--max-concurrency", "1"]),
+      ],
+      { cwd: REPO_ROOT, env: { ...process.env, ...voiceEnv() }, stdio: "ignore" },
+    );
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    await expect
+      .poll(() => simulationFiles(saveTo).length, { timeout: 120_000, interval: 50 })
+      .toBeGreaterThan(0);
+    child.kill("SIGKILL");
+    await exited;
+    const before = simulationFiles(saveTo);
+    expect(before.length).toBeLessThan(TASKS_PER_DOMAIN * 2);
+
+    const resumed = await runCli(voiceRunArgs("airline", "control", saveTo), { env: voiceEnv() });
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain(`continuing voice run in ${saveTo}`);
+    expect(resumed.stdout).toContain(`${before.length} call(s) were already on disk and were kept`);
+    const after = simulationFiles(saveTo);
+    expect(after).toEqual(expect.arrayContaining(before));
+    expect(after).toHaveLength(TASKS_PER_DOMAIN * 2);
+    expect(readVoiceResultsDir(saveTo).simulations).toHaveLength(TASKS_PER_DOMAIN * 2);
+    expect(resumed.stdout).toContain("average reward 1.000 · pass^1 1.000 · pass^2 1.000");
+  }, 600_000);
 
   it("airline and retail, regular: lost frames and bursts make the agent mishear ids, and the score drops", async () => {
     const misheard: string[] = [];
@@ -189,6 +223,12 @@ describe("passk run --voice against mock providers", () => {
     expect(explained).toBeGreaterThan(0);
   }, 600_000);
 });
+
+/** The simulation files of a run directory (none before its first call ends). */
+function simulationFiles(saveTo: string): string[] {
+  const folder = path.join(saveTo, "simulations");
+  return existsSync(folder) ? readdirSync(folder).filter((f) => f.endsWith(".json")) : [];
+}
 
 /** Every string inside a tool call's arguments. */
 function leaves(value: unknown): string[] {

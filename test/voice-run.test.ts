@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goldFinalMessage } from "../src/agents/gold-agent.js";
+import { editDistance } from "../src/core/errors.js";
 import type { Task } from "../src/core/task.js";
 import { readVoiceResultsDir } from "../src/formats/tau2/voice-results.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/mock-llm-server.js";
@@ -242,19 +243,5 @@ function leaves(value: unknown): string[] {
 function nearlySaid(value: string, said: string): boolean {
   return said
     .split(/[\s'",.()]+/)
-    .some((word) => word.length >= 3 && distance(word, value) > 0 && distance(word, value) <= 2);
-}
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
+    .some((word) => word.length >= 3 && editDistance(word, value) > 0 && editDistance(word, value) <= 2);
 }

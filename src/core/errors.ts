@@ -106,7 +106,8 @@ export function closest(value: string, candidates: readonly string[]): string | 
   return best;
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance between two strings. */
+export function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let previous = row[0]!;

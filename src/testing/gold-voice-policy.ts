@@ -1,4 +1,5 @@
 import { goldFinalMessage } from "../agents/gold-agent.js";
+import { editDistance } from "../core/errors.js";
 import type { Action, Task } from "../core/task.js";
 import type { MockRealtimeBrain, MockRealtimeTrigger, MockRealtimeTurn } from "./mock-realtime-server.js";
 
@@ -166,18 +167,4 @@ function words(text: string): string[] {
     .split(/\s+/)
     .map((word) => word.replace(/^[^\w@#]+|[^\w@]+$/g, ""))
     .filter((word) => word.length > 0);
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
 }

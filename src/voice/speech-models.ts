@@ -12,6 +12,7 @@ import {
 import { ConfigError, UnknownNameError } from "../core/errors.js";
 import { InfrastructureError } from "../core/llm.js";
 import { httpFetch } from "../llm/http-fetch.js";
+import { bytesToPcm16 } from "./audio.js";
 import {
   createDefaultProviderRegistry,
   envValue,
@@ -188,7 +189,10 @@ export function createSpeechModel(
           maxRetries,
           ...(speakOptions.signal ? { abortSignal: speakOptions.signal } : {}),
         });
-        return { samples: pcm16le(result.audio.uint8Array), sampleRate };
+        return {
+          samples: bytesToPcm16(result.audio.uint8Array.subarray(0, result.audio.uint8Array.length & ~1)),
+          sampleRate,
+        };
       } catch (error) {
         throw providerFailure(`speech model ${label}`, error, connection.secrets, connection.apiKeyEnv);
       }
@@ -352,15 +356,6 @@ function providerFailure(what: string, error: unknown, secrets: readonly string[
   }
   const message = last instanceof Error ? last.message : String(last);
   return new InfrastructureError(`${what} failed: ${redact(message)}`, attempts);
-}
-
-/** Little-endian 16-bit PCM bytes as samples (an odd trailing byte is dropped). */
-export function pcm16le(bytes: Uint8Array): Int16Array {
-  const count = Math.floor(bytes.byteLength / 2);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, count * 2);
-  const samples = new Int16Array(count);
-  for (let i = 0; i < count; i++) samples[i] = view.getInt16(i * 2, true);
-  return samples;
 }
 
 /** A mono 16-bit PCM WAV file of the audio. */

@@ -181,9 +181,13 @@ async function runOneCall(
       { ...result.simulation, reward_info: rewardInfo },
       (spec.audio ?? true) ? { wire: result.audio } : undefined,
     );
+    const { ticks } = result.simulation;
     const explanation = explainVoiceCall(
       task,
-      result.simulation.ticks.flatMap((tick) => tick.agent_tool_calls),
+      {
+        agentCalls: ticks.flatMap((tick) => tick.agent_tool_calls),
+        callerWords: ticks.map((tick) => tick.user_chunk?.content ?? "").join(""),
+      },
       rewardInfo,
       result.simulation.termination_reason,
     );

@@ -6,7 +6,8 @@ import { failedChecks } from "../metrics/failed-checks.js";
 // Why a voice call scored below 1, in one sentence resting on the record. The failure particular to the
 // phone is a value the caller said that reached a tool call changed: the agent misheard it. That is
 // found by comparing each gold action with the agent's call of the same tool, value by value, where the
-// gold value is one the caller knows (it is in their scenario). Anything else is the failed checks.
+// gold value is one the caller actually said (it is in the caller's words on the record, not only in
+// their scenario: a value they never said is not a mishearing). Anything else is the failed checks.
 
 /** A value of the agent's tool calls that differs from what the caller said. */
 export interface MisheardValue {
@@ -24,22 +25,21 @@ function leaves(value: unknown, path: string, out: Map<string, string>): void {
     for (const [key, item] of Object.entries(value)) leaves(item, path ? `${path}.${key}` : key, out);
 }
 
-function scenarioText(task: Task): string {
-  const { instructions } = task.user_scenario;
-  return (typeof instructions === "string" ? [instructions] : Object.values(instructions))
-    .filter((text): text is string => typeof text === "string")
-    .join("\n");
-}
-
-/** Values the caller said that reached the agent's tool calls changed, gold action by gold action. */
-export function misheardValues(task: Task, agentCalls: readonly ToolCall[]): MisheardValue[] {
-  const scenario = scenarioText(task);
+/**
+ * Values the caller said (`callerWords`: what the customer spoke, as written before speech) that reached
+ * the agent's tool calls changed, gold action by gold action.
+ */
+export function misheardValues(
+  task: Task,
+  agentCalls: readonly ToolCall[],
+  callerWords: string,
+): MisheardValue[] {
   const found: MisheardValue[] = [];
   for (const action of task.evaluation_criteria?.actions ?? []) {
     if (action.requestor === "user") continue;
     const gold = new Map<string, string>();
     leaves(action.arguments, "", gold);
-    const said = [...gold].filter(([, value]) => value.length >= 2 && scenario.includes(value));
+    const said = [...gold].filter(([, value]) => value.length >= 2 && callerWords.includes(value));
     if (said.length === 0) continue;
     for (const call of agentCalls.filter((c) => c.name === action.name)) {
       const used = new Map<string, string>();
@@ -57,12 +57,12 @@ export function misheardValues(task: Task, agentCalls: readonly ToolCall[]): Mis
 /** One sentence on why a call scored below 1 (undefined when it did not). */
 export function explainVoiceCall(
   task: Task,
-  agentCalls: readonly ToolCall[],
+  call: { agentCalls: readonly ToolCall[]; callerWords: string },
   rewardInfo: RewardInfo,
   terminationReason: string,
 ): string | undefined {
   if (rewardInfo.reward >= 1) return undefined;
-  const misheard = misheardValues(task, agentCalls);
+  const misheard = misheardValues(task, call.agentCalls, call.callerWords);
   if (misheard.length > 0)
     return misheard
       .map((m) => `the caller said '${m.said}' and the agent used '${m.used}' (${m.tool} ${m.path})`)

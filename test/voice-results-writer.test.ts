@@ -173,11 +173,9 @@ describe("a voice run in the reference's directory format", () => {
     const folder = path.join(scratch(), "run");
     const child = spawn(
       process.execPath,
-      [
-        path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs"),
-        "test/fixtures/voice-writer-child.ts",
-        folder,
-      ],
+      // One process (node with tsx's loader), so the kill reaches the writer itself: tsx's CLI would
+      // run the script in a child of its own that a SIGKILL to the CLI leaves writing.
+      ["--import", "tsx", "test/fixtures/voice-writer-child.ts", folder],
       { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";

@@ -2,7 +2,7 @@
  * A whole voice call (src/voice): a 10-minute full-duplex call (3,000 ticks of 0.2 s) through the tick
  * loop, the voice customer (its turn-taking, its speech resampled from 24 kHz, the task's `regular`
  * caller line: noise, bursts, muffling, band-pass, μ-law, frame drops) and an in-process agent that
- * hears the caller through the test speech codec and answers each utterance with 3 s of codec speech —
+ * hears the caller by loudness and answers each utterance with 3 s of codec speech —
  * every audio buffer real, the models in process (instant). Milliseconds per call and ticks per second
  * (fastest of 3 calls after 1 warm-up), how many such calls one core could carry in real time (call
  * length / CPU time), and the interaction metrics of the call (ms per simulation, against the
@@ -13,10 +13,10 @@
 import os from "node:os";
 import type { LanguageModel } from "../src/core/llm.js";
 import { computeInteractionMetrics } from "../src/metrics/interaction-metrics.js";
-import { speakTestSpeech, TestSpeechListener } from "../src/testing/speech-codec.js";
+import { speakTestSpeech } from "../src/testing/speech-codec.js";
 import { fixtureDomainData, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { toolSpecs } from "../src/env/tool-schema.js";
-import { mulawDecode, mulawEncode } from "../src/voice/audio.js";
+import { mulawDecode, mulawEncode, rms } from "../src/voice/audio.js";
 import {
   DEFAULT_TICK_SECONDS,
   WIRE_SAMPLE_RATE,
@@ -58,23 +58,30 @@ const codecSpeech: SpeechModel = {
   speak: async (text) => ({ samples: speakTestSpeech(text, 24_000), sampleRate: 24_000 }),
 };
 
-/** Hears each caller utterance through the codec and answers it with 3 s of codec speech. */
+/**
+ * Answers each caller utterance (loudness above the line's noise for 0.6 s, then 1 s of quiet) with 3 s
+ * of codec speech. It does not decode the caller: the bench measures passk's call, not the test codec.
+ */
 function listeningAgent(): VoiceAgent {
   const bytes = wireBytesPerTick(DEFAULT_TICK_SECONDS);
   const reply = mulawEncode(
     speakTestSpeech("Let me look that up for you, one moment please..", WIRE_SAMPLE_RATE),
   );
-  let listener = new TestSpeechListener(WIRE_SAMPLE_RATE);
+  let voiced = 0;
+  let quiet = 0;
   let playing = 0;
   let offset = 0;
   return {
     name: "bench-listener",
-    async start() {
-      listener = new TestSpeechListener(WIRE_SAMPLE_RATE);
-    },
+    async start() {},
     async stop() {},
     async tick(input) {
-      if (listener.push(mulawDecode(input.audio)).length > 0 && playing === 0) {
+      if (rms(mulawDecode(input.audio)) > 1500) {
+        voiced++;
+        quiet = 0;
+      } else quiet++;
+      if (voiced >= 3 && quiet >= 5 && playing === 0) {
+        voiced = 0;
         playing = Math.ceil(reply.length / bytes);
         offset = 0;
       }

@@ -43,6 +43,8 @@ run("metrics-trials.ts");
 run("interaction-metrics.ts");
 // The caller's line: a 10-minute call through `regular` voice effects, ms per call and ticks per second.
 run("voice-effects.ts");
+// A whole voice call: 10 minutes through the tick loop, the voice customer and the caller's line.
+run("voice-call.ts");
 // Adaptive trials against the fixed design, on the seeded flaky agent with a known truth.
 run("adaptive-trials.ts", ["0.05", "400"]);
 run("prompt-caching.ts");

@@ -12,6 +12,8 @@ import { mockReply } from "../src/testing/mock-llm-reply.js";
 import { startMockRealtimeServer, type MockRealtimeServer } from "../src/testing/mock-realtime-server.js";
 import { startMockSpeechServer, type MockSpeechServer } from "../src/testing/mock-speech-server.js";
 import { goldVoicePolicy } from "../src/testing/gold-voice-policy.js";
+import { goldVoiceAgentScript } from "../src/testing/gold-voice-script.js";
+import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
 import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
 
@@ -81,7 +83,15 @@ describe("passk run --voice against mock providers", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "passk-voice-run-"));
 
   beforeAll(async () => {
-    llm = await startMockLlmServer({ script: customerScript(tasks), recordRequests: false });
+    const customer = customerScript(tasks);
+    const agent = goldVoiceAgentScript(tasks);
+    llm = await startMockLlmServer({
+      script: (request) =>
+        isUserSimulatorRequest(request) || request.system.startsWith("You decide how a caller")
+          ? customer(request)
+          : agent(request),
+      recordRequests: false,
+    });
     speech = await startMockSpeechServer();
     realtime = await startMockRealtimeServer({
       brain: () => goldVoicePolicy(tasks),
@@ -148,6 +158,37 @@ describe("passk run --voice against mock providers", () => {
       expect(result.stdout).not.toContain("sk-realtime-test-key-0001");
     }, 600_000);
   }
+
+  it("a cascaded voice agent (transcription → passk's LLM agent → speech) reaches reward 1.0 on the same calls", async () => {
+    for (const domain of DOMAINS) {
+      const saveTo = path.join(dir, `${domain}-cascaded`);
+      const args = voiceRunArgs(domain, "control", saveTo).map((arg) =>
+        arg === "openai:gpt-realtime" ? "cascaded" : arg,
+      );
+      const result = await runCli(
+        [
+          ...args.filter((_, i) => args[i - 1] !== "--voice-agent-url" && args[i] !== "--voice-agent-url"),
+          "--agent-llm",
+          "openai-compatible:mock-agent",
+          "--agent-llm-base-url",
+          llm.url,
+          "--agent-stt",
+          "openai:gpt-4o-transcribe",
+          "--agent-tts",
+          "openai:gpt-4o-mini-tts",
+          // The agent's mock model tells calls apart only by their order.
+          "--max-concurrency",
+          "1",
+        ],
+        { env: voiceEnv() },
+      );
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("agent cascaded");
+      expect(result.stdout).toContain("average reward 1.000 · pass^1 1.000 · pass^2 1.000");
+      expect(simulationFiles(saveTo)).toHaveLength(TASKS_PER_DOMAIN * 2);
+    }
+  }, 600_000);
 
   it("killed with SIGKILL mid-run, the same command continues it: finished calls kept, the rest run", async () => {
     const saveTo = path.join(dir, "airline-killed");

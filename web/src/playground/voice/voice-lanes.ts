@@ -1,9 +1,27 @@
 import type { VoiceTickMessage } from "../../../../src/server/voice-call-protocol.js";
-import type { TimelineSegment, TimelineToolCall } from "../../components/voice-timeline.js";
 
 // A call's ticks as the timeline draws them: each side's runs of speech (its text joined), who started
 // over whom (an interruption, or a caller's short "mm-hm" over the agent: a backchannel), the agent's
 // tool calls at their tick, and the effects the caller's audio went through, counted.
+
+/** A stretch of one side's speech (the timeline's `TimelineSegment`; kept here so Node tests need no JSX). */
+export interface LaneSegment {
+  side: "customer" | "agent";
+  start: number;
+  end: number;
+  text: string;
+  interruption?: boolean;
+  backchannel?: boolean;
+}
+
+/** An agent's tool call at its tick (the timeline's `TimelineToolCall`). */
+export interface LaneToolCall {
+  id: string;
+  name: string;
+  time: number;
+  endTime?: number;
+  error?: boolean;
+}
 
 /** A caller's stretch over the agent shorter than this is a backchannel, not an interruption. */
 const BACKCHANNEL_SECONDS = 1.0;
@@ -11,10 +29,10 @@ const BACKCHANNEL_SECONDS = 1.0;
 export function timelineOf(
   ticks: readonly VoiceTickMessage[],
   tickSeconds: number,
-): { segments: TimelineSegment[]; toolCalls: TimelineToolCall[] } {
-  const segments: TimelineSegment[] = [];
-  const open: Partial<Record<"customer" | "agent", TimelineSegment>> = {};
-  const toolCalls: TimelineToolCall[] = [];
+): { segments: LaneSegment[]; toolCalls: LaneToolCall[] } {
+  const segments: LaneSegment[] = [];
+  const open: Partial<Record<"customer" | "agent", LaneSegment>> = {};
+  const toolCalls: LaneToolCall[] = [];
   ticks.forEach((tick, i) => {
     const time = i * tickSeconds;
     const sides = [
@@ -28,7 +46,7 @@ export function timelineOf(
         current.text += text;
       } else if (speaking) {
         const other = open[side === "customer" ? "agent" : "customer"];
-        const segment: TimelineSegment = {
+        const segment: LaneSegment = {
           side,
           start: time,
           end: time + tickSeconds,

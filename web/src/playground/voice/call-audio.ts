@@ -19,7 +19,9 @@ export interface PlayedTick {
 
 /** Plays ticks as one call's audio: tick i at start + i × tickSeconds. */
 export class TickPlayer {
-  private readonly ticks: PlayedTick[] = [];
+  /** Ticks received and not yet scheduled (tick `scheduled` first): played audio is not kept. */
+  private readonly queue: PlayedTick[] = [];
+  private received = 0;
   private start: number | null = null;
   private scheduled = 0;
   private readonly output: GainNode;
@@ -35,22 +37,23 @@ export class TickPlayer {
   }
 
   add(tick: PlayedTick): void {
-    this.ticks.push(tick);
+    this.queue.push(tick);
+    this.received++;
     this.pump();
   }
 
   /** Seconds of the call played so far. */
   played(): number {
     if (this.start === null) return 0;
-    return Math.max(0, Math.min(this.context.currentTime - this.start, this.ticks.length * this.tickSeconds));
+    return Math.max(0, Math.min(this.context.currentTime - this.start, this.received * this.tickSeconds));
   }
 
   /** Schedule the ticks due within the look-ahead (call it often: on each tick and on a timer). */
   pump(): void {
     const now = this.context.currentTime;
-    if (this.start === null && this.ticks.length > 0) this.start = now + LATENCY;
+    if (this.start === null && this.received > 0) this.start = now + LATENCY;
     if (this.start === null) return;
-    while (this.scheduled < this.ticks.length) {
+    while (this.queue.length > 0) {
       let at = this.start + this.scheduled * this.tickSeconds;
       if (at < now) {
         // A live tick came late: play it now and move the call's time with it.
@@ -58,7 +61,7 @@ export class TickPlayer {
         at = now + LATENCY;
       }
       if (at > now + LOOKAHEAD) break;
-      this.play(this.ticks[this.scheduled]!, at);
+      this.play(this.queue.shift()!, at);
       this.scheduled++;
     }
   }

@@ -146,8 +146,9 @@ export function VoicePlayground() {
             });
         }
       } else if (message.type === "tick") {
-        ticks.current.push(message);
         player.current?.add({ user: fromBase64(message.user), agent: fromBase64(message.agent) });
+        // The audio lives in the player until it is scheduled; the page keeps the rest of the tick.
+        ticks.current.push({ ...message, user: "", agent: "" });
       } else if (message.type === "ended") {
         setEnded(message);
         microphone.current?.close();

@@ -21,6 +21,9 @@ const RunsPage = lazy(() => import("./explorer/runs-page.js").then((m) => ({ def
 const SimulationPage = lazy(() =>
   import("./explorer/simulation-page.js").then((m) => ({ default: m.SimulationPage })),
 );
+const VoicePlayground = lazy(() =>
+  import("./playground/voice/voice-playground.js").then((m) => ({ default: m.VoicePlayground })),
+);
 const TrialsPage = lazy(() => import("./explorer/trials-page.js").then((m) => ({ default: m.TrialsPage })));
 
 /** The daily budget of a public deployment, always visible while a cap is set. */
@@ -120,7 +123,7 @@ export function App() {
     return () => clearInterval(timer);
   }, [refreshBudget]);
 
-  const section = route.page === "playground" ? "playground" : "explorer";
+  const section = route.page === "playground" || route.page === "voice" ? route.page : "explorer";
   return (
     <>
       <a
@@ -148,6 +151,9 @@ export function App() {
             >
               Playground
             </a>
+            <a href={href({ page: "voice" })} aria-current={section === "voice" ? "page" : undefined}>
+              Voice
+            </a>
             <a href={href({ page: "runs" })} aria-current={section === "explorer" ? "page" : undefined}>
               Runs
             </a>
@@ -165,6 +171,7 @@ export function App() {
           <Playground info={info} route={route} onConversationEnd={refreshBudget} />
         )}
         <Suspense fallback={<p className="page muted">Loading…</p>}>
+          {route.page === "voice" && <VoicePlayground />}
           {route.page === "runs" && <RunsPage />}
           {route.page === "run" && <RunPage runId={route.runId} />}
           {route.page === "simulation" && (

@@ -7,6 +7,7 @@ export type Route =
       taskId?: string;
       conversationId?: string;
     }
+  | { page: "voice" }
   | { page: "runs" }
   | { page: "run"; runId: string }
   | {
@@ -49,6 +50,7 @@ export function parseRoute(hash: string): Route {
       ...(fourth ? { conversationId: fourth } : {}),
     };
   }
+  if (first === "voice" && parts.length === 1) return { page: "voice" };
   if (first === "runs") {
     if (parts.length === 1) return { page: "runs" };
     if (second && parts.length === 2) return { page: "run", runId: second };
@@ -84,6 +86,8 @@ export function href(route: Route): string {
     case "playground":
       if (!route.domain) return "#/";
       return `#/play/${e(route.domain)}${route.taskId || route.conversationId ? `/${route.taskId ? e(route.taskId) : "-"}` : ""}${route.conversationId ? `/${e(route.conversationId)}` : ""}`;
+    case "voice":
+      return "#/voice";
     case "runs":
       return "#/runs";
     case "run":

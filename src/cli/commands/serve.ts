@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { Server } from "node:http";
 import path from "node:path";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
@@ -25,6 +26,9 @@ import { loadPerturbations } from "../domain-modules.js";
 import { createServer, type Participants } from "../../server/create-server.js";
 import { HUMAN_PACED_REPLAY } from "../../server/scripted-replay.js";
 import { sqliteRunStore } from "../../server/sqlite-run-store.js";
+import { attachVoicePlayground, type VoicePlaygroundDeps } from "../../server/voice-playground.js";
+import { createLanguageModel } from "../../llm/create-language-model.js";
+import { createSpeechModel } from "../../voice/speech-models.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { Store } from "../../store/store.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
@@ -232,7 +236,19 @@ async function startServe(options: ServeOptions, context: CliContext): Promise<v
   });
   // Parse every domain's data now, so that the first visitor does not wait for it.
   await app.request("/api/info");
-  await listen(app, options, context, () => {
+  const voice = (server: Server) =>
+    attachVoicePlayground(server, {
+      domains: context.domains,
+      dataDir,
+      loadDomainData,
+      env: context.env,
+      ...serveVoiceParticipants(options, context),
+      ...(offered.judge ? { judge: offered.judge } : {}),
+      allowedHosts: [options.host, ...(options.allowedHost ?? [])],
+      secrets: secretValues(context.env),
+      log: (line) => context.stderr.write(`${line}\n`),
+    });
+  await listen(app, options, context, voice, () => {
     gym?.closeAll();
     store.close();
     // The last conversations' spans reach the collector before the process exits.
@@ -245,6 +261,7 @@ function listen(
   app: ReturnType<typeof createServer>,
   options: ServeOptions,
   context: CliContext,
+  attach: (server: Server) => { close(): void },
   close: () => Promise<void>,
 ): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -253,13 +270,40 @@ function listen(
       println(context, `passk web app on http://${host}:${address.port}  (Ctrl-C to stop)`);
       if (options.gym) println(context, `agent gym on http://${host}:${address.port}/api/gym/sessions`);
     });
+    const voice = attach(server as Server);
     const stop = () => {
+      voice.close();
       server.close();
       void close().finally(resolve);
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+}
+
+/**
+ * The voice playground's participants: a realtime agent for each provider whose key is set, and a
+ * simulated customer speaking with OpenAI's voice when a model writes the customer's words and
+ * OPENAI_API_KEY is set (else the scripted, keyless customer).
+ */
+function serveVoiceParticipants(
+  options: ServeOptions,
+  context: CliContext,
+): Pick<VoicePlaygroundDeps, "agents" | "customer"> {
+  const env = context.env;
+  const agents = [
+    ...(env.OPENAI_API_KEY ? ["openai:gpt-realtime"] : []),
+    ...(env.GEMINI_API_KEY || env.GOOGLE_GENERATIVE_AI_API_KEY ? ["gemini"] : []),
+  ];
+  const userSpec = options.userLlm.find((spec) => !isScriptedSpec(spec));
+  const customer =
+    userSpec && env.OPENAI_API_KEY
+      ? {
+          llm: createLanguageModel(userSpec, { role: "user", env }),
+          speech: createSpeechModel("openai:gpt-4o-mini-tts", { env }),
+        }
+      : undefined;
+  return { agents, ...(customer ? { customer } : {}) };
 }
 
 interface OfferedParticipants {

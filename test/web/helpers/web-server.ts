@@ -6,6 +6,7 @@ import { builtinDomains } from "../../../src/domains/registry.js";
 import type { AnyDomain } from "../../../src/env/domain.js";
 import { DomainData } from "../../../src/formats/tau2/domain-data.js";
 import { createServer, type ServerDeps } from "../../../src/server/create-server.js";
+import { attachVoicePlayground } from "../../../src/server/voice-playground.js";
 import { tau2DataDir } from "../../../src/testing/tau2-fixtures.js";
 import { goldUser } from "../../../src/users/gold-user.js";
 import { WEB_DIST } from "./browser.js";
@@ -50,6 +51,13 @@ function listen(deps: Partial<ServerDeps>, port: number): Promise<Server> {
   const app = appOf(deps);
   return new Promise<Server>((resolve) => {
     const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, () => resolve(server as Server));
+    // The playground's voice calls (keyless: the scripted demo), as `passk serve` attaches them.
+    attachVoicePlayground(server as Server, {
+      domains: builtinDomains,
+      dataDir: tau2DataDir(),
+      loadDomainData: sharedDomainData,
+      env: {},
+    });
   });
 }
 

@@ -124,7 +124,9 @@ export function VoiceComparePage(props: { a: string; b: string }) {
                       <span className="muted small">{row.formatBand(row.b.interval)}</span>
                     </td>
                     <td
-                      className={v.tone === "good" ? "voice-better" : v.tone === "bad" ? "error-text" : "muted"}
+                      className={
+                        v.tone === "good" ? "voice-better" : v.tone === "bad" ? "error-text" : "muted"
+                      }
                     >
                       {v.text}
                     </td>

@@ -43,7 +43,7 @@ const ViewToolResultSchema = z.looseObject({
   content: z.string().nullable().default(null),
   error: z.boolean().nullable().default(false),
 });
-const ViewTickSchema = TickSchema.extend({
+export const ViewTickSchema = TickSchema.extend({
   agent_chunk: ViewChunkSchema.nullable().default(null),
   user_chunk: ViewChunkSchema.nullable().default(null),
   agent_tool_calls: z.array(ViewToolCallSchema).nullable().default(null),

@@ -7,51 +7,14 @@ import {
   ViewTickSchema,
   type ViewTick,
 } from "../src/voice/voice-run-views.js";
-import { quiet, scriptedCall, TICK, type ScriptedTick } from "./helpers/synthetic-voice-run.js";
+import { scriptedCall, TICK } from "./helpers/synthetic-voice-run.js";
+import { turnTakingScript } from "./helpers/voice-run-dir.js";
 
 // A call condensed for the explorer: each side's speech as segments, tool calls at their ticks, the
 // interaction-metric events labelled where they happened — on a hand-built call with a late answer, an
 // interruption the agent talks through, a backchannel, and the agent starting over the caller.
 
-const say = (
-  side: "user" | "agent",
-  n: number,
-  text: string,
-  extra: Partial<ScriptedTick> = {},
-): ScriptedTick[] =>
-  Array.from({ length: n }, (_, i) => ({
-    user: side === "user" ? (i === 0 ? text : "") : null,
-    agent: side === "agent" ? (i === 0 ? text : "") : null,
-    ...extra,
-  }));
-
-function script(): ScriptedTick[] {
-  const ticks: ScriptedTick[] = [
-    ...say("user", 5, "I need to change my flight."), // 0–4
-    ...quiet(12), // 5–16: the agent answers 2.4 s after
-    ...say("agent", 19, "Sure, let me look that up for you and see what we can do."), // 17–35
-    ...quiet(3), // 36–38
-    ...say("user", 3, "Okay thanks."), // 39–41
-    ...quiet(2), // 42–43
-    ...say("agent", 3, "You're welcome."), // 44–46
-    ...quiet(3), // 47–49
-    ...say("user", 5, "One more thing."), // 50–54
-    ...quiet(2),
-  ];
-  // The caller breaks in at 22–25 (the agent talks on), says "mm-hm" at 28; a lookup at 18, answered at 19;
-  // the agent starts at 53 while the caller still talks.
-  for (let t = 22; t <= 25; t++) ticks[t] = { ...ticks[t]!, user: t === 22 ? "Wait, wait." : "" };
-  ticks[28] = { ...ticks[28]!, user: "mm-hm", backchannel: true };
-  ticks[18] = {
-    ...ticks[18]!,
-    toolCall: { id: "c1", name: "get_reservation_details", arguments: { reservation_id: "EHGLP3" } },
-  };
-  ticks[19] = { ...ticks[19]!, toolResult: { id: "c1", content: "{}" } };
-  for (let t = 53; t <= 56; t++) ticks[t] = { ...ticks[t]!, agent: t === 53 ? "Of course." : "" };
-  return ticks;
-}
-
-const ticks = (): ViewTick[] => scriptedCall(script()).ticks.map((t) => ViewTickSchema.parse(t));
+const ticks = (): ViewTick[] => scriptedCall(turnTakingScript()).ticks.map((t) => ViewTickSchema.parse(t));
 
 describe("a voice call for the explorer", () => {
   it("condenses ticks to each side's segments, marking the interruption and the backchannel", () => {

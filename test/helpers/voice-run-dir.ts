@@ -11,6 +11,14 @@ import { startMockLlmServer } from "../../src/testing/mock-llm-server.js";
 import { startMockRealtimeServer } from "../../src/testing/mock-realtime-server.js";
 import { startMockSpeechServer } from "../../src/testing/mock-speech-server.js";
 import { fixtureDomainData } from "../../src/testing/tau2-fixtures.js";
+import { VoiceResultsWriter } from "../../src/voice/results-dir.js";
+import {
+  quiet,
+  scriptedCall,
+  simulationRecord,
+  syntheticInfo,
+  type ScriptedTick,
+} from "./synthetic-voice-run.js";
 
 // Real voice runs for the explorer's tests: `passk run --voice` run in-process against the mock realtime
 // agent (gold actions by ear), a mock customer LLM and the mock speech endpoint — the same pipeline as
@@ -147,4 +155,55 @@ async function passkInProcess(args: string[], env: Record<string, string>): Prom
   process.exitCode = undefined;
   if (code !== 0) throw new Error(`passk ${args[0]} exited ${code}:\n${stdout}\n${stderr}`);
   return stdout;
+}
+
+const say = (
+  side: "user" | "agent",
+  n: number,
+  text: string,
+  extra: Partial<ScriptedTick> = {},
+): ScriptedTick[] =>
+  Array.from({ length: n }, (_, i) => ({
+    user: side === "user" ? (i === 0 ? text : "") : null,
+    agent: side === "agent" ? (i === 0 ? text : "") : null,
+    ...extra,
+  }));
+
+/**
+ * A hand-built call full of turn-taking: the agent answers 2.4 s late, talks through the caller's
+ * interruption at ticks 22–25 (a failed yield) and a backchannel at 28, looks a reservation up at 18
+ * (answered at 19), answers 0.4 s after the caller's next turn and starts over the caller at 53.
+ */
+export function turnTakingScript(): ScriptedTick[] {
+  const ticks: ScriptedTick[] = [
+    ...say("user", 5, "I need to change my flight."), // 0–4
+    ...quiet(12), // 5–16: the agent answers 2.4 s after
+    ...say("agent", 19, "Sure, let me look that up for you and see what we can do."), // 17–35
+    ...quiet(3), // 36–38
+    ...say("user", 3, "Okay thanks."), // 39–41
+    ...quiet(2), // 42–43
+    ...say("agent", 3, "You're welcome."), // 44–46
+    ...quiet(3), // 47–49
+    ...say("user", 5, "One more thing."), // 50–54
+    ...quiet(2),
+  ];
+  // The caller breaks in at 22–25 (the agent talks on), says "mm-hm" at 28; a lookup at 18, answered at 19;
+  // the agent starts at 53 while the caller still talks.
+  for (let t = 22; t <= 25; t++) ticks[t] = { ...ticks[t]!, user: t === 22 ? "Wait, wait." : "" };
+  ticks[28] = { ...ticks[28]!, user: "mm-hm", backchannel: true };
+  ticks[18] = {
+    ...ticks[18]!,
+    toolCall: { id: "c1", name: "get_reservation_details", arguments: { reservation_id: "EHGLP3" } },
+  };
+  ticks[19] = { ...ticks[19]!, toolResult: { id: "c1", content: "{}" } };
+  for (let t = 53; t <= 56; t++) ticks[t] = { ...ticks[t]!, agent: t === 53 ? "Of course." : "" };
+  return ticks;
+}
+
+/** A one-call voice run of {@link turnTakingScript} (with its recording) at `folder`; its call's id. */
+export function writeTurnTakingRun(folder: string): string {
+  const call = scriptedCall(turnTakingScript());
+  const writer = VoiceResultsWriter.create(folder, { info: syntheticInfo(), tasks: [] });
+  writer.append(simulationRecord("turn-taking-0", "0", call.ticks, 0), { wire: call.wire });
+  return "turn-taking-0";
 }

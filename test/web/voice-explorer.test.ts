@@ -52,7 +52,7 @@ beforeAll(async () => {
     }
   }
   browser = await launchChromium();
-}, 240_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -24,7 +24,8 @@ import type {
 } from "./voice-api-schemas.js";
 
 // The explorer's voice runs, read from the folders `passk serve --voice-runs` was given. Each run is
-// read when asked for and kept while its files are unchanged (a run still being written is read again).
+// read when asked for; its summary is kept while its files are unchanged (a run still being written is
+// read again), and the last few runs are kept whole for their calls' pages.
 
 export class VoiceRunNotFoundError extends PasskError {
   constructor(runId: string) {
@@ -48,9 +49,8 @@ export class VoiceCallNotFoundError extends PasskError {
   }
 }
 
-interface Loaded {
+interface Summary {
   signature: string;
-  run: ExploredVoiceRun;
   summary: VoiceRunSummary;
   calls: VoiceCallSummary[];
 }
@@ -62,21 +62,29 @@ function signature(folder: string): string {
   return `${results.mtimeMs}:${results.size}:${statSync(simulations).mtimeMs}:${files}`;
 }
 
+/** Runs kept parsed whole (their ticks) for the call pages; summaries are kept for every run. */
 const KEPT_RUNS = 4;
 
 /** The voice runs of `roots` for the API; `roots` empty: none. */
 export function createVoiceRunServices(roots: readonly string[]): VoiceRunServices {
-  const cache = new Map<string, Loaded>();
+  const parsed = new Map<string, { signature: string; run: ExploredVoiceRun }>();
+  const summaries = new Map<string, Summary>();
 
-  const load = (entry: CatalogedVoiceRun): Loaded => {
+  const read = (entry: CatalogedVoiceRun): { signature: string; run: ExploredVoiceRun } => {
     const sig = signature(entry.folder);
-    const kept = cache.get(entry.folder);
-    if (kept && kept.signature === sig) {
-      cache.delete(entry.folder);
-      cache.set(entry.folder, kept);
-      return kept;
-    }
-    const run = readExploredVoiceRun(entry.folder);
+    const kept = parsed.get(entry.folder);
+    parsed.delete(entry.folder);
+    const fresh =
+      kept && kept.signature === sig ? kept : { signature: sig, run: readExploredVoiceRun(entry.folder) };
+    parsed.set(entry.folder, fresh);
+    while (parsed.size > KEPT_RUNS) parsed.delete(parsed.keys().next().value!);
+    return fresh;
+  };
+
+  const summarise = (entry: CatalogedVoiceRun): Summary => {
+    const kept = summaries.get(entry.folder);
+    if (kept && kept.signature === signature(entry.folder) && kept.summary.id === entry.id) return kept;
+    const { signature: sig, run } = read(entry);
     const passes = voicePassHatK(run.simulations, run.numTrials);
     const summary: VoiceRunSummary = {
       id: entry.id,
@@ -93,11 +101,9 @@ export function createVoiceRunServices(roots: readonly string[]): VoiceRunServic
       passHatKIntervals: passes.intervals,
       interaction: interactionPanel(run.simulations, runInteractionConfig(run)),
     };
-    const calls = run.simulations.map((s) => callSummary(entry, run, s));
-    const loaded = { signature: sig, run, summary, calls };
-    cache.set(entry.folder, loaded);
-    while (cache.size > KEPT_RUNS) cache.delete(cache.keys().next().value!);
-    return loaded;
+    const fresh = { signature: sig, summary, calls: run.simulations.map((s) => callSummary(entry, run, s)) };
+    summaries.set(entry.folder, fresh);
+    return fresh;
   };
 
   const find = (runId: string): CatalogedVoiceRun => {
@@ -108,25 +114,24 @@ export function createVoiceRunServices(roots: readonly string[]): VoiceRunServic
 
   const findCall = (runId: string, simulationId: string) => {
     const entry = find(runId);
-    const loaded = load(entry);
-    const simulation = loaded.run.simulations.find((s) => s.id === simulationId);
+    const { run } = read(entry);
+    const simulation = run.simulations.find((s) => s.id === simulationId);
     if (!simulation) throw new VoiceCallNotFoundError(runId, simulationId);
-    return { entry, loaded, simulation };
+    return { entry, run, simulation };
   };
 
   return {
     list(): VoiceRunList {
       const runs: VoiceRunSummary[] = [];
       const problems: string[] = [];
-      const found = discoverVoiceRuns(roots);
       for (const root of roots)
-        if (!found.some((r) => r.folder.startsWith(path.resolve(root)) || root === r.folder))
+        if (discoverVoiceRuns([root]).length === 0)
           problems.push(
             `"${path.basename(root)}" holds no voice run (results.json and simulations/ with ticks)`,
           );
-      for (const entry of found) {
+      for (const entry of discoverVoiceRuns(roots)) {
         try {
-          runs.push(load(entry).summary);
+          runs.push(summarise(entry).summary);
         } catch (error) {
           problems.push(
             `voice run "${entry.id}" cannot be read: ${PasskError.isInstance(error) ? error.code : "unreadable files"}`,
@@ -136,20 +141,19 @@ export function createVoiceRunServices(roots: readonly string[]): VoiceRunServic
       return { runs, problems };
     },
     detail(runId: string): VoiceRunDetail {
-      const loaded = load(find(runId));
-      return { run: loaded.summary, calls: loaded.calls };
+      const { summary, calls } = summarise(find(runId));
+      return { run: summary, calls };
     },
     call(runId: string, simulationId: string): VoiceCallDetail {
-      const { entry, loaded, simulation } = findCall(runId, simulationId);
-      const summary =
-        loaded.calls.find((c) => c.id === simulation.id) ?? callSummary(entry, loaded.run, simulation);
-      const view = voiceCallView(loaded.run, simulation);
+      const { entry, run, simulation } = findCall(runId, simulationId);
+      const summary = callSummary(entry, run, simulation);
+      const view = voiceCallView(run, simulation);
       return {
         runId,
         call: summary,
-        domain: loaded.run.domain,
-        speechComplexity: loaded.run.speechComplexity,
-        tickSeconds: loaded.run.tickSeconds,
+        domain: run.domain,
+        speechComplexity: run.speechComplexity,
+        tickSeconds: run.tickSeconds,
         segments: view.segments,
         toolCalls: view.toolCalls,
         events: view.events,

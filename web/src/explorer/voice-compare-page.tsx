@@ -117,11 +117,11 @@ export function VoiceComparePage(props: { a: string; b: string }) {
                     <td>{row.label}</td>
                     <td className="num">
                       {row.format(row.a.value)}{" "}
-                      <span className="muted small">{row.formatBand(row.a.interval)}</span>
+                      <span className="muted small voice-band">{row.formatBand(row.a.interval)}</span>
                     </td>
                     <td className="num">
                       {row.format(row.b.value)}{" "}
-                      <span className="muted small">{row.formatBand(row.b.interval)}</span>
+                      <span className="muted small voice-band">{row.formatBand(row.b.interval)}</span>
                     </td>
                     <td
                       className={

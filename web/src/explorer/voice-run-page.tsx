@@ -139,7 +139,7 @@ export function VoiceRunPage(props: { runId: string }) {
                     </a>
                   </td>
                   <td className="num">{call.trial ?? "—"}</td>
-                  <td className="num" style={{ background: rewardColor(call.reward) }}>
+                  <td className="num" style={{ background: rewardColor(call.reward), color: "#fff" }}>
                     {call.reward === null ? "—" : call.reward.toFixed(2)}
                   </td>
                   <td className="num">{formatSeconds(call.durationSec)}</td>

@@ -19,7 +19,7 @@ import { startWebServer, type WebServer } from "./helpers/web-server.js";
 // pipeline (`passk run --voice` against the mock realtime agent); screenshots go to $PASSK_SCREENS
 // (default /tmp/passk-screens) as voice-run-<width>.png, voice-call-<width>.png, voice-compare-<width>.png.
 
-/** Waits are on state; 90 s is over 3× the slowest test measured under load (12 s, most of it the first page load). */
+/** Waits are on state; 90 s is over 3× the slowest test measured under load (12 s: two pages, two screenshots). */
 const POLL = { timeout: 90_000 };
 const TEST_TIMEOUT = 360_000;
 const SCREENS = process.env.PASSK_SCREENS ?? "/tmp/passk-screens";

@@ -23,6 +23,7 @@ import type {
   TaskDetail,
   TaskPage,
 } from "./api-schemas.js";
+import type { VoiceCallDetail, VoiceRunDetail, VoiceRunList } from "./voice-api-schemas.js";
 
 /**
  * What the HTTP routes ask of the server, in the API's own types. The routes (`routes/`) depend on
@@ -43,6 +44,8 @@ export interface ApiServices {
   documents(domain: string, query: string): DocumentSearchResponse;
   conversations: ConversationServices;
   runs: RunServices;
+  /** Voice runs read from folders (`passk serve --voice-runs`). */
+  voiceRuns: VoiceRunServices;
   /** Removes every secret (API keys) from a text before it leaves the server. */
   redact(text: string): string;
   /** Per-client rate limit on the endpoints that start or drive work. */
@@ -107,4 +110,12 @@ export interface RunServices {
     note: NewSimulationNote,
   ): SimulationNote;
   removeNote(runId: string, id: number): { id: number };
+}
+
+export interface VoiceRunServices {
+  list(): VoiceRunList;
+  detail(runId: string): VoiceRunDetail;
+  call(runId: string, simulationId: string): VoiceCallDetail;
+  /** The call's both.wav, whole or the part a Range header asks for. */
+  audio(runId: string, simulationId: string, range: string | undefined): Response;
 }

@@ -30,6 +30,7 @@ import {
   SpendCapReachedError,
 } from "./server-errors.js";
 import { SpendTracker } from "./spend-tracker.js";
+import { createVoiceRunServices } from "./voice-runs.js";
 import { pacedAgent, replayCustomer, SCRIPTED_REPLAY_NOTICE } from "./scripted-replay.js";
 
 /**
@@ -287,6 +288,7 @@ export function createApiServices(deps: ServerDeps, limits: ServerLimits): ApiSe
       end: (id, ownerToken) => hub.end(id, ownerToken),
     },
     runs,
+    voiceRuns: createVoiceRunServices(deps.voiceRuns ?? []),
     redact: (text) => redactSecrets(text, secrets),
     rateLimited: rateLimit({
       max: limits.rateLimitMax,

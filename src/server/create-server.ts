@@ -82,6 +82,8 @@ export interface ServerDeps {
    */
   loadDomainData?: (domain: AnyDomain, dataDir: string) => DomainData;
   participants: Participants;
+  /** Folders of voice runs for the explorer (`--voice-runs`): each a voice run directory or a folder of them. */
+  voiceRuns?: readonly string[];
   /** Runs for the explorer; without one the explorer answers 404. */
   store?: RunStore;
   /**

@@ -24,6 +24,15 @@ const SimulationPage = lazy(() =>
 const VoicePlayground = lazy(() =>
   import("./playground/voice/voice-playground.js").then((m) => ({ default: m.VoicePlayground })),
 );
+const VoiceRunPage = lazy(() =>
+  import("./explorer/voice-run-page.js").then((m) => ({ default: m.VoiceRunPage })),
+);
+const VoiceCallPage = lazy(() =>
+  import("./explorer/voice-call-page.js").then((m) => ({ default: m.VoiceCallPage })),
+);
+const VoiceComparePage = lazy(() =>
+  import("./explorer/voice-compare-page.js").then((m) => ({ default: m.VoiceComparePage })),
+);
 const TrialsPage = lazy(() => import("./explorer/trials-page.js").then((m) => ({ default: m.TrialsPage })));
 
 /** The daily budget of a public deployment, always visible while a cap is set. */
@@ -185,6 +194,9 @@ export function App() {
           )}
           {route.page === "compare" && <ComparePage a={route.a} b={route.b} />}
           {route.page === "trials" && <TrialsPage route={route} />}
+          {route.page === "voice-run" && <VoiceRunPage runId={route.runId} />}
+          {route.page === "voice-call" && <VoiceCallPage runId={route.runId} callId={route.callId} />}
+          {route.page === "voice-compare" && <VoiceComparePage a={route.a} b={route.b} />}
         </Suspense>
         {route.page === "not-found" && (
           <NotFound title="No such page" message={`There is no page at #/${route.path}.`} />

@@ -20,6 +20,10 @@ export type Route =
       turn?: number;
     }
   | { page: "compare"; a: string; b: string }
+  /** A voice run read from a folder (`passk serve --voice-runs`), one of its calls, two side by side. */
+  | { page: "voice-run"; runId: string }
+  | { page: "voice-call"; runId: string; callId: string }
+  | { page: "voice-compare"; a: string; b: string }
   | {
       page: "trials";
       domain: string;
@@ -62,6 +66,11 @@ export function parseRoute(hash: string): Route {
       if (seventh === "turn" && turn !== undefined && parts.length === 8)
         return { page: "simulation", runId: second, domain: fourth, taskId: fifth, trial, turn };
   }
+  if (first === "voice-runs" && second && parts.length === 2) return { page: "voice-run", runId: second };
+  if (first === "voice-runs" && second && third === "calls" && fourth && parts.length === 4)
+    return { page: "voice-call", runId: second, callId: fourth };
+  if (first === "voice-compare" && second && third && parts.length === 3)
+    return { page: "voice-compare", a: second, b: third };
   if (first === "compare" && second && third && parts.length === 3)
     return { page: "compare", a: second, b: third };
   // #/trials/<domain>/<task>/<runA>/<trialA>/<runB>/<trialB>
@@ -96,6 +105,12 @@ export function href(route: Route): string {
       return `#/runs/${e(route.runId)}/simulations/${e(route.domain)}/${e(route.taskId)}/${route.trial}${route.turn === undefined ? "" : `/turn/${route.turn}`}`;
     case "compare":
       return `#/compare/${e(route.a)}/${e(route.b)}`;
+    case "voice-run":
+      return `#/voice-runs/${e(route.runId)}`;
+    case "voice-call":
+      return `#/voice-runs/${e(route.runId)}/calls/${e(route.callId)}`;
+    case "voice-compare":
+      return `#/voice-compare/${e(route.a)}/${e(route.b)}`;
     case "trials":
       return `#/trials/${e(route.domain)}/${e(route.taskId)}/${e(route.a.runId)}/${route.a.trial}/${e(route.b.runId)}/${route.b.trial}`;
     case "not-found":

@@ -84,6 +84,7 @@ const ServeOptionsSchema = z.object({
   perturbationModule: z.array(z.string().min(1)).optional(),
   gym: z.boolean().optional(),
   gymMaxSessions: z.coerce.number().int().positive().max(10_000),
+  voiceRuns: z.array(z.string().min(1)).optional(),
 });
 
 /** `passk serve`: the playground and the run explorer on one local web server. */
@@ -178,6 +179,10 @@ function withServeLimitOptions(command: Command): Command {
       "a module exporting your own perturbations (definePerturbation), offered by the playground's Perturb (repeatable)",
       (value: string, previous: string[] = []) => [...previous, value],
     )
+    .option(
+      "--voice-runs <dir...>",
+      "voice runs for the explorer: each a `passk run --voice --save-to` folder, or a folder holding such runs",
+    )
     .option("--gym", "also serve the agent gym (reset/step sessions over HTTP) at /api/gym")
     .option("--gym-max-sessions <n>", "gym sessions held at once (idle ones expire after 10 min)", "64")
     .option(
@@ -210,6 +215,7 @@ async function startServe(options: ServeOptions, context: CliContext): Promise<v
     loadDomainData,
     participants: offered.participants,
     store: sqliteRunStore(store),
+    ...(options.voiceRuns ? { voiceRuns: voiceRunFolders(options.voiceRuns, context) } : {}),
     ...(offered.judge ? { judge: offered.judge } : {}),
     ...(context.perturbations ? { perturbations: context.perturbations } : {}),
     limits: {
@@ -465,4 +471,16 @@ function serveGym(
       create: (spec) => offered.participants.customerFor(spec),
     },
   );
+}
+
+/** `--voice-runs`: absolute folders; one that is not there is named now, not later as an empty list. */
+function voiceRunFolders(folders: readonly string[], context: CliContext): string[] {
+  return folders.map((folder) => {
+    const absolute = path.resolve(folder);
+    if (!existsSync(absolute))
+      context.stderr.write(
+        `warning: --voice-runs ${folder}: no such folder (the explorer lists no run from it)\n`,
+      );
+    return absolute;
+  });
 }

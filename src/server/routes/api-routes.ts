@@ -3,6 +3,7 @@ import type { ApiServices } from "../api-services.js";
 import { conversationRoutes } from "./conversation-routes.js";
 import { domainRoutes } from "./domain-routes.js";
 import { runRoutes } from "./run-routes.js";
+import { voiceRunRoutes } from "./voice-run-routes.js";
 
 /**
  * Every route of the web API (mounted at `/api`), one module per area. The web client is typed with
@@ -13,7 +14,8 @@ export function apiRoutes(services: ApiServices) {
   return new Hono()
     .route("/", domainRoutes(services))
     .route("/conversations", conversationRoutes(services))
-    .route("/", runRoutes(services));
+    .route("/", runRoutes(services))
+    .route("/voice-runs", voiceRunRoutes(services));
 }
 
 /** The API's route types, for a typed client: `hc<ApiType>(origin + "/api")`. */

@@ -101,7 +101,7 @@ const formatSeconds = (s: number) => {
 
 const LANE_HEIGHT = 28;
 const EVENT_ROW = 18;
-const TOOL_ROW = 22;
+const TOOL_ROW = 36;
 const AXIS = 16;
 
 export function VoiceTimeline(props: VoiceTimelineProps) {
@@ -183,6 +183,7 @@ export function VoiceTimeline(props: VoiceTimelineProps) {
                 fontSize: 10,
                 color: COLORS.muted,
                 paddingLeft: 2,
+                whiteSpace: "nowrap",
               }}
             >
               {formatSeconds(t)}
@@ -284,7 +285,7 @@ export function VoiceTimeline(props: VoiceTimelineProps) {
             aria-label="tool calls"
             style={{ position: "absolute", left: 0, right: 0, top: toolTop, height: TOOL_ROW }}
           >
-            {props.toolCalls.map((call) => {
+            {props.toolCalls.map((call, i) => {
               const end = call.endTime ?? call.time;
               const label = `${call.name} at ${formatSeconds(call.time)}${call.endTime !== undefined ? `, result at ${formatSeconds(call.endTime)}` : ", no result"}${call.error ? " (error)" : ""}`;
               return (
@@ -307,8 +308,9 @@ export function VoiceTimeline(props: VoiceTimelineProps) {
                 >
                   <span
                     style={{
+                      // Neighbouring calls' names alternate between two rows so they do not overprint.
                       position: "absolute",
-                      top: 6,
+                      top: i % 2 === 0 ? 6 : 19,
                       left: 0,
                       fontSize: 10,
                       whiteSpace: "nowrap",

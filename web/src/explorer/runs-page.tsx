@@ -17,6 +17,7 @@ import { ownedConversationIds } from "../playground/owned-conversations.js";
 import { useApiGet } from "../use-api-get.js";
 import { PassKChart, type PassKSeries } from "./pass-k-chart.js";
 import { RunProgressLine, RunStatusBadge, pollEvery } from "./run-progress.js";
+import { VoiceRunsSection } from "./voice-runs-section.js";
 
 export function runName(run: RunSummary): string {
   return run.label ?? run.model ?? run.id;
@@ -412,6 +413,7 @@ export function RunsPage() {
           <PassKChart series={chart} />
         </section>
       )}
+      <VoiceRunsSection />
       <Conversations />
     </div>
   );

@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
 import type { Task } from "../core/task.js";
 import type { Judge } from "../core/judge.js";
 import { InfrastructureError } from "../core/llm.js";
@@ -16,6 +19,7 @@ import { createCallerLine } from "../voice/effects/caller-line.js";
 import { loadCallerNoise } from "../voice/effects/noise.js";
 import { VoiceResultsWriter, voiceRunInfo, type VoiceParticipantInfo } from "../voice/results-dir.js";
 import { passkVersion } from "../version.js";
+import type { VoicePricing } from "../voice/voice-cost.js";
 
 // A voice run: tasks × trials of full-duplex calls, each graded as the reference grades voice runs and
 // written as it finishes to the reference's directory results format, so a killed run loses nothing
@@ -49,6 +53,8 @@ export interface VoiceRunSpec {
   noiseSubstitutes?: boolean;
   /** Write both.wav and the label tracks of each call (default true). */
   audio?: boolean;
+  /** How the agent's usage is priced: the price table, with `--prices` overrides. */
+  pricing?: VoicePricing;
 }
 
 /** Who takes part: a fresh agent and customer per call. */
@@ -83,6 +89,8 @@ export interface VoiceRunOutcome {
   /** pass^k for k = 1…numTrials over tasks with every trial graded. */
   passHatK: Record<number, number>;
   averageReward: number | null;
+  /** USD over the calls on disk, each side's; null, with the first reason, when any call's is unknown. */
+  cost: { agent: number | null; user: number | null; agentUnknown?: string; userUnknown?: string };
 }
 
 export interface VoiceRunOptions {
@@ -170,6 +178,7 @@ async function runOneCall(
       trial,
       simulationId,
       ...(signal ? { signal } : {}),
+      ...(spec.pricing ? { pricing: spec.pricing } : {}),
     });
     const rewardInfo = await gradeVoiceCall(
       task,
@@ -222,7 +231,7 @@ async function runOneCall(
 function summarise(
   writer: VoiceResultsWriter,
   numTrials: number,
-): { passHatK: Record<number, number>; averageReward: number | null } {
+): Pick<VoiceRunOutcome, "passHatK" | "averageReward" | "cost"> {
   const byTask = new Map<string, number[]>();
   for (const entry of writer.entries()) {
     if (entry.reward === null) continue;
@@ -239,5 +248,41 @@ function summarise(
   return {
     passHatK: passes,
     averageReward: rewards.length === 0 ? null : rewards.reduce((a, b) => a + b, 0) / rewards.length,
+    cost: runCost(writer),
+  };
+}
+
+const CostFieldsSchema = z.looseObject({
+  agent_cost: z.number().nullable().optional(),
+  user_cost: z.number().nullable().optional(),
+  info: z
+    .looseObject({ agent_cost_unknown: z.string().optional(), user_cost_unknown: z.string().optional() })
+    .nullable()
+    .optional(),
+});
+
+/** Each side's cost over the graded calls on disk (resumed ones included), from their records. */
+function runCost(writer: VoiceResultsWriter): VoiceRunOutcome["cost"] {
+  let agent: number | null = 0;
+  let user: number | null = 0;
+  let agentUnknown: string | undefined;
+  let userUnknown: string | undefined;
+  for (const entry of writer.entries()) {
+    const file = path.join(writer.folder, "simulations", `${entry.id}.json`);
+    const record = CostFieldsSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+    if (record.agent_cost === null || record.agent_cost === undefined) {
+      agent = null;
+      agentUnknown ??= record.info?.agent_cost_unknown;
+    } else if (agent !== null) agent += record.agent_cost;
+    if (record.user_cost === null || record.user_cost === undefined) {
+      user = null;
+      userUnknown ??= record.info?.user_cost_unknown;
+    } else if (user !== null) user += record.user_cost;
+  }
+  return {
+    agent,
+    user,
+    ...(agentUnknown !== undefined ? { agentUnknown } : {}),
+    ...(userUnknown !== undefined ? { userUnknown } : {}),
   };
 }

@@ -49,9 +49,14 @@ export interface VoiceUsageRecord {
   outputAudioTokens?: number;
   inputTextTokens?: number;
   outputTextTokens?: number;
+  /** Of the input tokens above, those read from the provider's cache (text, audio). */
+  cachedInputTextTokens?: number;
+  cachedInputAudioTokens?: number;
   /** Audio seconds billed (transcription and speech models bill by time or characters). */
   audioSeconds?: number;
   characters?: number;
+  /** USD, when passk's LLM layer already priced the use (the cascade's text agent); null: no price. */
+  cost?: number | null;
 }
 
 /** What the agent hears and receives in one tick. */

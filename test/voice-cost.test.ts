@@ -11,7 +11,7 @@ import { startMockSpeechServer, type MockSpeechServer } from "../src/testing/moc
 import { goldVoicePolicy } from "../src/testing/gold-voice-policy.js";
 import { goldVoiceAgentScript } from "../src/testing/gold-voice-script.js";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
-import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
+import { fixtureDomainData, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { voiceSessionCost } from "../src/voice/voice-cost.js";
 import { runCli } from "./helpers/run-cli.js";
 
@@ -156,12 +156,31 @@ function firstLine(task: Task): string {
 }
 
 interface WrittenSimulation {
+  seed: number;
+  speech_environment?: Record<string, unknown>;
+  effect_timeline?: {
+    events: {
+      effect_type: string;
+      start_ms: number;
+      end_ms: number | null;
+      duration_ms: number | null;
+      params: Record<string, unknown> | null;
+    }[];
+  };
   agent_cost: number | null;
   user_cost: number | null;
   agent_usage: { cost: number | null; records: { component: string }[] } | null;
   info: Record<string, unknown>;
   reward_info: { reward: number };
-  ticks: { user_chunk: { cost: number | null; usage: Record<string, unknown> | null } | null }[];
+  ticks: {
+    tick_id: number;
+    user_chunk: {
+      cost: number | null;
+      usage: Record<string, unknown> | null;
+      channel_effects: { frame_drop_ms: number } | null;
+      source_effects: { burst_noise_file: string | null } | null;
+    } | null;
+  }[];
 }
 
 function readSimulations(dir: string): WrittenSimulation[] {
@@ -349,6 +368,68 @@ describe("a voice run's cost, against mock providers", () => {
       (agentChars * PRICES.models["openai:gpt-4o-mini-tts"].input_mchars) / 1e6;
     expect(simulation!.agent_cost).toBeCloseTo(agentExpected, 12);
     expect(simulation!.agent_usage!.records.map((r) => r.component).sort()).toEqual(["llm", "stt", "tts"]);
+  }, 240_000);
+
+  it("records the caller's environment as used and the effects that fired, tick by tick", async () => {
+    const saveTo = path.join(dir, "regular");
+    const result = await runCli(
+      args(saveTo, [
+        "--voice-agent",
+        "openai:gpt-realtime",
+        "--voice-agent-url",
+        realtime.url,
+        "--speech-complexity",
+        "regular",
+        "--substitute-missing-noise",
+        "--num-trials",
+        "2",
+      ]),
+      { env: env() },
+    );
+    expect(result.code).toBe(0);
+    const settings = (
+      JSON.parse(readFileSync(path.join(tau2DataDir(), "airline", "tasks_voice.json"), "utf8")) as {
+        configs: Record<string, { configs: Record<string, Record<string, unknown>> }>;
+      }
+    ).configs[task.id]!.configs.regular!;
+    const simulations = readSimulations(saveTo);
+    expect(simulations).toHaveLength(2);
+    let drops = 0;
+    let bursts = 0;
+    for (const simulation of simulations) {
+      const environment = simulation.speech_environment!;
+      expect(environment.persona_name).toBe(settings.persona_name);
+      expect(environment.complexity).toBe("regular");
+      expect(environment.channel_effects_config).toEqual(settings.channel_effects_config);
+      expect(environment.source_effects_config).toEqual(settings.source_effects_config);
+      expect(environment.voice_seed).toBe(simulation.seed);
+      const events = simulation.effect_timeline!.events;
+      // Every tick that lost audio on the line has frame drops on the timeline summing to its loss.
+      const tickMs = 200;
+      for (const tick of simulation.ticks) {
+        const lost = tick.user_chunk?.channel_effects?.frame_drop_ms ?? 0;
+        const start = tick.tick_id * tickMs;
+        const inTick = events
+          .filter((e) => e.effect_type === "frame_drop" && e.start_ms >= start && e.start_ms < start + tickMs)
+          .reduce((sum, e) => sum + e.duration_ms!, 0);
+        expect(Math.abs(inTick - lost)).toBeLessThanOrEqual(1);
+        drops += lost > 0 ? 1 : 0;
+        // A burst that started in a tick is on the timeline from within that tick, with its file.
+        const file = tick.user_chunk?.source_effects?.burst_noise_file;
+        if (file) {
+          bursts++;
+          const burst = events.find(
+            (e) => e.effect_type === "burst_noise" && e.start_ms >= start && e.start_ms < start + tickMs,
+          );
+          expect(burst?.params).toMatchObject({ file });
+          expect(burst!.end_ms!).toBeGreaterThan(burst!.start_ms);
+        }
+      }
+      expect(events.map((e) => e.start_ms)).toEqual([...events.map((e) => e.start_ms)].sort((a, b) => a - b));
+    }
+    // The regular line loses frames on these calls (the settings' drop rate is above 0).
+    expect(drops).toBeGreaterThan(0);
+    expect(bursts + drops).toBeGreaterThan(0);
   }, 240_000);
 
   it("without prices for its models, each side's cost is unknown and says why", async () => {

@@ -189,6 +189,8 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
           llmBackchannel: settings.use_llm_backchannel,
         }),
       customerInfo: { implementation: "passk_voice_customer", llm: flags.userLlm },
+      customerVoice: (settings) =>
+        voiceOf(settings.persona_name, userVoice.provider, env).voice ?? userVoice.voice,
     },
     { onCall: (call) => println(context, describeCall(call)) },
   );

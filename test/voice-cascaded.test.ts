@@ -201,7 +201,13 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
     expect(usage.filter((u) => u.source === "llm")).toHaveLength(2);
     expect(usage.filter((u) => u.source === "llm").every((u) => (u.inputTextTokens ?? 0) > 0)).toBe(true);
     expect(usage.filter((u) => u.source === "speech")).toEqual([
-      { source: "speech", model: "openai:gpt-4o-mini-tts", characters: reply.length },
+      {
+        source: "speech",
+        model: "openai:gpt-4o-mini-tts",
+        characters: reply.length,
+        // The mock speaks the test codec at OpenAI's pcm rate, 24 kHz.
+        audioSeconds: speakTestSpeech(reply, 24_000).length / 24_000,
+      },
     ]);
   });
 
@@ -316,7 +322,12 @@ describe("cascaded voice agent over HTTP (mock transcription and speech, passk's
     const rms = Math.sqrt(pcm.reduce((sum, v) => sum + v * v, 0) / pcm.length);
     expect(rms).toBeGreaterThan(500);
     expect(outputs.flatMap((o) => o.usage ?? []).filter((u) => u.source === "speech")).toEqual([
-      { source: "speech", model: "espeak-ng:en-us", characters: reply.length },
+      {
+        source: "speech",
+        model: "espeak-ng:en-us",
+        characters: reply.length,
+        audioSeconds: expect.any(Number),
+      },
     ]);
   });
 

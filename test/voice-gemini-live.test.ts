@@ -109,6 +109,62 @@ describe("Gemini Live voice agent (over the mock's WebSocket)", () => {
     );
   });
 
+  it("goAway: resumes the conversation in a new session from its handle, mid-utterance, without losing the turn", async () => {
+    const gemini = await mock({
+      brain: (event) => {
+        if (event.kind === "heard") {
+          const id = reservationIn(event.text);
+          return id
+            ? {
+                say: "One moment.",
+                toolCalls: [{ name: "get_reservation_details", args: { reservation_id: id } }],
+              }
+            : { say: "Which reservation?" };
+        }
+        const output = String(event.results[0]?.response.output ?? "");
+        return { say: `Status: ${JSON.parse(output).status}.` };
+      },
+      // Every connection is told to go away after 4 messages (0.8 s of audio): the caller's request
+      // (about 1.3 s, from the third tick) is cut by one, and the tool call and its result by others.
+      goAwayAfterMessages: 4,
+    });
+    const agent = geminiLiveAgent({ baseUrl: gemini.baseUrl, apiKey: gemini.apiKey, model: "mock-live" });
+    const played = await playCall(
+      agent,
+      callerTicks([{ silence: 0.4 }, { say: "Reservation XK42PQ please" }]),
+      {
+        ticks: 120,
+        answer: (call) => ({
+          content: JSON.stringify({ id: call.arguments.reservation_id, status: "confirmed" }),
+        }),
+      },
+    );
+    // One conversation, carried over many connections: each goAway was followed by a resumed session.
+    expect(gemini.sessions).toHaveLength(1);
+    const session = gemini.sessions[0]!;
+    expect(session.goAways).toBeGreaterThanOrEqual(10);
+    // (A goAway on the call's last ticks needs no new session.)
+    expect(session.connections).toBeGreaterThanOrEqual(session.goAways);
+    expect(session.connections).toBeLessThanOrEqual(session.goAways + 1);
+    // The utterance cut by a goAway was heard whole, the tool call answered on a later session.
+    expect(session.heard).toEqual(["Reservation XK42PQ please"]);
+    expect(played.toolCalls.map((c) => c.call.arguments)).toEqual([{ reservation_id: "XK42PQ" }]);
+    expect(session.toolResponses).toHaveLength(1);
+    expect(hearAgent(played)).toBe("One moment.Status: confirmed.");
+    // Every tick's audio reached the server, as on a call without goAway: nothing was sent on a
+    // session after its goAway.
+    const heardWithGoAway = session.secondsHeard;
+    await server?.close();
+    const steady = await mock({ brain: () => undefined });
+    await playCall(
+      geminiLiveAgent({ baseUrl: steady.baseUrl, apiKey: steady.apiKey }),
+      callerTicks([{ silence: 0.4 }, { say: "Reservation XK42PQ please" }]),
+      { ticks: 120 },
+    );
+    expect(steady.sessions[0]!.goAways).toBe(0);
+    expect(heardWithGoAway).toBe(steady.sessions[0]!.secondsHeard);
+  });
+
   it("gives a call an id of its own when Gemini leaves it out, and answers under the empty id", async () => {
     const gemini = await mock({
       omitCallIds: true,

@@ -3,12 +3,24 @@ import { z } from "zod";
 import { ConfigError, InvalidInputFileError } from "../core/errors.js";
 import { parseJsonFile, readInputText, validateInputFile } from "../formats/json-file.js";
 
-/** USD per million tokens, with genai-prices' key names. Cache rates default to the input rate. */
+/**
+ * USD per million tokens, with genai-prices' key names. Cache rates default to the input rate. Audio
+ * models add their audio rates, also the table's names: audio tokens (`input_audio_mtok`,
+ * `output_audio_mtok`, `cache_audio_read_mtok`), audio time (`input_audio_hours` for transcription and
+ * per-minute realtime agents, `output_audio_hours` for speech: USD per hour) and characters spoken
+ * (`input_mchars`: USD per million characters).
+ */
 export const ModelPriceSchema = z.strictObject({
   input_mtok: z.number().nonnegative(),
   output_mtok: z.number().nonnegative(),
   cache_read_mtok: z.number().nonnegative().optional(),
   cache_write_mtok: z.number().nonnegative().optional(),
+  input_audio_mtok: z.number().nonnegative().optional(),
+  output_audio_mtok: z.number().nonnegative().optional(),
+  cache_audio_read_mtok: z.number().nonnegative().optional(),
+  input_audio_hours: z.number().nonnegative().optional(),
+  output_audio_hours: z.number().nonnegative().optional(),
+  input_mchars: z.number().nonnegative().optional(),
 });
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
@@ -44,12 +56,37 @@ export function loadPriceOverrides(file: string): PriceOverrides {
 }
 
 export interface TokenUsage {
-  /** All prompt tokens, cached ones included. */
+  /** All prompt tokens, cached ones and audio ones included. */
   inputTokens: number;
+  /** All output tokens, audio ones included. */
   outputTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Audio tokens among `inputTokens` (realtime speech-to-speech models). */
+  inputAudioTokens?: number;
+  /** Audio tokens among `outputTokens`. */
+  outputAudioTokens?: number;
+  /** Audio tokens among `cacheReadTokens`. */
+  cacheAudioReadTokens?: number;
+  /** Seconds of audio billed by time on the way in (transcription, per-minute realtime agents). */
+  inputAudioSeconds?: number;
+  /** Seconds of audio billed by time on the way out (speech models priced per minute). */
+  outputAudioSeconds?: number;
+  /** Characters billed (speech models priced per character). */
+  inputCharacters?: number;
 }
+
+/** A priced call, or why it has no price (never a silent 0). */
+export type PricedUsage = { cost: number } | { cost: null; reason: string };
+
+/** The usage meters that need a rate of their own (the price key that rates each, in the table's names). */
+const METERED = [
+  ["inputAudioTokens", "input_audio_mtok", "audio input tokens"],
+  ["outputAudioTokens", "output_audio_mtok", "audio output tokens"],
+  ["inputAudioSeconds", "input_audio_hours", "audio input time"],
+  ["outputAudioSeconds", "output_audio_hours", "audio output time"],
+  ["inputCharacters", "input_mchars", "characters"],
+] as const;
 
 /** Where the price table should look a model up: a known provider id, or the API base URL it was called at. */
 export interface PriceLookup {
@@ -73,6 +110,40 @@ export function callCost(input: {
   return priceCalculation(input)?.total_price ?? null;
 }
 
+/**
+ * USD cost of one metered use, or the reason it has none: the model is in neither the override file
+ * nor the table, or the model's price has no rate for a meter the use has (audio tokens priced only as
+ * text, seconds of a model priced by the token): an unknown price is never read as 0.
+ */
+export function priceUsage(input: {
+  provider: string;
+  model: string;
+  usage: TokenUsage;
+  lookup: PriceLookup;
+  overrides?: PriceOverrides;
+  at?: Date;
+}): PricedUsage {
+  const calculation = tableCalculation(input);
+  const spec = `${input.provider}:${input.model}`;
+  if (calculation === null)
+    return { cost: null, reason: `${spec} is not in the price table (pass --prices FILE)` };
+  const missing = METERED.filter(
+    ([meter, key]) => (input.usage[meter] ?? 0) > 0 && !hasRate(calculation.model_price, key),
+  ).map(([, key, what]) => `${what} (${key})`);
+  if (missing.length > 0)
+    return {
+      cost: null,
+      reason: `${spec} has no price for its ${missing.join(", ")} in the price table (pass --prices FILE)`,
+    };
+  return { cost: calculation.total_price };
+}
+
+function hasRate(prices: Record<string, unknown>, key: string): boolean {
+  if (prices[key] !== undefined) return true;
+  // The table prices time by the hour of audio, input and output under one ancestor.
+  return (key === "input_audio_hours" || key === "output_audio_hours") && prices.audio_hours !== undefined;
+}
+
 /** genai-prices' calculation for one call (override first, then the table), or null when unpriced. */
 function priceCalculation(input: {
   provider: string;
@@ -82,12 +153,38 @@ function priceCalculation(input: {
   overrides?: PriceOverrides;
   at?: Date;
 }): PriceCalculation | null {
+  const calculation = tableCalculation(input);
+  if (calculation === null) return null;
+  // A meter the model has no rate for would be charged nothing: the call has no price.
+  if (METERED.some(([meter, key]) => (input.usage[meter] ?? 0) > 0 && !hasRate(calculation.model_price, key)))
+    return null;
+  return calculation;
+}
+
+/** genai-prices' calculation for one call (override first, then the table), or null when unknown. */
+function tableCalculation(input: {
+  provider: string;
+  model: string;
+  usage: TokenUsage;
+  lookup: PriceLookup;
+  overrides?: PriceOverrides;
+  at?: Date;
+}): PriceCalculation | null {
   const { provider, model, lookup, overrides } = input;
+  const seconds = (input.usage.inputAudioSeconds ?? 0) + (input.usage.outputAudioSeconds ?? 0);
   const usage = {
     input_tokens: input.usage.inputTokens,
     output_tokens: input.usage.outputTokens,
     cache_read_tokens: input.usage.cacheReadTokens,
     cache_write_tokens: input.usage.cacheWriteTokens,
+    input_audio_tokens: input.usage.inputAudioTokens,
+    output_audio_tokens: input.usage.outputAudioTokens,
+    cache_audio_read_tokens: input.usage.cacheAudioReadTokens,
+    // The table's time meters nest under `audio_seconds`.
+    audio_seconds: seconds > 0 ? seconds : undefined,
+    input_audio_seconds: input.usage.inputAudioSeconds,
+    output_audio_seconds: input.usage.outputAudioSeconds,
+    input_characters: input.usage.inputCharacters,
   };
   const override = overrides?.models[`${provider}:${model}`] ?? overrides?.models[model];
   try {
@@ -182,6 +279,17 @@ function overrideProvider(model: string, price: ModelPrice): PriceProvider {
           output_mtok: price.output_mtok,
           cache_read_mtok: price.cache_read_mtok ?? price.input_mtok,
           cache_write_mtok: price.cache_write_mtok ?? price.input_mtok,
+          input_audio_mtok: price.input_audio_mtok,
+          output_audio_mtok: price.output_audio_mtok,
+          // Cached audio at the audio input rate unless a cached audio rate is given.
+          cache_audio_read_mtok: price.cache_audio_read_mtok ?? price.input_audio_mtok,
+          // The table needs a rate for audio written to a cache once audio and cache writes are priced.
+          cache_audio_write_mtok: price.input_audio_mtok,
+          input_audio_hours: price.input_audio_hours,
+          output_audio_hours: price.output_audio_hours,
+          // The table nests both time meters under one ancestor rate.
+          audio_hours: price.input_audio_hours ?? price.output_audio_hours,
+          input_mchars: price.input_mchars,
         },
       },
     ],

@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
 import type { Task } from "../core/task.js";
 import type { Judge } from "../core/judge.js";
 import { InfrastructureError } from "../core/llm.js";
@@ -6,7 +9,16 @@ import type { DomainData } from "../formats/tau2/domain-data.js";
 import { toolSpecs } from "../env/tool-schema.js";
 import { passHatK, isSuccessful } from "../metrics/pass-hat-k.js";
 import { trialSeeds } from "./run-plan.js";
-import { DEFAULT_TICK_SECONDS, type CallClock, type CallerLine, type VoiceAgent } from "../voice/call.js";
+import {
+  DEFAULT_TICK_SECONDS,
+  type CallClock,
+  type CallerLine,
+  type EffectEvent,
+  type EffectTimeline,
+  type VoiceAgent,
+} from "../voice/call.js";
+import type { Tick } from "../voice/ticks.js";
+import { SPEECH_REFERENCE_RMS } from "../voice/effects/levels.js";
 import { simulateVoiceCall, DEFAULT_MAX_CALL_SECONDS } from "../voice/full-duplex-call.js";
 import { gradeVoiceCall } from "../voice/linearize.js";
 import { explainVoiceCall } from "../voice/explain-call.js";
@@ -16,6 +28,7 @@ import { createCallerLine } from "../voice/effects/caller-line.js";
 import { loadCallerNoise } from "../voice/effects/noise.js";
 import { VoiceResultsWriter, voiceRunInfo, type VoiceParticipantInfo } from "../voice/results-dir.js";
 import { passkVersion } from "../version.js";
+import type { VoicePricing } from "../voice/voice-cost.js";
 
 // A voice run: tasks × trials of full-duplex calls, each graded as the reference grades voice runs and
 // written as it finishes to the reference's directory results format, so a killed run loses nothing
@@ -49,6 +62,8 @@ export interface VoiceRunSpec {
   noiseSubstitutes?: boolean;
   /** Write both.wav and the label tracks of each call (default true). */
   audio?: boolean;
+  /** How the agent's usage is priced: the price table, with `--prices` overrides. */
+  pricing?: VoicePricing;
 }
 
 /** Who takes part: a fresh agent and customer per call. */
@@ -57,6 +72,8 @@ export interface VoiceRunParticipants {
   agentInfo: VoiceParticipantInfo & { provider: string; model: string };
   customer: (call: { task: Task; settings: VoiceSettings; line: CallerLine; seed: number }) => VoiceCustomer;
   customerInfo: VoiceParticipantInfo & { guidelines?: string };
+  /** The speech model's voice the customer speaks with in a call (recorded as `speech_environment.voice_id`). */
+  customerVoice?: (settings: VoiceSettings) => string | undefined;
   judge?: Judge;
 }
 
@@ -83,6 +100,8 @@ export interface VoiceRunOutcome {
   /** pass^k for k = 1…numTrials over tasks with every trial graded. */
   passHatK: Record<number, number>;
   averageReward: number | null;
+  /** USD over the calls on disk, each side's; null, with the first reason, when any call's is unknown. */
+  cost: { agent: number | null; user: number | null; agentUnknown?: string; userUnknown?: string };
 }
 
 export interface VoiceRunOptions {
@@ -170,6 +189,7 @@ async function runOneCall(
       trial,
       simulationId,
       ...(signal ? { signal } : {}),
+      ...(spec.pricing ? { pricing: spec.pricing } : {}),
     });
     const rewardInfo = await gradeVoiceCall(
       task,
@@ -178,7 +198,12 @@ async function runOneCall(
       participants.judge,
     );
     writer.append(
-      { ...result.simulation, reward_info: rewardInfo },
+      {
+        ...result.simulation,
+        reward_info: rewardInfo,
+        speech_environment: speechEnvironment(settings, seed, participants.customerVoice?.(settings), noise),
+        effect_timeline: effectTimeline(line, result.simulation.ticks, tickSeconds),
+      },
       (spec.audio ?? true) ? { wire: result.audio } : undefined,
     );
     const { ticks } = result.simulation;
@@ -222,7 +247,7 @@ async function runOneCall(
 function summarise(
   writer: VoiceResultsWriter,
   numTrials: number,
-): { passHatK: Record<number, number>; averageReward: number | null } {
+): Pick<VoiceRunOutcome, "passHatK" | "averageReward" | "cost"> {
   const byTask = new Map<string, number[]>();
   for (const entry of writer.entries()) {
     if (entry.reward === null) continue;
@@ -239,5 +264,116 @@ function summarise(
   return {
     passHatK: passes,
     averageReward: rewards.length === 0 ? null : rewards.reduce((a, b) => a + b, 0) / rewards.length,
+    cost: runCost(writer),
   };
+}
+
+const CostFieldsSchema = z.looseObject({
+  agent_cost: z.number().nullable().optional(),
+  user_cost: z.number().nullable().optional(),
+  info: z
+    .looseObject({ agent_cost_unknown: z.string().optional(), user_cost_unknown: z.string().optional() })
+    .nullable()
+    .optional(),
+});
+
+/** Each side's cost over the graded calls on disk (resumed ones included), from their records. */
+function runCost(writer: VoiceResultsWriter): VoiceRunOutcome["cost"] {
+  let agent: number | null = 0;
+  let user: number | null = 0;
+  let agentUnknown: string | undefined;
+  let userUnknown: string | undefined;
+  for (const entry of writer.entries()) {
+    const file = path.join(writer.folder, "simulations", `${entry.id}.json`);
+    const record = CostFieldsSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+    if (record.agent_cost === null || record.agent_cost === undefined) {
+      agent = null;
+      agentUnknown ??= record.info?.agent_cost_unknown;
+    } else if (agent !== null) agent += record.agent_cost;
+    if (record.user_cost === null || record.user_cost === undefined) {
+      user = null;
+      userUnknown ??= record.info?.user_cost_unknown;
+    } else if (user !== null) user += record.user_cost;
+  }
+  return {
+    agent,
+    user,
+    ...(agentUnknown !== undefined ? { agentUnknown } : {}),
+    ...(userUnknown !== undefined ? { userUnknown } : {}),
+  };
+}
+
+/**
+ * The caller's environment as the call used it (the reference's `SpeechEnvironment`): the task's frozen
+ * settings, the voice spoken with, and the recordings actually played (a substitute, when one stood in).
+ */
+export function speechEnvironment(
+  settings: VoiceSettings,
+  seed: number,
+  voiceId: string | undefined,
+  noise: { substitutions: ReadonlyArray<{ wanted: string; used: string | null }> },
+): Record<string, unknown> {
+  const used = (file: string) => {
+    const sub = noise.substitutions.find((s) => s.wanted === file);
+    return sub ? sub.used : file;
+  };
+  return {
+    voice_seed: seed,
+    persona_name: settings.persona_name,
+    voice_id: voiceId ?? null,
+    background_noise_file:
+      settings.background_noise_file === null ? null : used(settings.background_noise_file),
+    burst_noise_files: settings.burst_noise_files.map(used).filter((file): file is string => file !== null),
+    environment: settings.environment,
+    backchannel_min_threshold: settings.backchannel_min_threshold,
+    use_llm_backchannel: settings.use_llm_backchannel,
+    enable_interruptions: settings.enable_interruptions,
+    telephony_enabled: settings.telephony_enabled,
+    complexity: settings.complexity,
+    snr_speech_reference_rms: SPEECH_REFERENCE_RMS,
+    source_effects_config: settings.source_effects_config,
+    speech_effects_config: settings.speech_effects_config,
+    channel_effects_config: settings.channel_effects_config,
+  };
+}
+
+/**
+ * The effects that fired in a call, in time order (the reference's `EffectTimeline`): the line's bursts
+ * and frame drops, and the caller's vocal tics and side remarks from the ticks that carried them.
+ */
+export function effectTimeline(
+  line: CallerLine,
+  ticks: readonly Tick[],
+  tickSeconds: number,
+): EffectTimeline {
+  const events: EffectEvent[] = [...(line.effectTimeline?.().events ?? [])];
+  const tickMs = Math.round(tickSeconds * 1000);
+  let open: EffectEvent | undefined;
+  for (const tick of ticks) {
+    const chunk = tick.user_chunk;
+    const insert = chunk?.speech_effects?.speech_insert ?? chunk?.source_effects?.speech_insert ?? null;
+    const at = tick.tick_id * tickMs;
+    if (open && (insert === null || insert.text !== open.params?.text)) {
+      open.end_ms = at;
+      open.duration_ms = at - open.start_ms;
+      open = undefined;
+    }
+    if (insert !== null && open === undefined) {
+      open = {
+        effect_type: "out_of_turn_speech",
+        start_ms: at,
+        end_ms: null,
+        participant: "user",
+        params: { type: insert.type, text: insert.text },
+        duration_ms: null,
+      };
+      events.push(open);
+    }
+  }
+  if (open) {
+    const end = ticks.length * tickMs;
+    open.end_ms = end;
+    open.duration_ms = end - open.start_ms;
+  }
+  return { events: events.sort((a, b) => a.start_ms - b.start_ms) };
 }

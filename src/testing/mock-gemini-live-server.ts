@@ -38,6 +38,10 @@ export interface MockGeminiLiveSession {
   secondsHeard: number;
   /** The caller's audio as received (PCM16 at the rate it named), when `recordAudio` is on. */
   audio: Int16Array[];
+  /** Connections this conversation was served on: 1, plus one per resumption after a `goAway`. */
+  connections: number;
+  /** `goAway` messages sent. */
+  goAways: number;
 }
 
 export interface MockGeminiLiveServerOptions {
@@ -54,6 +58,16 @@ export interface MockGeminiLiveServerOptions {
   recordAudio?: boolean;
   /** Send this (valid JSON, wrong shape) as the first reply content instead of speech. */
   malformedContent?: unknown;
+  /**
+   * Send `goAway` after this many client messages on a connection (counted anew on each), as Gemini
+   * does before it ends a session; the connection is closed (1011) at the first message once
+   * `goAwaySeconds` of the caller's audio have arrived since. A client that asked for
+   * `sessionResumption` gets a handle after each turn and can open a new connection with it: the
+   * conversation (what was heard so far, the caller's utterance under way, the call ids) continues there.
+   */
+  goAwayAfterMessages?: number;
+  /** The `timeLeft` a `goAway` announces, in seconds of the caller's audio (default 1). */
+  goAwaySeconds?: number;
 }
 
 export interface MockGeminiLiveServer {
@@ -71,7 +85,12 @@ const CHUNK_SECONDS = 0.1;
 const AUDIO_TOKENS_PER_SECOND = 25;
 
 const ClientMessageSchema = z.looseObject({
-  setup: z.looseObject({ model: z.string() }).optional(),
+  setup: z
+    .looseObject({
+      model: z.string(),
+      sessionResumption: z.looseObject({ handle: z.string().optional() }).optional(),
+    })
+    .optional(),
   realtimeInput: z
     .looseObject({ audio: z.looseObject({ data: z.string(), mimeType: z.string() }).optional() })
     .optional(),
@@ -104,6 +123,7 @@ export async function startMockGeminiLiveServer(
 ): Promise<MockGeminiLiveServer> {
   const apiKey = options.apiKey ?? "mock-gemini-key";
   const sessions: MockGeminiLiveSession[] = [];
+  const conversations = new Map<string, Conversation>();
   const http = createServer((_request, response) => {
     response.writeHead(404).end();
   });
@@ -118,7 +138,7 @@ export async function startMockGeminiLiveServer(
       socket.close(1007, "API key not valid. Please pass a valid API key.");
       return;
     }
-    serveSession(socket, options, sessions);
+    serveSession(socket, options, sessions, conversations);
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;
@@ -136,22 +156,41 @@ export async function startMockGeminiLiveServer(
   };
 }
 
+/** A conversation's state, which a resumed session continues. */
+interface Conversation {
+  session: MockGeminiLiveSession;
+  listener: TestSpeechListener | undefined;
+  listenerRate: number;
+  /** Caller audio received, in seconds: the mock's clock. */
+  clock: number;
+  /** Until when (on that clock) the last reply is playing. */
+  speakingUntil: number;
+  callCount: number;
+  handles: number;
+}
+
 function serveSession(
   socket: WebSocket,
   options: MockGeminiLiveServerOptions,
   sessions: MockGeminiLiveSession[],
+  conversations: Map<string, Conversation>,
 ): void {
+  let conversation: Conversation | undefined;
   let session: MockGeminiLiveSession | undefined;
-  let listener: TestSpeechListener | undefined;
-  let listenerRate = 0;
-  /** Caller audio received, in seconds: the mock's clock. */
-  let clock = 0;
-  /** Until when (on that clock) the last reply is playing. */
-  let speakingUntil = 0;
-  let callCount = 0;
+  let resumable = false;
   let messages = 0;
+  /** When (on the conversation's audio clock) this connection's goAway was sent. */
+  let goAwayAt: number | undefined;
+  const goAwaySeconds = options.goAwaySeconds ?? 1;
   let malformedSent = false;
   const send = (message: unknown) => socket.send(JSON.stringify(message));
+  /** A new handle to resume the conversation from, after each turn, when the client asked for them. */
+  const handOut = () => {
+    if (!resumable || !conversation) return;
+    const handle = `mock-resume-${sessions.indexOf(conversation.session)}-${++conversation.handles}`;
+    conversations.set(handle, conversation);
+    send({ sessionResumptionUpdate: { newHandle: handle, resumable: true } });
+  };
 
   const respond = (reply: MockGeminiLiveReply | undefined) => {
     if (!reply || !session) return;
@@ -184,13 +223,13 @@ function serveSession(
           },
         });
       }
-      speakingUntil = clock + speech.length / OUTPUT_RATE;
+      conversation!.speakingUntil = conversation!.clock + speech.length / OUTPUT_RATE;
     }
     if (reply.toolCalls && reply.toolCalls.length > 0)
       send({
         toolCall: {
           functionCalls: reply.toolCalls.map((call) => ({
-            ...(options.omitCallIds ? {} : { id: `function-call-${++callCount}` }),
+            ...(options.omitCallIds ? {} : { id: `function-call-${++conversation!.callCount}` }),
             name: call.name,
             args: call.args,
           })),
@@ -220,6 +259,7 @@ function serveSession(
         ],
       },
     });
+    handOut();
   };
 
   socket.on("message", (data, isBinary) => {
@@ -234,21 +274,60 @@ function serveSession(
     const message = parsed.data;
     if (!session) {
       if (!message.setup) return socket.close(1007, "The first message must be a setup message.");
-      session = {
-        setup: message.setup,
-        heard: [],
-        toolResponses: [],
-        interruptions: 0,
-        secondsHeard: 0,
-        audio: [],
-      };
-      sessions.push(session);
+      const handle = message.setup.sessionResumption?.handle;
+      resumable = message.setup.sessionResumption !== undefined;
+      if (handle !== undefined) {
+        conversation = conversations.get(handle);
+        if (!conversation) return socket.close(1007, "Session resumption handle is invalid.");
+        conversation.session.connections++;
+      } else {
+        conversation = {
+          session: {
+            setup: message.setup,
+            heard: [],
+            toolResponses: [],
+            interruptions: 0,
+            secondsHeard: 0,
+            audio: [],
+            connections: 1,
+            goAways: 0,
+          },
+          listener: undefined,
+          listenerRate: 0,
+          clock: 0,
+          speakingUntil: 0,
+          callCount: 0,
+          handles: 0,
+        };
+        sessions.push(conversation.session);
+      }
+      session = conversation.session;
       send({ setupComplete: {} });
+      handOut();
       return;
     }
     messages++;
     if (options.closeAfterMessages !== undefined && messages > options.closeAfterMessages)
       return socket.close(1011, "Internal error encountered.");
+    // As Gemini does, the connection keeps serving for the time its goAway announced, then closes.
+    if (goAwayAt !== undefined && conversation!.clock > goAwayAt + goAwaySeconds)
+      return socket.close(1011, "The session went away (goAway) and was closed.");
+    const state = conversation!;
+    handle(message, state);
+    // After what this message caused, which is still sent on this connection.
+    if (
+      goAwayAt === undefined &&
+      options.goAwayAfterMessages !== undefined &&
+      messages >= options.goAwayAfterMessages
+    ) {
+      goAwayAt = state.clock;
+      session.goAways++;
+      send({ goAway: { timeLeft: `${goAwaySeconds}s` } });
+    }
+  });
+
+  function handle(message: z.infer<typeof ClientMessageSchema>, state: Conversation): void {
+    if (!session) return;
     if (message.toolResponse) {
       const results = message.toolResponse.functionResponses;
       session.toolResponses.push(results);
@@ -269,16 +348,20 @@ function serveSession(
     const audio = message.realtimeInput?.audio;
     if (audio) {
       const rate = Number(/rate=(\d+)/.exec(audio.mimeType)?.[1] ?? 16_000);
-      if (!listener || listenerRate !== rate) [listener, listenerRate] = [new TestSpeechListener(rate), rate];
+      if (!state.listener || state.listenerRate !== rate)
+        [state.listener, state.listenerRate] = [new TestSpeechListener(rate), rate];
       const bytes = Buffer.from(audio.data, "base64");
-      if (bytes.length % 2 !== 0) return socket.close(1007, "Request contains an invalid argument.");
+      if (bytes.length % 2 !== 0) {
+        socket.close(1007, "Request contains an invalid argument.");
+        return;
+      }
       const samples = bytesToPcm16(bytes);
       if (options.recordAudio) session.audio.push(samples);
-      clock += samples.length / rate;
-      session.secondsHeard = clock;
-      const finished = listener.push(samples);
-      if (listener.hearing && clock < speakingUntil) {
-        speakingUntil = clock;
+      state.clock += samples.length / rate;
+      session.secondsHeard = state.clock;
+      const finished = state.listener.push(samples);
+      if (state.listener.hearing && state.clock < state.speakingUntil) {
+        state.speakingUntil = state.clock;
         session.interruptions++;
         send({ serverContent: { interrupted: true } });
       }
@@ -287,7 +370,7 @@ function serveSession(
         respond(options.brain({ kind: "heard", text }, session));
       }
     }
-  });
+  }
 }
 
 /** `text` cut into `count` pieces of about equal length (the pieces join back into it). */

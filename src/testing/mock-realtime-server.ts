@@ -4,6 +4,7 @@ import { mulawDecode, mulawEncode } from "../voice/audio.js";
 import { WebSocketServer, type WebSocket } from "ws";
 import { z } from "zod";
 import { WIRE_SAMPLE_RATE } from "../voice/call.js";
+import type { RealtimeUsage } from "../voice/agents/openai-realtime-events.js";
 import { speakTestSpeech, TestSpeechListener } from "./speech-codec.js";
 
 // A local stand-in for an OpenAI Realtime (GA protocol) endpoint, for tests and keyless demos: it takes
@@ -73,6 +74,8 @@ export interface MockRealtimeCall {
   truncations: Array<{ itemId: string; audioEndMs: number }>;
   /** Milliseconds of caller audio received. */
   audioMs: number;
+  /** The `usage` of each `response.done` sent, as sent. */
+  usage: RealtimeUsage[];
 }
 
 export interface MockRealtimeServer {
@@ -166,6 +169,7 @@ export async function startMockRealtimeServer(
       toolOutputs: [],
       truncations: [],
       audioMs: 0,
+      usage: [],
     };
     calls.push(call);
     new MockCall(socket, call, options);
@@ -219,6 +223,7 @@ class MockCall {
   private outputs: MockToolOutput[] = [];
   private conversationChars = 0;
   private heardAudioMs = 0;
+  private lastInput = { text: 0, audio: 0 };
   private appended = false;
 
   constructor(
@@ -607,6 +612,24 @@ class MockCall {
     const outputText = Math.ceil(outputChars / 4);
     const outputAudio = Math.round(outputAudioMs / 50);
     this.conversationChars += outputChars;
+    // Each response reads the whole conversation again; what the previous one read is cached, in
+    // blocks of 64 tokens, as OpenAI's prompt cache does.
+    const cachedText = Math.floor(Math.min(this.lastInput.text, inputText) / 64) * 64;
+    const cachedAudio = Math.floor(Math.min(this.lastInput.audio, inputAudio) / 64) * 64;
+    this.lastInput = { text: inputText, audio: inputAudio };
+    const usage = {
+      total_tokens: inputText + inputAudio + outputText + outputAudio,
+      input_tokens: inputText + inputAudio,
+      output_tokens: outputText + outputAudio,
+      input_token_details: {
+        text_tokens: inputText,
+        audio_tokens: inputAudio,
+        cached_tokens: cachedText + cachedAudio,
+        cached_tokens_details: { text_tokens: cachedText, audio_tokens: cachedAudio },
+      },
+      output_token_details: { text_tokens: outputText, audio_tokens: outputAudio },
+    };
+    this.call.usage.push(usage);
     this.emit({
       type: "response.done",
       response: {
@@ -614,13 +637,7 @@ class MockCall {
         object: "realtime.response",
         status: "completed",
         output,
-        usage: {
-          total_tokens: inputText + inputAudio + outputText + outputAudio,
-          input_tokens: inputText + inputAudio,
-          output_tokens: outputText + outputAudio,
-          input_token_details: { text_tokens: inputText, audio_tokens: inputAudio, cached_tokens: 0 },
-          output_token_details: { text_tokens: outputText, audio_tokens: outputAudio },
-        },
+        usage,
       },
     });
   }

@@ -49,9 +49,14 @@ export interface VoiceUsageRecord {
   outputAudioTokens?: number;
   inputTextTokens?: number;
   outputTextTokens?: number;
+  /** Of the input tokens above, those read from the provider's cache (text, audio). */
+  cachedInputTextTokens?: number;
+  cachedInputAudioTokens?: number;
   /** Audio seconds billed (transcription and speech models bill by time or characters). */
   audioSeconds?: number;
   characters?: number;
+  /** USD, when passk's LLM layer already priced the use (the cascade's text agent); null: no price. */
+  cost?: number | null;
 }
 
 /** What the agent hears and receives in one tick. */
@@ -143,4 +148,21 @@ export interface CallerLineTick {
 export interface CallerLine {
   /** `speech`: the caller's clean voice in this tick, PCM16 mono at 8 kHz (zeros when silent). */
   tick(speech: Int16Array, state: CallerSpeechState): CallerLineTick;
+  /** The effects that fired on the line so far (bursts, frame drops), timed from the call's start. */
+  effectTimeline?(): EffectTimeline;
+}
+
+/** One effect that fired during a call (the reference's `EffectEvent`, with its computed duration). */
+export interface EffectEvent {
+  effect_type: "background_noise" | "burst_noise" | "out_of_turn_speech" | "telephony" | "frame_drop";
+  start_ms: number;
+  end_ms: number | null;
+  participant: "user" | "agent";
+  params: Record<string, unknown> | null;
+  duration_ms: number | null;
+}
+
+/** The effects of a call in order (the reference's `EffectTimeline`). */
+export interface EffectTimeline {
+  events: EffectEvent[];
 }

@@ -220,7 +220,12 @@ describe("a full-duplex voice call", () => {
       total_agent_turns: 1,
       max_unresponded_user_turns: 1,
       had_unresponsive_period: false,
+      // Neither side can be priced: the scripted agent meters nothing, the fake speech model has no price.
+      agent_cost_unknown: "gold-voice reported no usage to price",
+      user_cost_unknown: "fake:tts is not in the price table (pass --prices FILE)",
     });
+    expect(simulation.agent_cost).toBeNull();
+    expect(simulation.user_cost).toBeNull();
   });
 
   it("graded 0 when the agent's final utterance is never said", async () => {

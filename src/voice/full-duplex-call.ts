@@ -1,3 +1,4 @@
+import { voiceSessionCost, type VoicePricing, type VoiceSessionCost } from "./voice-cost.js";
 import { randomUUID } from "node:crypto";
 import { DEFAULT_FIRST_AGENT_MESSAGE, USER_STOP_TOKENS } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
@@ -67,6 +68,8 @@ export interface VoiceCallSetup {
   signal?: AbortSignal;
   /** Called after each tick with its record. */
   onTick?: (tick: Tick) => void;
+  /** How the agent's metered usage is priced (the price table and `--prices`); default the table. */
+  pricing?: VoicePricing;
 }
 
 /** A finished call: its record in the reference's format, and each side's wire audio, tick by tick. */
@@ -345,6 +348,11 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
   const message =
     failure instanceof Error ? failure.message : failure !== undefined ? String(failure) : undefined;
   const errorType = failure instanceof Error && failure.name !== "Error" ? failure.name : undefined;
+  const agentCost: Omit<VoiceSessionCost, "usage"> & { usage: VoiceSessionCost["usage"] | null } =
+    agentUsage.length > 0
+      ? voiceSessionCost(agentUsage, setup.pricing)
+      : { usage: null, cost: null, unknown: `${agent.name} reported no usage to price` };
+  const userCost = customerCost(ticks);
   const simulation: FullDuplexSimulationRun = {
     id: simulationId,
     task_id: task.id,
@@ -353,8 +361,9 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
     end_time: now().toISOString(),
     duration: (performance.now() - startedPerf) / 1000,
     termination_reason: termination ?? "agent_error",
-    agent_cost: null,
-    user_cost: sumCost(ticks),
+    agent_cost: agentCost.cost,
+    agent_usage: agentCost.usage,
+    user_cost: userCost.cost,
     reward_info: null,
     messages: conversationMessages(ticks),
     ticks,
@@ -366,6 +375,8 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
       ...(message !== undefined ? { error: message } : {}),
       ...(errorType ? { error_type: errorType } : {}),
       ...(fault ? { fault } : {}),
+      ...(agentCost.unknown !== undefined ? { agent_cost_unknown: agentCost.unknown } : {}),
+      ...(userCost.unknown !== undefined ? { user_cost_unknown: userCost.unknown } : {}),
     },
   };
   return { simulation, audio: { user: userAudio, agent: agentAudio }, agentUsage };
@@ -409,19 +420,29 @@ export function responsiveness(ticks: readonly Tick[]): {
   };
 }
 
-/** The customer's model cost over the call; null when any of its calls could not be priced. */
-function sumCost(ticks: readonly Tick[]): number | null {
+/**
+ * The customer's cost over the call: its model's calls and its speech; null, with the reason, when
+ * any of them could not be priced.
+ */
+function customerCost(ticks: readonly Tick[]): { cost: number | null; unknown?: string } {
   let total = 0;
+  const unknown = new Set<string>();
   for (const tick of ticks) {
     const chunk = tick.user_chunk;
     if (!chunk) continue;
     if (chunk.cost === null) {
-      if (chunk.usage) return null;
+      if (!chunk.usage) continue;
+      const reason = chunk.usage.cost_unknown;
+      unknown.add(
+        typeof reason === "string"
+          ? reason
+          : "the customer's language model is not in the price table (pass --prices FILE)",
+      );
       continue;
     }
     total += chunk.cost;
   }
-  return total;
+  return unknown.size > 0 ? { cost: null, unknown: [...unknown].join("; ") } : { cost: total };
 }
 
 async function stopQuietly(

@@ -1,6 +1,7 @@
 import type { ToolCall, ToolMessage } from "../core/message.js";
 import type { TerminationReason } from "../core/simulation.js";
 import type { Message } from "../core/message.js";
+import type { SessionUsage } from "./voice-cost.js";
 import type { ChannelEffectsInTick, SourceEffectsInTick, SpeechEffectsInTick } from "./call.js";
 
 // A full-duplex call's record in the reference's JSON shape (tau2-bench's `Tick` and the full-duplex
@@ -97,6 +98,8 @@ export interface FullDuplexSimulationRun {
   duration: number;
   termination_reason: TerminationReason;
   agent_cost: number | null;
+  /** The agent's provider usage over the call, summed per model and priced (the reference's `SessionUsage`). */
+  agent_usage: SessionUsage | null;
   user_cost: number | null;
   reward_info: null;
   /**

@@ -11,6 +11,7 @@ import { mulawEncode, resample } from "./audio.js";
 import type { SpeechAudio, SpeechModel } from "./speech-models.js";
 import { WIRE_SAMPLE_RATE, wireBytesPerTick, type CallerLine, type CallerLineTick } from "./call.js";
 import { isCustomerStop } from "./full-duplex-call.js";
+import { priceVoiceUsage, type VoicePricing } from "./voice-cost.js";
 import { linearizeTicks, type ParticipantTick, type SelfChunk, type SpeechChunk } from "./linearize.js";
 import {
   emptyChunk,
@@ -121,6 +122,8 @@ export interface LlmVoiceCustomerOptions {
   decisionModel?: LanguageModel;
   /** Speaks it: `createSpeechModel("openai:gpt-4o-mini-tts")`, ElevenLabs, or offline espeak-ng. */
   speech: SpeechModel;
+  /** How the speech model's characters (or seconds) are priced: the price table and `--prices`. */
+  pricing?: VoicePricing;
   /** The speech model's voice for this customer. */
   voice?: string;
   guidelines: VoiceGuidelines;
@@ -265,9 +268,36 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
   };
 
   /** Speak `text`: synthesised, resampled to the wire rate, cut into ticks with the text spread over them. */
-  const speak = async (text: string, cost: number | null, usage: Record<string, unknown> | null) => {
+  const speak = async (text: string, llmCost: number | null, llmUsage: Record<string, unknown> | null) => {
     const began = performance.now();
     const pcm = await synthesize(options, text, setup.signal);
+    // The utterance's cost: the words (the LLM's call) and their speech (characters, else seconds).
+    const speech = priceVoiceUsage(
+      {
+        source: "speech",
+        model: options.speech.spec,
+        characters: text.length,
+        audioSeconds: pcm.length / WIRE_SAMPLE_RATE,
+      },
+      options.pricing,
+    );
+    const cost = llmCost === null || speech.cost === null ? null : llmCost + speech.cost;
+    const usage: Record<string, unknown> = {
+      ...llmUsage,
+      tts_model: options.speech.spec,
+      tts_characters: text.length,
+      tts_cost: speech.cost,
+      ...(speech.cost === null || llmCost === null
+        ? {
+            cost_unknown: [
+              ...(llmCost === null
+                ? ["the customer's language model is not in the price table (pass --prices FILE)"]
+                : []),
+              ...(speech.cost === null ? [speech.reason] : []),
+            ].join("; "),
+          }
+        : {}),
+    };
     const count = Math.max(1, Math.ceil(pcm.length / samplesPerTick));
     const texts = spreadText(text, count);
     const utteranceId = `${setup.task.id}-customer-${++utterances}`;

@@ -1,6 +1,7 @@
 import { INTERACTION_METRIC_FIELDS, type InteractionMetrics } from "../../metrics/interaction-metrics.js";
 import { stringifyKeepingPyFloats } from "../../python/py-float.js";
 import { voiceRunInteractionMetrics } from "../../runner/voice-interaction-metrics.js";
+import { readVoiceResultsDir } from "../../formats/tau2/voice-results.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 
@@ -50,5 +51,27 @@ export function reportVoiceRun(context: CliContext, folder: string, json: boolea
     `tick ${result.config.tick_duration_sec}s; windows: yield ${result.config.no_yield_window_sec}s, ` +
       `backchannel/tic/non-directed yield ${result.config.backchannel_yield_window_sec}s, ` +
       `tic/non-directed response ${result.config.vocal_tic_response_window_sec}s (metrics version ${result.version})`,
+  );
+  println(context, voiceRunCostLine(readVoiceResultsDir(folder).simulations));
+}
+
+/** Each side's cost over a voice run's calls, or how many calls could not be priced. */
+export function voiceRunCostLine(
+  simulations: readonly { agent_cost?: number | null | undefined; user_cost?: number | null | undefined }[],
+): string {
+  const side = (name: string, costs: (number | null | undefined)[]) => {
+    const unpriced = costs.filter((c) => c === null || c === undefined).length;
+    if (unpriced > 0) return `${name} unknown (${unpriced} of ${costs.length} calls without a price)`;
+    return `${name} $${(costs as number[]).reduce((a, b) => a + b, 0).toFixed(4)}`;
+  };
+  return (
+    `cost over ${simulations.length} calls: ` +
+    `${side(
+      "agent",
+      simulations.map((s) => s.agent_cost),
+    )}, ${side(
+      "customer",
+      simulations.map((s) => s.user_cost),
+    )}`
   );
 }

@@ -6,7 +6,8 @@ import { ConfigError } from "../../core/errors.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { createLanguageModel } from "../../llm/create-language-model.js";
 import { selectRunTasks } from "../../runner/run-plan.js";
-import { runVoiceCalls, type VoiceCallOutcome } from "../../runner/voice-run.js";
+import { runVoiceCalls, type VoiceCallOutcome, type VoiceRunOutcome } from "../../runner/voice-run.js";
+import { loadPriceOverrides } from "../../llm/cost.js";
 import { DEFAULT_TICK_SECONDS } from "../../voice/call.js";
 import { parseVoiceAgentSpec, voiceAgentFactory } from "../../voice/agents/voice-agent-spec.js";
 import { createSpeechModel, createTranscriptionModel, personaVoice } from "../../voice/speech-models.js";
@@ -111,6 +112,8 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
   );
   const voiceSettings = loadTasksVoice(dataDir, domain);
   const env = context.env;
+  const priceOverrides = flags.prices !== undefined ? loadPriceOverrides(flags.prices) : undefined;
+  const priced = priceOverrides ? { priceOverrides } : {};
   const agentFactory = voiceAgentFactory(parseVoiceAgentSpec(flags.voiceAgent), {
     env,
     ...(flags.voiceAgentUrl ? { url: flags.voiceAgentUrl } : {}),
@@ -120,6 +123,7 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
       return {
         agent: createAgent(flags.agentLlm, {
           env,
+          ...priced,
           ...(flags.agentLlmBaseUrl ? { baseUrl: flags.agentLlmBaseUrl } : {}),
         }),
         transcription: createTranscriptionModel(flags.agentStt, { env }),
@@ -130,6 +134,7 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
   const userModel = createLanguageModel(flags.userLlm, {
     role: "user",
     env,
+    ...priced,
     ...(flags.userLlmBaseUrl ? { baseUrl: flags.userLlmBaseUrl } : {}),
   });
   const userVoice = createSpeechModel(flags.userVoice, { env });
@@ -162,6 +167,7 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
       dataDir,
       audio: flags.audio,
       noiseSubstitutes: flags.substituteMissingNoise ?? false,
+      ...(priceOverrides ? { pricing: { overrides: priceOverrides } } : {}),
     },
     {
       agent: agentFactory.make,
@@ -175,6 +181,7 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
         llmVoiceCustomer({
           model: userModel,
           speech: userVoice,
+          ...(priceOverrides ? { pricing: { overrides: priceOverrides } } : {}),
           ...voiceOf(settings.persona_name, userVoice.provider, env),
           guidelines,
           line,
@@ -182,6 +189,8 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
           llmBackchannel: settings.use_llm_backchannel,
         }),
       customerInfo: { implementation: "passk_voice_customer", llm: flags.userLlm },
+      customerVoice: (settings) =>
+        voiceOf(settings.persona_name, userVoice.provider, env).voice ?? userVoice.voice,
     },
     { onCall: (call) => println(context, describeCall(call)) },
   );
@@ -197,7 +206,7 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
     .join(" · ");
   println(
     context,
-    `average reward ${outcome.averageReward === null ? "n/a" : outcome.averageReward.toFixed(3)}${passes ? ` · ${passes}` : ""} · results in ${outcome.folder} (passk report ${outcome.folder} for the interaction metrics)`,
+    `average reward ${outcome.averageReward === null ? "n/a" : outcome.averageReward.toFixed(3)}${passes ? ` · ${passes}` : ""} · ${describeCost(outcome.cost)} · results in ${outcome.folder} (passk report ${outcome.folder} for the interaction metrics)`,
   );
   const failed = outcome.calls.filter((call) => call.systemFailure !== undefined).length;
   return failed > 0 ? 3 : 0;
@@ -211,6 +220,18 @@ function voiceOf(
   if (!persona) return {};
   const chosen = personaVoice(persona, provider, env);
   return chosen ? { voice: chosen.voice } : {};
+}
+
+/** The run's cost line: each side's total over the calls on disk, or why it is unknown. */
+export function describeCost(cost: VoiceRunOutcome["cost"]): string {
+  const side = (name: string, total: number | null, unknown: string | undefined) =>
+    total !== null ? `${name} $${total.toFixed(4)}` : `${name} unknown (${unknown ?? "no usage"})`;
+  const both =
+    cost.agent !== null && cost.user !== null ? `cost $${(cost.agent + cost.user).toFixed(4)}: ` : "cost: ";
+  return (
+    both +
+    [side("agent", cost.agent, cost.agentUnknown), side("customer", cost.user, cost.userUnknown)].join(", ")
+  );
 }
 
 function describeCall(call: VoiceCallOutcome): string {

@@ -274,6 +274,9 @@ class CascadedVoiceAgent implements VoiceAgent {
         model: this.options.agent.model ?? this.options.agent.name,
         ...(usage.prompt_tokens !== undefined ? { inputTextTokens: usage.prompt_tokens } : {}),
         ...(usage.completion_tokens !== undefined ? { outputTextTokens: usage.completion_tokens } : {}),
+        ...(usage.cache_read_tokens ? { cachedInputTextTokens: usage.cache_read_tokens } : {}),
+        // Priced by passk's LLM layer as it answered (the price table and the run's overrides).
+        cost: message.cost ?? null,
       });
     }
     const calls = message.tool_calls ?? [];
@@ -292,7 +295,12 @@ class CascadedVoiceAgent implements VoiceAgent {
       ...(this.options.instructions !== undefined ? { instructions: this.options.instructions } : {}),
       signal: this.abort.signal,
     });
-    this.usage.push({ source: "speech", model: this.options.speech.spec, characters: text.length });
+    this.usage.push({
+      source: "speech",
+      model: this.options.speech.spec,
+      characters: text.length,
+      audioSeconds: audio.samples.length / audio.sampleRate,
+    });
     const wire = mulawEncode(resample(audio.samples, audio.sampleRate, WIRE_SAMPLE_RATE));
     return { wire, text, ticks: Math.max(1, Math.ceil(wire.length / this.tickBytes)), tick: 0 };
   }

@@ -101,6 +101,9 @@ const ServerMessageSchema = z.looseObject({
         .optional(),
     })
     .optional(),
+  sessionResumptionUpdate: z
+    .looseObject({ newHandle: z.string().optional(), resumable: z.boolean().optional() })
+    .optional(),
   usageMetadata: z
     .looseObject({
       promptTokenCount: z.number().optional(),
@@ -190,6 +193,12 @@ class GeminiLiveCall {
   private readonly usage: VoiceUsageRecord[] = [];
   private failure: Error | undefined;
   private goingAway = false;
+  /** The latest handle Gemini gave to resume this conversation in a new session (after its goAway). */
+  private resumeHandle: string | undefined;
+  /** Which session the callbacks belong to: a replaced session's late events are ignored. */
+  private generation = 0;
+  /** Sessions opened after a goAway, resuming the conversation. */
+  resumptions = 0;
   private closed = false;
   private pings = 0;
   /** Calls Gemini gave no usable id, numbered (a call's ids stay the same from run to run). */
@@ -202,6 +211,32 @@ class GeminiLiveCall {
   async open(setup: VoiceAgentSetup): Promise<void> {
     this.setup = setup;
     this.playout = new AgentPlayout(wireBytesPerTick(setup.tickSeconds));
+    this.session = await this.connect(setup);
+  }
+
+  /**
+   * Gemini announced it will close the session (goAway): open a new one that resumes the conversation
+   * from its latest handle, then close the old one. The speech still to play, the tool calls awaiting
+   * results and the caller's turn under way carry over; nothing is sent on the old session after this.
+   */
+  private async resume(): Promise<void> {
+    const { setup } = this;
+    if (!setup) return;
+    const old = this.session;
+    this.session = await this.connect(setup);
+    this.goingAway = false;
+    this.resumptions++;
+    try {
+      old?.close();
+    } catch {
+      // Already closed by the server.
+    }
+  }
+
+  /** Open a session (resuming the conversation when Gemini gave a handle) and listen to it. */
+  private async connect(setup: VoiceAgentSetup): Promise<Session> {
+    const generation = ++this.generation;
+    const current = () => generation === this.generation;
     const { settings } = this;
     const ai = new GoogleGenAI({
       apiKey: settings.apiKey,
@@ -219,17 +254,32 @@ class GeminiLiveCall {
         systemInstruction: voiceAgentInstructions(setup.view.policy),
         speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: settings.voice } } },
         outputAudioTranscription: {},
+        // Ask for resumption handles, so a goAway does not end the call.
+        sessionResumption: this.resumeHandle !== undefined ? { handle: this.resumeHandle } : {},
         ...(tools.length > 0 ? { tools: [{ functionDeclarations: tools }] } : {}),
       },
       callbacks: {
+        // A session being replaced still delivers what it sends before it closes (the end of a reply).
         onmessage: (message) => this.receive(message),
-        onerror: (event) => this.fail(this.connectionError(event)),
-        onclose: (event) => this.fail(this.closedError(event.code, event.reason)),
+        onerror: (event) => {
+          if (current()) this.fail(this.connectionError(event));
+        },
+        onclose: (event) => {
+          if (!current()) return;
+          // Closed after its goAway with a handle to resume from: the next tick opens a new session.
+          // Everything it sent came before the close, so a tick waiting for the server is done.
+          if (this.goingAway && this.resumeHandle !== undefined) {
+            this.releasePongWaiters();
+            return;
+          }
+          this.fail(this.closedError(event.code, event.reason));
+        },
       },
     });
     let timer: NodeJS.Timeout | undefined;
+    let session: Session;
     try {
-      this.session = await Promise.race([
+      session = await Promise.race([
         connecting,
         this.nextFailure(),
         new Promise<never>((_, reject) => {
@@ -252,18 +302,25 @@ class GeminiLiveCall {
     } finally {
       clearTimeout(timer);
     }
-    this.socket()?.on("pong", (data: Buffer) => {
+    socketOf(session)?.on("pong", (data: Buffer) => {
       const key = data.toString();
       this.pongWaiters.get(key)?.();
       this.pongWaiters.delete(key);
     });
+    return session;
+  }
+
+  private releasePongWaiters(): void {
+    for (const resolve of this.pongWaiters.values()) resolve();
+    this.pongWaiters.clear();
   }
 
   async tick(input: VoiceAgentTickInput): Promise<VoiceAgentTickOutput> {
     const started = Date.now();
+    if (this.failure) throw this.failure;
+    if (this.goingAway && this.resumeHandle !== undefined) await this.resume();
     const { session, setup } = this;
     if (!session || !setup) throw new Error("the Gemini Live session is not open");
-    if (this.failure) throw this.failure;
     const responses: FunctionResponse[] = input.toolResults.map((result) => {
       const call = this.callIds.get(result.id);
       this.callIds.delete(result.id);
@@ -358,6 +415,8 @@ class GeminiLiveCall {
       this.toolCalls.push({ id, name: call.name, arguments: call.args ?? {}, requestor: "assistant" });
     }
     if (message.usageMetadata) this.usage.push(this.usageRecord(message.usageMetadata));
+    const update = message.sessionResumptionUpdate;
+    if (update?.resumable !== false && update?.newHandle) this.resumeHandle = update.newHandle;
     if (message.goAway) this.goingAway = true;
   }
 
@@ -444,10 +503,9 @@ class GeminiLiveCall {
     return new Promise((resolve) => setTimeout(resolve, wait));
   }
 
-  /** The SDK's WebSocket (the `ws` client under its Node transport), for pings; undefined if it moved. */
+  /** The current session's WebSocket, for pings. */
   private socket(): WebSocket | undefined {
-    const inner = (this.session?.conn as { ws?: unknown } | undefined)?.ws;
-    return inner !== null && typeof inner === "object" && "ping" in inner ? (inner as WebSocket) : undefined;
+    return this.session ? socketOf(this.session) : undefined;
   }
 
   private nextFailure(): Promise<never> {
@@ -496,7 +554,9 @@ class GeminiLiveCall {
     const when = this.session
       ? "closed the session mid-call"
       : "closed the connection before the session opened";
-    const note = this.goingAway ? " after announcing it (session resumption is not implemented)" : "";
+    const note = this.goingAway
+      ? " after announcing it, without a handle to resume the conversation from"
+      : "";
     return new InfrastructureError(`Gemini Live ${when}${note} (${said})`, 1);
   }
 
@@ -515,4 +575,10 @@ class GeminiLiveCall {
     const message = error instanceof Error ? error.message : String(error);
     return new InfrastructureError(`Gemini Live failed: ${redactSecrets(message, secrets)}`, 1);
   }
+}
+
+/** The SDK's WebSocket (the `ws` client under its Node transport), for pings; undefined if it moved. */
+function socketOf(session: Session): WebSocket | undefined {
+  const inner = (session.conn as { ws?: unknown } | undefined)?.ws;
+  return inner !== null && typeof inner === "object" && "ping" in inner ? (inner as WebSocket) : undefined;
 }

@@ -9,7 +9,14 @@ export const RealtimeUsageSchema = z.looseObject({
   input_tokens: z.number().optional(),
   output_tokens: z.number().optional(),
   input_token_details: z
-    .looseObject({ text_tokens: z.number().optional(), audio_tokens: z.number().optional() })
+    .looseObject({
+      text_tokens: z.number().optional(),
+      audio_tokens: z.number().optional(),
+      cached_tokens: z.number().optional(),
+      cached_tokens_details: z
+        .looseObject({ text_tokens: z.number().optional(), audio_tokens: z.number().optional() })
+        .optional(),
+    })
     .optional(),
   output_token_details: z
     .looseObject({ text_tokens: z.number().optional(), audio_tokens: z.number().optional() })

@@ -491,6 +491,7 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
       inputTextTokens: usage.input_token_details?.text_tokens ?? 0,
       outputAudioTokens: usage.output_token_details?.audio_tokens ?? 0,
       outputTextTokens: usage.output_token_details?.text_tokens ?? 0,
+      ...cachedTokens(usage),
     };
   }
 
@@ -571,4 +572,20 @@ function describeStatus(details: unknown): string {
   if (typeof error?.message === "string") return error.message;
   if (typeof error?.code === "string") return error.code;
   return "the response failed without details";
+}
+
+/** The cached part of a response's input, by modality (all of it counted as text when not broken down). */
+function cachedTokens(
+  usage: RealtimeUsage,
+): Pick<VoiceUsageRecord, "cachedInputTextTokens" | "cachedInputAudioTokens"> {
+  const details = usage.input_token_details;
+  const cached = details?.cached_tokens ?? 0;
+  if (cached === 0) return {};
+  const audio = details?.cached_tokens_details?.audio_tokens;
+  const text = details?.cached_tokens_details?.text_tokens;
+  if (audio === undefined && text === undefined) return { cachedInputTextTokens: cached };
+  return {
+    ...(text ? { cachedInputTextTokens: text } : {}),
+    ...(audio ? { cachedInputAudioTokens: audio } : {}),
+  };
 }

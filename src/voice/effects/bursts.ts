@@ -16,6 +16,10 @@ interface Playing {
 
 export class BurstNoise {
   private playing: Playing | null = null;
+  /** The last burst started: its file, level and first sample in the tick it started. */
+  lastStart: { file: string; snrDb: number; sample: number } | null = null;
+  /** The sample (in the tick it ended) after the last burst's last one. */
+  lastEnd = 0;
 
   constructor(
     private readonly clips: readonly NoiseClip[],
@@ -42,6 +46,7 @@ export class BurstNoise {
         startedAt = Math.floor(this.random() * mix.length);
         this.playing = { clip, gain: noiseRmsAt(snr) / clip.rms, offset: 0 };
         started = clip.name;
+        this.lastStart = { file: clip.name, snrDb: snr, sample: startedAt };
       }
     }
     const playing = this.playing;
@@ -50,7 +55,10 @@ export class BurstNoise {
     let i = Math.max(0, startedAt);
     for (; i < mix.length && playing.offset < samples.length; i++)
       mix[i]! += samples[playing.offset++]! * playing.gain;
-    if (playing.offset >= samples.length) this.playing = null;
+    if (playing.offset >= samples.length) {
+      this.playing = null;
+      this.lastEnd = i;
+    }
     return started;
   }
 }

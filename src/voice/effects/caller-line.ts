@@ -5,6 +5,8 @@ import {
   type CallerLine,
   type CallerLineTick,
   type CallerSpeechState,
+  type EffectEvent,
+  type EffectTimeline,
 } from "../call.js";
 import type { VoiceSettings } from "../voice-settings.js";
 import { BackgroundNoise } from "./background.js";
@@ -51,8 +53,20 @@ export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, se
   const gain = settings.telephony_enabled ? TELEPHONE_HEADROOM : 1;
   let elapsed = 0;
   let wasSpeaking = false;
+  const events: EffectEvent[] = [];
+  const ms = (sample: number) => Math.round((sample * 1000) / rate);
 
   return {
+    effectTimeline(): EffectTimeline {
+      // Open events (a burst still sounding) end with the call.
+      return {
+        events: events.map((event) =>
+          event.end_ms === null
+            ? { ...event, end_ms: ms(elapsed), duration_ms: ms(elapsed) - event.start_ms }
+            : { ...event },
+        ),
+      };
+    },
     tick(speech: Int16Array, state: CallerSpeechState): CallerLineTick {
       const start = elapsed;
       elapsed += speech.length;
@@ -64,7 +78,26 @@ export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, se
       }
       wasSpeaking = state.speaking;
       background?.addTo(mix, start);
+      const sounding = bursts?.active ?? false;
       const burst = bursts?.addTo(mix) ?? null;
+      if (bursts && burst !== null && bursts.lastStart) {
+        const at = start + bursts.lastStart.sample;
+        events.push({
+          effect_type: "burst_noise",
+          start_ms: ms(at),
+          end_ms: null,
+          participant: "user",
+          params: { file: burst, snr_db: bursts.lastStart.snrDb },
+          duration_ms: null,
+        });
+      }
+      if (bursts && (sounding || burst !== null) && !bursts.active) {
+        const open = events.findLast((e) => e.effect_type === "burst_noise" && e.end_ms === null);
+        if (open) {
+          open.end_ms = ms(start + bursts.lastEnd);
+          open.duration_ms = open.end_ms - open.start_ms;
+        }
+      }
       band?.process(mix);
       const pcm = new Int16Array(mix.length);
       for (let i = 0; i < mix.length; i++) pcm[i] = clip16(mix[i]! * gain);
@@ -72,6 +105,24 @@ export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, se
       const lost = new Uint8Array(wire.length);
       const lostSamples = drops.lose(lost, start);
       if (lostSamples > 0) for (let i = 0; i < wire.length; i++) if (lost[i]) wire[i] = WIRE_SILENCE;
+      // Each run of lost samples is one frame drop on the timeline.
+      for (let i = 0; i < lost.length;) {
+        if (!lost[i]) {
+          i++;
+          continue;
+        }
+        let j = i;
+        while (j < lost.length && lost[j]) j++;
+        events.push({
+          effect_type: "frame_drop",
+          start_ms: ms(start + i),
+          end_ms: ms(start + j),
+          participant: "user",
+          params: { duration_ms: ms(j - i) },
+          duration_ms: ms(start + j) - ms(start + i),
+        });
+        i = j;
+      }
       return {
         wire,
         speechEffects: state.speaking

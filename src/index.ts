@@ -258,6 +258,8 @@ export { loadTasksVoice, voiceSettingsFor, SPEECH_COMPLEXITIES } from "./voice/v
 export type { VoiceSettings, TasksVoiceFile } from "./voice/voice-settings.js";
 export { parseVoiceAgentSpec, voiceAgentFactory } from "./voice/agents/voice-agent-spec.js";
 export { runVoiceCalls } from "./runner/voice-run.js";
+export { startVoiceRun, buildVoiceParticipants, VoiceRunStartSpecSchema } from "./runner/start-voice-run.js";
+export type { VoiceRunStartSpec, VoiceRunStart, StartVoiceRunOptions } from "./runner/start-voice-run.js";
 export type {
   VoiceCallOutcome,
   VoiceRunOutcome,

@@ -64,15 +64,14 @@ import { describeComparability } from "../../runner/tau2-comparability.js";
 import { openStore, withStoreOption } from "./run-source.js";
 import { importAgentModule, loadPerturbations } from "../domain-modules.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
+import { checkNotRunningElsewhere, type ResolvedRun } from "../../runner/resume.js";
 import {
-  checkNotRunningElsewhere,
   domainLoadOptions,
   modelFlagsOf,
   parseFlagNumbers,
   resolveAdaptive,
   resolveRun,
   type FlagNumbers,
-  type ResolvedRun,
   type RunFlags,
 } from "./run-resolve.js";
 

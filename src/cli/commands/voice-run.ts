@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
 import { parseLlmArgs } from "../../llm/index.js";
-import { startVoiceRun, type VoiceRunStartSpec } from "../../runner/start-voice-run.js";
+import type { VoiceRunStartSpec } from "../../runner/start-voice-run.js";
 import type { VoiceCallOutcome } from "../../runner/voice-run.js";
 import { DEFAULT_TICK_SECONDS } from "../../voice/call.js";
 import { SPEECH_COMPLEXITIES } from "../../voice/voice-settings.js";
@@ -127,6 +127,8 @@ function voiceRunSpec(flags: RunFlags & VoiceRunFlags): VoiceRunStartSpec {
 /** `passk run --voice`: one domain's tasks × trials as phone calls, written in the reference's directory format. */
 export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: CliContext): Promise<number> {
   const spec = voiceRunSpec(flags);
+  // Loaded for voice runs only: the realtime providers' SDKs cost a text run's start seconds.
+  const { startVoiceRun } = await import("../../runner/start-voice-run.js");
   const outcome = await startVoiceRun(spec, {
     env: context.env,
     domains: context.domains,

@@ -96,6 +96,9 @@ export { run } from "./runner/run.js";
 export { startRun, RunSpecSchema, ModelSpecSchema } from "./runner/start-run.js";
 export type { RunSpec, ModelSpec, StartRunOptions } from "./runner/start-run.js";
 export { rescore } from "./runner/rescore.js";
+export { storedRun, continuedConfig, resolveSaveTo, checkNotRunningElsewhere } from "./runner/resume.js";
+export type { StoredRun, ResolvedRun } from "./runner/resume.js";
+export { rerankerToolModel } from "./runner/reranker-model.js";
 export { reviewRun } from "./runner/review-stored-run.js";
 export type { ReviewRunOptions } from "./runner/review-stored-run.js";
 export type { Rescored, RescoreOptions, ScoredRow } from "./runner/rescore.js";
@@ -258,6 +261,8 @@ export { loadTasksVoice, voiceSettingsFor, SPEECH_COMPLEXITIES } from "./voice/v
 export type { VoiceSettings, TasksVoiceFile } from "./voice/voice-settings.js";
 export { parseVoiceAgentSpec, voiceAgentFactory } from "./voice/agents/voice-agent-spec.js";
 export { runVoiceCalls } from "./runner/voice-run.js";
+export { startVoiceRun, buildVoiceParticipants, VoiceRunStartSpecSchema } from "./runner/start-voice-run.js";
+export type { VoiceRunStartSpec, VoiceRunStart, StartVoiceRunOptions } from "./runner/start-voice-run.js";
 export type {
   VoiceCallOutcome,
   VoiceRunOutcome,

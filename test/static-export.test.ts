@@ -55,9 +55,7 @@ async function passk(...args: string[]): Promise<{ code: number; stdout: string;
   process.exitCode = undefined;
   let code = 0;
   try {
-    await buildProgram(context)
-      .exitOverride()
-      .parseAsync(["node", "passk", ...args]);
+    await (await buildProgram(context)).exitOverride().parseAsync(["node", "passk", ...args]);
     code = Number(process.exitCode ?? 0);
   } catch (error) {
     stderr += `${describeError(error)}\n`;

@@ -12,6 +12,7 @@ import { mockReply } from "../src/testing/mock-llm-reply.js";
 import { startMockRealtimeServer, type MockRealtimeServer } from "../src/testing/mock-realtime-server.js";
 import { startMockSpeechServer, type MockSpeechServer } from "../src/testing/mock-speech-server.js";
 import { goldVoicePolicy } from "../src/testing/gold-voice-policy.js";
+import { startVoiceRun, type VoiceRunStart } from "../src/runner/start-voice-run.js";
 import { goldVoiceAgentScript } from "../src/testing/gold-voice-script.js";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
@@ -160,32 +161,33 @@ describe("passk run --voice against mock providers", () => {
   }
 
   it("a cascaded voice agent (transcription → passk's LLM agent → speech) reaches reward 1.0 on the same calls", async () => {
+    // Through the library (what `passk run --voice --voice-agent cascaded` calls): the CLI's flags are tested above.
     for (const domain of DOMAINS) {
       const saveTo = path.join(dir, `${domain}-cascaded`);
-      const args = voiceRunArgs(domain, "control", saveTo).map((arg) =>
-        arg === "openai:gpt-realtime" ? "cascaded" : arg,
-      );
-      const result = await runCli(
-        [
-          ...args.filter((_, i) => args[i - 1] !== "--voice-agent-url" && args[i] !== "--voice-agent-url"),
-          "--agent-llm",
-          "openai-compatible:mock-agent",
-          "--agent-llm-base-url",
-          llm.url,
-          "--agent-stt",
-          "openai:gpt-4o-transcribe",
-          "--agent-tts",
-          "openai:gpt-4o-mini-tts",
+      let started: VoiceRunStart | undefined;
+      const outcome = await startVoiceRun(
+        {
+          domain,
+          taskIds: tasks.filter((t) => domainOf(t) === domain).map((t) => t.id),
+          numTrials: 2,
+          clock: "virtual",
+          voiceAgent: "cascaded",
+          agent: { model: "openai-compatible:mock-agent", baseUrl: llm.url },
+          agentStt: "openai:gpt-4o-transcribe",
+          agentTts: "openai:gpt-4o-mini-tts",
+          user: { model: "openai-compatible:mock-user", baseUrl: llm.url },
+          userVoice: "openai:gpt-4o-mini-tts",
           // The agent's mock model tells calls apart only by their order.
-          "--max-concurrency",
-          "1",
-        ],
-        { env: voiceEnv() },
+          maxConcurrency: 1,
+          saveTo,
+        },
+        { env: { ...process.env, ...voiceEnv() }, onStart: (start) => (started = start) },
       );
-      expect(result.stderr).toBe("");
-      expect(result.code).toBe(0);
-      expect(result.stdout).toContain("agent cascaded");
-      expect(result.stdout).toContain("average reward 1.000 · pass^1 1.000 · pass^2 1.000");
+      expect(started?.resume).toBe(false);
+      expect(started?.agentInfo.provider).toBe("cascaded");
+      expect(outcome.calls.filter((call) => call.systemFailure !== undefined)).toEqual([]);
+      expect(outcome.averageReward).toBe(1);
+      expect(outcome.passHatK).toEqual({ 1: 1, 2: 1 });
       expect(simulationFiles(saveTo)).toHaveLength(TASKS_PER_DOMAIN * 2);
     }
   }, 600_000);

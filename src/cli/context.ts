@@ -10,8 +10,8 @@ import { builtinDomains, getDomain } from "../domains/registry.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
-import { createLanguageModel, loadPriceOverrides } from "../llm/index.js";
-import { meteredToolModel } from "../llm/tool-model-spend.js";
+import { loadPriceOverrides } from "../llm/index.js";
+import { rerankerToolModel } from "../runner/reranker-model.js";
 import { parseRetrievalConfigKwargs } from "../knowledge/configs.js";
 
 /** Everything a command needs from its surroundings; tests can swap the streams. */
@@ -61,18 +61,16 @@ export function loadDomain(
       : {}),
     ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
     ...(reranker
-      ? {
-          // Its calls are made inside conversations and counted to each (`tool_model_cost`).
-          toolModel: meteredToolModel(
-            createLanguageModel(options.rerankerLlm!, {
-              env: context.env,
-              role: "reranker",
-              ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
-              ...(options.prices !== undefined ? { priceOverrides: loadPriceOverrides(options.prices) } : {}),
-            }),
-          ),
-          toolModelKey: JSON.stringify([options.rerankerLlm, options.rerankerLlmBaseUrl, options.prices]),
-        }
+      ? rerankerToolModel(
+          {
+            model: options.rerankerLlm!,
+            ...(options.rerankerLlmBaseUrl !== undefined ? { baseUrl: options.rerankerLlmBaseUrl } : {}),
+          },
+          {
+            env: context.env,
+            ...(options.prices !== undefined ? { priceOverrides: loadPriceOverrides(options.prices) } : {}),
+          },
+        )
       : {}),
   });
 }

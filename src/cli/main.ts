@@ -31,7 +31,7 @@ try {
     for (const spec of agentSpecs) agents.set(spec, await importAgentModule(spec.slice("module:".length)));
     context.agentModules = agents;
   }
-  await buildProgram(context).parseAsync(process.argv);
+  await (await buildProgram(context, process.argv)).parseAsync(process.argv);
 } catch (error) {
   context.stderr.write(`${describeError(error)}\n`);
   process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1;

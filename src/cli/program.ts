@@ -1,30 +1,39 @@
 import { Command } from "commander";
 import { passkVersion } from "../version.js";
-import { registerCall } from "./commands/call.js";
-import { registerCompare } from "./commands/compare.js";
-import { registerPlan } from "./commands/plan.js";
-import { registerReview } from "./commands/review.js";
-import { registerData } from "./commands/data.js";
-import { registerExport } from "./commands/export.js";
-import { registerImport } from "./commands/import.js";
-import { registerModels } from "./commands/models.js";
-import { registerReplay } from "./commands/replay.js";
-import { registerSimulate } from "./commands/simulate.js";
-import { registerSubmit } from "./commands/submit.js";
-import { registerReport } from "./commands/report.js";
-import { registerRobustness } from "./commands/robustness.js";
-import { registerRun } from "./commands/run.js";
-import { registerRuns } from "./commands/runs.js";
-import { registerScore } from "./commands/score.js";
-import { registerServe } from "./commands/serve.js";
-import { registerTasks } from "./commands/tasks.js";
-import { registerTools } from "./commands/tools.js";
-import { registerWorker } from "./commands/worker.js";
 import type { CliContext } from "./context.js";
 
-/** The `passk` command line: every command registers itself on one commander program. */
-export function buildProgram(context: CliContext): Command {
-  const program = new Command("passk")
+type Register = (program: Command, context: CliContext) => void;
+
+/**
+ * Each command's module, loaded when asked for: a spawned `passk run` parses only the run command's
+ * imports, not the server's, the voice track's or the submission's (they cost seconds on a loaded machine).
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  replay: async () => (await import("./commands/replay.js")).registerReplay,
+  simulate: async () => (await import("./commands/simulate.js")).registerSimulate,
+  chat: async () => (await import("./commands/simulate.js")).registerSimulate,
+  tasks: async () => (await import("./commands/tasks.js")).registerTasks,
+  call: async () => (await import("./commands/call.js")).registerCall,
+  tools: async () => (await import("./commands/tools.js")).registerTools,
+  data: async () => (await import("./commands/data.js")).registerData,
+  score: async () => (await import("./commands/score.js")).registerScore,
+  report: async () => (await import("./commands/report.js")).registerReport,
+  import: async () => (await import("./commands/import.js")).registerImport,
+  export: async () => (await import("./commands/export.js")).registerExport,
+  run: async () => (await import("./commands/run.js")).registerRun,
+  robustness: async () => (await import("./commands/robustness.js")).registerRobustness,
+  runs: async () => (await import("./commands/runs.js")).registerRuns,
+  worker: async () => (await import("./commands/worker.js")).registerWorker,
+  compare: async () => (await import("./commands/compare.js")).registerCompare,
+  plan: async () => (await import("./commands/plan.js")).registerPlan,
+  review: async () => (await import("./commands/review.js")).registerReview,
+  submit: async () => (await import("./commands/submit.js")).registerSubmit,
+  serve: async () => (await import("./commands/serve.js")).registerServe,
+  models: async () => (await import("./commands/models.js")).registerModels,
+};
+
+function emptyProgram(context: CliContext): Command {
+  return new Command("passk")
     .description("Build, simulate and reliability-test LLM customer-service agents (τ²-bench compatible)")
     .version(passkVersion())
     .showHelpAfterError()
@@ -32,25 +41,24 @@ export function buildProgram(context: CliContext): Command {
       writeOut: (text) => context.stdout.write(text),
       writeErr: (text) => context.stderr.write(text),
     });
-  registerReplay(program, context);
-  registerSimulate(program, context);
-  registerTasks(program, context);
-  registerCall(program, context);
-  registerTools(program, context);
-  registerData(program, context);
-  registerScore(program, context);
-  registerReport(program, context);
-  registerImport(program, context);
-  registerExport(program, context);
-  registerRun(program, context);
-  registerRobustness(program, context);
-  registerRuns(program, context);
-  registerWorker(program, context);
-  registerCompare(program, context);
-  registerPlan(program, context);
-  registerReview(program, context);
-  registerSubmit(program, context);
-  registerServe(program, context);
-  registerModels(program, context);
+}
+
+/**
+ * The `passk` command line: every command registers itself on one commander program. Given the
+ * arguments, only the command they name is loaded (all of them for `--help`, `--version` or a name
+ * passk does not know, so the help lists every command and a typo gets its suggestion).
+ */
+export async function buildProgram(context: CliContext, argv?: readonly string[]): Promise<Command> {
+  const program = emptyProgram(context);
+  const name = argv?.[2];
+  const wanted =
+    name !== undefined && Object.hasOwn(COMMANDS, name) ? [COMMANDS[name]!] : Object.values(COMMANDS);
+  const registered = new Set<Register>();
+  for (const load of wanted) {
+    const register = await load();
+    if (registered.has(register)) continue;
+    registered.add(register);
+    register(program, context);
+  }
   return program;
 }

@@ -145,9 +145,7 @@ async function passkInProcess(args: string[], env: Record<string, string>): Prom
   };
   process.exitCode = undefined;
   try {
-    await buildProgram(context)
-      .exitOverride()
-      .parseAsync(["node", "passk", ...args]);
+    await (await buildProgram(context)).exitOverride().parseAsync(["node", "passk", ...args]);
   } catch (error) {
     throw new Error(`passk ${args.join(" ")} failed: ${describeError(error)}\n${stderr}`);
   }

@@ -1,22 +1,18 @@
-import { existsSync } from "node:fs";
-import { hostname } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { parseRetrievalConfigKwargs, type RetrievalConfigKwargs } from "../../knowledge/configs.js";
-import { isRedactedUrl } from "../../llm/redact.js";
 import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { resolveConfig } from "../../formats/tau2/domain-data.js";
-import { readResultsFile, type ResultsInput } from "../../formats/tau2/results.js";
+import { continuedConfig, resolveSaveTo, storedRun, type ResolvedRun } from "../../runner/resume.js";
 import {
   identityDifferences,
   OPERATIONAL_MODEL_FLAGS,
-  RunConfigSchema,
   type RunConfig,
   type RunModels,
 } from "../../runner/run-config.js";
-import type { RunRecord, Store } from "../../store/store.js";
+import type { Store } from "../../store/store.js";
 import type { AnyDomain } from "../../env/domain.js";
 import {
   createPerturbationRegistry,
@@ -148,12 +144,6 @@ const MODEL_KEYS = [
   "maxRetries",
   "maxAgentMessageBytes",
 ] as const satisfies ReadonlyArray<keyof RunModels>;
-const FLAG_OF_MODEL_KEY = {
-  agentLlmBaseUrl: "--agent-llm-base-url",
-  userLlmBaseUrl: "--user-llm-base-url",
-  judgeLlmBaseUrl: "--judge-llm-base-url",
-  rerankerLlmBaseUrl: "--reranker-llm-base-url",
-} as const;
 const FILE_KEYS = new Set(["agentPromptTemplate", "toolSpec", "prices", "upstream"]);
 
 /** The run configuration the flags describe (a new run, or one to compare with a stored run). */
@@ -283,20 +273,6 @@ const IDENTITY_FLAG_OF_OPTION: Record<string, string> = {
   perturb: "--perturb",
 };
 
-/** A run `passk run` started, with its parsed configuration. */
-export interface StoredRun {
-  run: RunRecord;
-  config: RunConfig;
-}
-
-export interface ResolvedRun {
-  config: RunConfig;
-  /** The stored run to continue, if any, with its configuration as parsed. */
-  existing?: StoredRun;
-  /** A results file (from an earlier `--save-to`) whose simulations seed a new run. */
-  adopt?: { file: string; results: ResultsInput; runId?: string };
-}
-
 /** Which run this command continues or starts, checked against what is stored. */
 export function resolveRun(
   store: Store,
@@ -305,64 +281,8 @@ export function resolveRun(
   numbers: z.infer<typeof FlagNumbersSchema>,
   context: CliContext,
 ): ResolvedRun {
-  const given = new Set(
-    Object.keys(IDENTITY_FLAG_OF_OPTION)
-      .filter((option) => command.getOptionValueSource(option) === "cli")
-      .map((option) => IDENTITY_FLAG_OF_OPTION[option]!),
-  );
-  if (flags.resume) {
-    const run = store.getRun(flags.resume);
-    const parsed = RunConfigSchema.safeParse(run.config);
-    if (!parsed.success) {
-      throw new ConfigError(
-        `run ${run.id} was not started by \`passk run\` (status ${run.status}${run.config.imported_from ? `, imported from ${String(run.config.imported_from)}` : ""}); only such runs can be resumed.`,
-      );
-    }
-    const stored = parsed.data;
-    if (given.size > 0) {
-      const asGiven = configFromFlags(
-        {
-          ...flags,
-          domain: flags.domain ?? stored.domains,
-          agentLlm: flags.agentLlm ?? stored.models.agentLlm,
-          userLlm: flags.userLlm ?? stored.models.userLlm,
-        },
-        numbers,
-        given.has("--data") ? path.resolve(flags.data!) : stored.data,
-        context.domains,
-        context.perturbations ?? createPerturbationRegistry(),
-      );
-      const differences = identityDifferences(stored, asGiven, given);
-      if (differences.length > 0) {
-        throw new ConfigError(
-          `--resume ${run.id} continues the run as it was configured; these flags differ from it:\n  ${differences.join("\n  ")}\n` +
-            "Drop them (the stored configuration is used), or start a new run without --resume.",
-        );
-      }
-    }
-    const saveTo = flags.saveTo ? path.resolve(flags.saveTo) : stored.save_to;
-    // Operational settings typed again (a fixed base URL, a longer timeout) replace the stored ones.
-    const models: Record<string, string | boolean> = { ...stored.models };
-    for (const key of OPERATIONAL_MODEL_FLAGS) {
-      const value = flags[key];
-      if (value !== undefined && command.getOptionValueSource(key) === "cli")
-        models[key] = FILE_KEYS.has(key) && typeof value === "string" ? path.resolve(value) : value;
-    }
-    // Credentials were taken out of stored base URLs: the resume must give such a URL again.
-    for (const key of ["agentLlmBaseUrl", "userLlmBaseUrl", "judgeLlmBaseUrl"] as const) {
-      const url = models[key];
-      if (typeof url === "string" && isRedactedUrl(url))
-        throw new ConfigError(
-          `run ${run.id} used a base URL with credentials (${url}), which are never stored; ` +
-            `pass ${FLAG_OF_MODEL_KEY[key]} again to continue it.`,
-        );
-    }
-    return {
-      config: { ...stored, models: models as RunModels, save_to: saveTo },
-      existing: { run, config: stored },
-    };
-  }
-
+  if (flags.resume)
+    return resumeFromFlags(store, { ...flags, resume: flags.resume }, command, numbers, context);
   const config = configFromFlags(
     flags,
     numbers,
@@ -370,62 +290,58 @@ export function resolveRun(
     context.domains,
     context.perturbations ?? createPerturbationRegistry(),
   );
-  if (!config.save_to) return { config };
-  // The newest stored run writing to the same file is the one to continue.
-  for (const run of store.listRuns()) {
-    const stored = RunConfigSchema.safeParse(run.config).data;
-    if (!stored || stored.save_to !== config.save_to) continue;
-    const differences = identityDifferences(stored, config);
-    if (differences.length > 0) {
-      throw new ConfigError(
-        `--save-to ${config.save_to} belongs to run ${run.id}, which was configured differently:\n  ${differences.join("\n  ")}\n` +
-          `Pass another --save-to to start a new run, or \`passk run --resume ${run.id}\` to continue that one.`,
-      );
-    }
-    return { config, existing: { run, config: stored } };
-  }
-  if (!existsSync(config.save_to)) return { config };
-  // The file exists but the store has no run for it (another store, or a deleted one): continue
-  // from the simulations the file holds, as τ² resumes from its --save-to file.
-  const file = readResultsFile(config.save_to);
-  const section = (file.raw.info as { passk?: { config?: unknown; run_id?: unknown } }).passk;
-  const fromFile = RunConfigSchema.safeParse(section?.config);
-  if (!fromFile.success) {
-    throw new ConfigError(
-      `--save-to ${config.save_to} already holds results that \`passk run\` did not write (no passk run configuration in its info); ` +
-        "pass another --save-to, or move the file away.",
-    );
-  }
-  const differences = identityDifferences(fromFile.data, config);
-  if (differences.length > 0) {
-    throw new ConfigError(
-      `--save-to ${config.save_to} holds a run configured differently:\n  ${differences.join("\n  ")}\n` +
-        "Pass another --save-to to start a new run, or repeat the flags of that run to continue it.",
-    );
-  }
-  return {
-    config,
-    adopt: {
-      file: config.save_to,
-      results: file.raw,
-      ...(typeof section?.run_id === "string" ? { runId: section.run_id } : {}),
-    },
-  };
+  return resolveSaveTo(store, config);
 }
 
-/** Refuse to run a run that another live process on this machine is running. */
-export function checkNotRunningElsewhere({ run, config }: StoredRun): void {
-  const runner = config.runner;
-  if (run.status !== "running" || !runner || runner.host !== hostname() || runner.pid === process.pid) return;
-  try {
-    process.kill(runner.pid, 0);
-  } catch {
-    return; // that process is gone (killed, crashed): safe to take over
-  }
-  throw new ConfigError(
-    `run ${run.id} is being run by process ${runner.pid} on this machine (since ${runner.started_at}); ` +
-      "wait for it, or stop it (Ctrl-C) before resuming.",
+/** `--resume ID`: the stored run, refusing identity flags typed again that differ from it. */
+function resumeFromFlags(
+  store: Store,
+  flags: RunFlags & { resume: string },
+  command: Command,
+  numbers: z.infer<typeof FlagNumbersSchema>,
+  context: CliContext,
+): ResolvedRun {
+  const stored = storedRun(store, flags.resume);
+  const given = new Set(
+    Object.keys(IDENTITY_FLAG_OF_OPTION)
+      .filter((option) => command.getOptionValueSource(option) === "cli")
+      .map((option) => IDENTITY_FLAG_OF_OPTION[option]!),
   );
+  if (given.size > 0) {
+    const asGiven = configFromFlags(
+      {
+        ...flags,
+        domain: flags.domain ?? stored.config.domains,
+        agentLlm: flags.agentLlm ?? stored.config.models.agentLlm,
+        userLlm: flags.userLlm ?? stored.config.models.userLlm,
+      },
+      numbers,
+      given.has("--data") ? path.resolve(flags.data!) : stored.config.data,
+      context.domains,
+      context.perturbations ?? createPerturbationRegistry(),
+    );
+    const differences = identityDifferences(stored.config, asGiven, given);
+    if (differences.length > 0) {
+      throw new ConfigError(
+        `--resume ${stored.run.id} continues the run as it was configured; these flags differ from it:\n  ${differences.join("\n  ")}\n` +
+          "Drop them (the stored configuration is used), or start a new run without --resume.",
+      );
+    }
+  }
+  // Operational settings typed again (a fixed base URL, a longer timeout) replace the stored ones.
+  const models: Record<string, string | boolean> = {};
+  for (const key of OPERATIONAL_MODEL_FLAGS) {
+    const value = flags[key];
+    if (value !== undefined && command.getOptionValueSource(key) === "cli")
+      models[key] = FILE_KEYS.has(key) && typeof value === "string" ? path.resolve(value) : value;
+  }
+  return {
+    config: continuedConfig(stored, {
+      models: models as Partial<RunModels>,
+      ...(flags.saveTo ? { saveTo: path.resolve(flags.saveTo) } : {}),
+    }),
+    existing: stored,
+  };
 }
 
 /**

@@ -9,11 +9,9 @@ import type { RunMetrics } from "../../metrics/run-metrics.js";
 import { run, type RunSessionEvent, type RunSessionOutcome } from "../../runner/run.js";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { createCallLimiter, parseCallLimits } from "../../llm/call-limits.js";
-import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
 import type { ConversationWorker } from "../../distributed/conversation-worker.js";
-import { openDispatcher, type Dispatcher } from "../../distributed/dispatcher.js";
+import type { Dispatcher } from "../../distributed/dispatcher.js";
 import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js";
-import { configEndpoints, startWorkerHere } from "./worker.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
 import {
   checkRobustnessThresholds,
@@ -64,15 +62,14 @@ import { describeComparability } from "../../runner/tau2-comparability.js";
 import { openStore, withStoreOption } from "./run-source.js";
 import { importAgentModule, loadPerturbations } from "../domain-modules.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
+import { checkNotRunningElsewhere, type ResolvedRun } from "../../runner/resume.js";
 import {
-  checkNotRunningElsewhere,
   domainLoadOptions,
   modelFlagsOf,
   parseFlagNumbers,
   resolveAdaptive,
   resolveRun,
   type FlagNumbers,
-  type ResolvedRun,
   type RunFlags,
 } from "./run-resolve.js";
 
@@ -286,7 +283,9 @@ export async function runCommand(
   const numbers = parseFlagNumbers(flags);
   // A distributed run checks its queue before anything is stored: a wrong URL leaves nothing behind.
   const queueAddress = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
-  if (queueAddress) await checkRedisReachable(queueAddress);
+  // The queue's client is loaded for distributed runs only (it costs a local run's start seconds).
+  if (queueAddress)
+    await (await import("../../distributed/bullmq-connection.js")).checkRedisReachable(queueAddress);
   else if (numbers.localWorkers > 0)
     throw new ConfigError("--local-workers applies to distributed runs: add --queue redis://HOST:PORT");
   // Everything that can be wrong is checked before the first model call: the store, the run, the
@@ -585,6 +584,8 @@ async function openQueue(
   prefix: string,
 ): Promise<{ dispatcher: Dispatcher; localWorker?: ConversationWorker }> {
   const address = state.queueAddress!;
+  const { openDispatcher } = await import("../../distributed/dispatcher.js");
+  const { configEndpoints, startWorkerHere } = await import("./worker.js");
   // Sentences about the queue are shown whatever the progress display (a refused job, Redis away).
   const dispatcher = await openDispatcher({
     address,

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { RunConfigSchema } from "../../runner/run-config.js";
-import { checkNotRunningElsewhere } from "./run-resolve.js";
+import { checkNotRunningElsewhere } from "../../runner/resume.js";
 import { computeRunMetrics, failingTasks, type RunMetrics } from "../../metrics/run-metrics.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";

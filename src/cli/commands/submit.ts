@@ -194,17 +194,20 @@ function isVoiceSubmission(refs: readonly string[], flags: PrepareFlags): boolea
   return false;
 }
 
+/** Who submits which model, and where the submission is written. */
+interface SubmissionMetadata {
+  output: string;
+  modelName: string;
+  modelOrganization: string;
+  contactEmail: string;
+}
+
 /** `passk submit prepare --voice`: the voice track's submission from voice run directories. */
 function prepareVoice(
   context: CliContext,
   refs: readonly string[],
   flags: PrepareFlags,
-  metadata: {
-    output: string;
-    modelName: string;
-    modelOrganization: string;
-    contactEmail: string;
-  },
+  metadata: SubmissionMetadata,
 ): void {
   const prepared = prepareVoiceSubmission(refs, {
     modelName: metadata.modelName,
@@ -239,6 +242,103 @@ function prepareVoice(
     `leaderboard directory: web/leaderboard/public/submissions/${submissionDirectoryName(prepared.submission)}/ (submission.json only; share trajectories/ by link; add it to voice_submissions in manifest.json)`,
   );
   const problems = validateAnySubmission(metadata.output);
+  printProblems(context, problems);
+  if (problems.errors.length > 0) {
+    println(
+      context,
+      `the submission does not meet the leaderboard's rules (${plural(problems.errors.length, "error")}${coverageNote(prepared.coverage)}); fix the runs and prepare it again`,
+    );
+    process.exitCode = 1;
+  } else {
+    println(
+      context,
+      `valid (${plural(problems.warnings.length, "warning")}${coverageNote(prepared.coverage)})`,
+    );
+  }
+}
+
+/** `prepare`'s required metadata and its output directory, checked before anything is read. */
+function submissionMetadata(flags: PrepareFlags): SubmissionMetadata {
+  const output = required(flags.output, "--output", "--output ./my_submission");
+  const modelName = required(flags.modelName, "--model-name", "--model-name gpt-4.1");
+  const modelOrganization = required(
+    flags.modelOrganization,
+    "--model-organization",
+    "--model-organization OpenAI",
+  );
+  const contactEmail = required(flags.contactEmail, "--contact-email", "--contact-email you@example.com");
+  if (existsSync(output)) {
+    if (!statSync(output).isDirectory())
+      throw new ConfigError(`--output ${output} is a file; pass a directory to write the submission into.`);
+    if (readdirSync(output).length > 0 && !flags.force)
+      throw new ConfigError(
+        `--output ${output} is not empty; pass an empty or new directory, or --force to replace its submission.json and trajectories.`,
+      );
+  }
+  return { output, modelName, modelOrganization, contactEmail };
+}
+
+/** `prepare` for the text track: the runs' trajectories and submission.json written, then validated. */
+function prepareText(
+  context: CliContext,
+  refs: readonly string[],
+  flags: PrepareFlags,
+  metadata: SubmissionMetadata,
+): void {
+  const { output, modelName, modelOrganization, contactEmail } = metadata;
+  const { runs, dataDirs } = loadRuns(context, refs, flags);
+  const prepared = prepareSubmission(
+    runs,
+    {
+      modelName,
+      modelOrganization,
+      contactEmail,
+      ...(flags.submittingOrganization ? { submittingOrganization: flags.submittingOrganization } : {}),
+      ...(flags.contactName ? { contactName: flags.contactName } : {}),
+      ...(flags.submissionDate ? { submissionDate: flags.submissionDate } : {}),
+      ...(flags.notes ? { notes: flags.notes } : {}),
+      ...(flags.reference ? { references: flags.reference } : {}),
+      ...(flags.retrievalConfig ? { retrievalConfig: flags.retrievalConfig } : {}),
+    },
+    { baseTaskIds: (domain) => baseSplitOf(context, domain, dataDirs.get(domain)) },
+  );
+
+  // Only what this command writes is replaced: other files in DIR are the user's.
+  const trajectoriesDir = path.join(output, "trajectories");
+  if (flags.force && existsSync(trajectoriesDir))
+    for (const name of readdirSync(trajectoriesDir))
+      if (name.endsWith(".json")) rmSync(path.join(trajectoriesDir, name));
+  makeDirectory(trajectoriesDir, "--output");
+  for (const trajectory of prepared.trajectories) {
+    const file = path.join(trajectoriesDir, trajectory.fileName);
+    writeResultsFile(file, trajectory.results);
+    println(
+      context,
+      `wrote ${file} (${trajectory.domain}, ${trajectory.results.simulations.length} simulations)`,
+    );
+  }
+  const submissionFile = path.join(output, "submission.json");
+  writeFileAtomic(submissionFile, `${JSON.stringify(prepared.submission, null, 2)}\n`);
+  println(context, `wrote ${submissionFile}`);
+
+  const { submission } = prepared;
+  const why = Object.entries(prepared.deviations).flatMap(([domain, deviations]) =>
+    deviations.filter((d) => d.kind !== "trials").map((d) => `${domain}: ${d.reason}`),
+  );
+  println(
+    context,
+    submission.submission_type === "standard"
+      ? "submission_type: standard (τ²'s protocol and texts, default agent and user simulator, every base-split task)"
+      : `submission_type: custom (${why.join("; ")})`,
+  );
+  println(
+    context,
+    `leaderboard directory: web/leaderboard/public/submissions/${submissionDirectoryName(submission)}/ (submission.json only; share trajectories/ by link)`,
+  );
+
+  const problems = validateSubmission(output, {
+    baseTaskIds: (domain) => baseSplitOf(context, domain, dataDirs.get(domain)),
+  });
   printProblems(context, problems);
   if (problems.errors.length > 0) {
     println(
@@ -291,93 +391,9 @@ export function registerSubmit(program: Command, context: CliContext): void {
         ),
     ),
   ).action((refs: string[], flags: PrepareFlags) => {
-    const output = required(flags.output, "--output", "--output ./my_submission");
-    const modelName = required(flags.modelName, "--model-name", "--model-name gpt-4.1");
-    const modelOrganization = required(
-      flags.modelOrganization,
-      "--model-organization",
-      "--model-organization OpenAI",
-    );
-    const contactEmail = required(flags.contactEmail, "--contact-email", "--contact-email you@example.com");
-    if (existsSync(output)) {
-      if (!statSync(output).isDirectory())
-        throw new ConfigError(`--output ${output} is a file; pass a directory to write the submission into.`);
-      if (readdirSync(output).length > 0 && !flags.force)
-        throw new ConfigError(
-          `--output ${output} is not empty; pass an empty or new directory, or --force to replace its submission.json and trajectories.`,
-        );
-    }
-
-    if (isVoiceSubmission(refs, flags)) {
-      prepareVoice(context, refs, flags, { output, modelName, modelOrganization, contactEmail });
-      return;
-    }
-    const { runs, dataDirs } = loadRuns(context, refs, flags);
-    const prepared = prepareSubmission(
-      runs,
-      {
-        modelName,
-        modelOrganization,
-        contactEmail,
-        ...(flags.submittingOrganization ? { submittingOrganization: flags.submittingOrganization } : {}),
-        ...(flags.contactName ? { contactName: flags.contactName } : {}),
-        ...(flags.submissionDate ? { submissionDate: flags.submissionDate } : {}),
-        ...(flags.notes ? { notes: flags.notes } : {}),
-        ...(flags.reference ? { references: flags.reference } : {}),
-        ...(flags.retrievalConfig ? { retrievalConfig: flags.retrievalConfig } : {}),
-      },
-      { baseTaskIds: (domain) => baseSplitOf(context, domain, dataDirs.get(domain)) },
-    );
-
-    // Only what this command writes is replaced: other files in DIR are the user's.
-    const trajectoriesDir = path.join(output, "trajectories");
-    if (flags.force && existsSync(trajectoriesDir))
-      for (const name of readdirSync(trajectoriesDir))
-        if (name.endsWith(".json")) rmSync(path.join(trajectoriesDir, name));
-    makeDirectory(trajectoriesDir, "--output");
-    for (const trajectory of prepared.trajectories) {
-      const file = path.join(trajectoriesDir, trajectory.fileName);
-      writeResultsFile(file, trajectory.results);
-      println(
-        context,
-        `wrote ${file} (${trajectory.domain}, ${trajectory.results.simulations.length} simulations)`,
-      );
-    }
-    const submissionFile = path.join(output, "submission.json");
-    writeFileAtomic(submissionFile, `${JSON.stringify(prepared.submission, null, 2)}\n`);
-    println(context, `wrote ${submissionFile}`);
-
-    const { submission } = prepared;
-    const why = Object.entries(prepared.deviations).flatMap(([domain, deviations]) =>
-      deviations.filter((d) => d.kind !== "trials").map((d) => `${domain}: ${d.reason}`),
-    );
-    println(
-      context,
-      submission.submission_type === "standard"
-        ? "submission_type: standard (τ²'s protocol and texts, default agent and user simulator, every base-split task)"
-        : `submission_type: custom (${why.join("; ")})`,
-    );
-    println(
-      context,
-      `leaderboard directory: web/leaderboard/public/submissions/${submissionDirectoryName(submission)}/ (submission.json only; share trajectories/ by link)`,
-    );
-
-    const problems = validateSubmission(output, {
-      baseTaskIds: (domain) => baseSplitOf(context, domain, dataDirs.get(domain)),
-    });
-    printProblems(context, problems);
-    if (problems.errors.length > 0) {
-      println(
-        context,
-        `the submission does not meet the leaderboard's rules (${plural(problems.errors.length, "error")}${coverageNote(prepared.coverage)}); fix the runs and prepare it again`,
-      );
-      process.exitCode = 1;
-    } else {
-      println(
-        context,
-        `valid (${plural(problems.warnings.length, "warning")}${coverageNote(prepared.coverage)})`,
-      );
-    }
+    const metadata = submissionMetadata(flags);
+    if (isVoiceSubmission(refs, flags)) prepareVoice(context, refs, flags, metadata);
+    else prepareText(context, refs, flags, metadata);
   });
 
   withDataOption(

@@ -1,19 +1,13 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { Option, type Command } from "commander";
-import { createAgent } from "../../agents/create-agent.js";
 import { ConfigError } from "../../core/errors.js";
-import { resolveDataDir } from "../../formats/tau2/data-dir.js";
-import { createLanguageModel } from "../../llm/create-language-model.js";
-import { selectRunTasks } from "../../runner/run-plan.js";
-import { runVoiceCalls, type VoiceCallOutcome, type VoiceRunOutcome } from "../../runner/voice-run.js";
+import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
 import { loadPriceOverrides } from "../../llm/cost.js";
+import { parseLlmArgs } from "../../llm/index.js";
+import type { VoiceRunStartSpec } from "../../runner/start-voice-run.js";
+import type { VoiceCallOutcome, VoiceRunOutcome } from "../../runner/voice-run.js";
 import { DEFAULT_TICK_SECONDS } from "../../voice/call.js";
-import { parseVoiceAgentSpec, voiceAgentFactory } from "../../voice/agents/voice-agent-spec.js";
-import { createSpeechModel, createTranscriptionModel, personaVoice } from "../../voice/speech-models.js";
-import { llmVoiceCustomer, readVoiceGuidelines } from "../../voice/voice-customer.js";
-import { loadTasksVoice, SPEECH_COMPLEXITIES } from "../../voice/voice-settings.js";
-import { loadDomain, println, type CliContext } from "../context.js";
+import { SPEECH_COMPLEXITIES } from "../../voice/voice-settings.js";
+import { println, type CliContext } from "../context.js";
 import type { RunFlags } from "./run-resolve.js";
 
 /** The flags `passk run --voice` adds. */
@@ -91,109 +85,64 @@ function positive(flag: string, value: string): number {
   return number;
 }
 
-/** `passk run --voice`: one domain's tasks × trials as phone calls, written in the reference's directory format. */
-export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: CliContext): Promise<number> {
+/** `passk run --voice`'s flags as the library's voice run spec. */
+function voiceRunSpec(flags: RunFlags & VoiceRunFlags): VoiceRunStartSpec {
   const domains = flags.domain ?? [];
   if (domains.length !== 1)
     throw new ConfigError("a voice run takes exactly one --domain (airline, retail, …)");
-  const domain = domains[0]!;
   if (!flags.userLlm)
     throw new ConfigError("--voice needs --user-llm: the model that writes what the customer says");
-  const dataDir = resolveDataDir(flags.data, context.env);
-  const data = loadDomain(context, domain, flags.data !== undefined ? { data: flags.data } : {});
-  const tasks = selectRunTasks(
-    data,
-    {
-      split: flags.taskSplitName,
-      ...(flags.taskIds ? { taskIds: flags.taskIds } : {}),
-      ...(flags.numTasks ? { numTasks: Number(flags.numTasks) } : {}),
-    },
-    { splitIsDefault: true },
-  );
-  const voiceSettings = loadTasksVoice(dataDir, domain);
-  const env = context.env;
-  const priceOverrides = flags.prices !== undefined ? loadPriceOverrides(flags.prices) : undefined;
-  const priced = priceOverrides ? { priceOverrides } : {};
-  const agentFactory = voiceAgentFactory(parseVoiceAgentSpec(flags.voiceAgent), {
-    env,
-    ...(flags.voiceAgentUrl ? { url: flags.voiceAgentUrl } : {}),
-    cascade: () => {
-      if (!flags.agentLlm)
-        throw new ConfigError("--voice-agent cascaded needs --agent-llm: the text agent's model");
-      return {
-        agent: createAgent(flags.agentLlm, {
-          env,
-          ...priced,
-          ...(flags.agentLlmBaseUrl ? { baseUrl: flags.agentLlmBaseUrl } : {}),
-        }),
-        transcription: createTranscriptionModel(flags.agentStt, { env }),
-        speech: createSpeechModel(flags.agentTts, { env }),
-      };
-    },
+  const model = (spec: string, baseUrl: string | undefined, args: string | undefined, flag: string) => ({
+    model: spec,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(args !== undefined ? { args: parseLlmArgs(args, flag) } : {}),
   });
-  const userModel = createLanguageModel(flags.userLlm, {
-    role: "user",
-    env,
-    ...priced,
-    ...(flags.userLlmBaseUrl ? { baseUrl: flags.userLlmBaseUrl } : {}),
+  return {
+    domain: domains[0]!,
+    split: flags.taskSplitName,
+    ...(flags.taskIds ? { taskIds: flags.taskIds } : {}),
+    ...(flags.numTasks ? { numTasks: Number(flags.numTasks) } : {}),
+    numTrials: Number(flags.numTrials),
+    seed: Number(flags.seed),
+    speechComplexity: flags.speechComplexity as VoiceRunStartSpec["speechComplexity"],
+    tickSeconds: positive("--tick-duration", flags.tickDuration),
+    clock: flags.clock,
+    maxCallSeconds: positive("--max-call-seconds", flags.maxCallSeconds),
+    maxConcurrency: positive("--max-concurrency", flags.maxConcurrency),
+    voiceAgent: flags.voiceAgent,
+    ...(flags.voiceAgentUrl ? { voiceAgentUrl: flags.voiceAgentUrl } : {}),
+    ...(flags.agentLlm
+      ? { agent: model(flags.agentLlm, flags.agentLlmBaseUrl, flags.agentLlmArgs, "--agent-llm-args") }
+      : {}),
+    agentStt: flags.agentStt,
+    agentTts: flags.agentTts,
+    user: model(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args"),
+    userVoice: flags.userVoice,
+    ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
+    ...(flags.saveTo ? { saveTo: flags.saveTo } : {}),
+    audio: flags.audio,
+    substituteMissingNoise: flags.substituteMissingNoise ?? false,
+  };
+}
+
+/** `passk run --voice`: one domain's tasks × trials as phone calls, written in the reference's directory format. */
+export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: CliContext): Promise<number> {
+  const spec = voiceRunSpec(flags);
+  // Loaded for voice runs only: the realtime providers' SDKs cost a text run's start seconds.
+  const { startVoiceRun } = await import("../../runner/start-voice-run.js");
+  const outcome = await startVoiceRun(spec, {
+    env: context.env,
+    domains: context.domains,
+    catalog: (context.catalog ??= new DomainCatalog()),
+    ...(flags.prices !== undefined ? { priceOverrides: loadPriceOverrides(flags.prices) } : {}),
+    onStart: (start) =>
+      println(
+        context,
+        `${start.resume ? "continuing" : "starting"} voice run in ${start.saveTo} · ${start.domain} · ${start.tasks.length} task(s) × ${start.numTrials} trial(s) · ` +
+          `agent ${flags.voiceAgent} · customer ${flags.userLlm} speaking with ${flags.userVoice} · ${flags.speechComplexity} · ${flags.clock} clock`,
+      ),
+    onCall: (call) => println(context, describeCall(call)),
   });
-  const userVoice = createSpeechModel(flags.userVoice, { env });
-  const guidelines = readVoiceGuidelines(dataDir);
-  const saveTo = path.resolve(
-    flags.saveTo ??
-      `passk-voice-${domain}-${flags.speechComplexity}-${new Date().toISOString().slice(0, 10)}`,
-  );
-  const resume = existsSync(path.join(saveTo, "results.json"));
-  const numTrials = Number(flags.numTrials);
-  println(
-    context,
-    `${resume ? "continuing" : "starting"} voice run in ${saveTo} · ${domain} · ${tasks.length} task(s) × ${numTrials} trial(s) · ` +
-      `agent ${flags.voiceAgent} · customer ${flags.userLlm} speaking with ${flags.userVoice} · ${flags.speechComplexity} · ${flags.clock} clock`,
-  );
-  const outcome = await runVoiceCalls(
-    {
-      data,
-      tasks,
-      numTrials,
-      seed: Number(flags.seed),
-      voiceSettings,
-      speechComplexity: flags.speechComplexity,
-      tickSeconds: positive("--tick-duration", flags.tickDuration),
-      clock: flags.clock,
-      maxCallSeconds: positive("--max-call-seconds", flags.maxCallSeconds),
-      maxConcurrency: positive("--max-concurrency", flags.maxConcurrency),
-      saveTo,
-      resume,
-      dataDir,
-      audio: flags.audio,
-      noiseSubstitutes: flags.substituteMissingNoise ?? false,
-      ...(priceOverrides ? { pricing: { overrides: priceOverrides } } : {}),
-    },
-    {
-      agent: agentFactory.make,
-      agentInfo: {
-        implementation: "passk_voice_agent",
-        llm: `${agentFactory.provider}:${agentFactory.model}`,
-        provider: agentFactory.provider,
-        model: agentFactory.model,
-      },
-      customer: ({ settings, line }) =>
-        llmVoiceCustomer({
-          model: userModel,
-          speech: userVoice,
-          ...(priceOverrides ? { pricing: { overrides: priceOverrides } } : {}),
-          ...voiceOf(settings.persona_name, userVoice.provider, env),
-          guidelines,
-          line,
-          interrupts: settings.persona_config?.interrupt_tendency === "interrupts",
-          llmBackchannel: settings.use_llm_backchannel,
-        }),
-      customerInfo: { implementation: "passk_voice_customer", llm: flags.userLlm },
-      customerVoice: (settings) =>
-        voiceOf(settings.persona_name, userVoice.provider, env).voice ?? userVoice.voice,
-    },
-    { onCall: (call) => println(context, describeCall(call)) },
-  );
   const substituted = [...new Set(outcome.calls.flatMap((call) => call.noiseSubstitutions))];
   if (substituted.length > 0)
     println(
@@ -210,16 +159,6 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
   );
   const failed = outcome.calls.filter((call) => call.systemFailure !== undefined).length;
   return failed > 0 ? 3 : 0;
-}
-
-function voiceOf(
-  persona: string | null | undefined,
-  provider: string,
-  env: Readonly<Record<string, string | undefined>>,
-): { voice?: string } {
-  if (!persona) return {};
-  const chosen = personaVoice(persona, provider, env);
-  return chosen ? { voice: chosen.voice } : {};
 }
 
 /** The run's cost line: each side's total over the calls on disk, or why it is unknown. */

@@ -193,9 +193,7 @@ export class TestSpeechListener {
 
   /** First symbol start in the buffer, aligned to the symbol grid; null when none is heard yet. */
   private findOnset(): number | null {
-    // A quarter symbol: a window a quarter off still holds three quarters of one symbol, enough to make
-    // it out; the alignment search below then finds the symbol grid to the sample.
-    const hop = Math.max(1, Math.floor(this.perSymbol / 4));
+    const hop = Math.max(1, Math.floor(this.perSymbol / 16));
     // Leave room to align within half a symbol either side of the first window that holds a symbol.
     for (let start = this.scanFrom; start + 2 * this.perSymbol <= this.buffer.length; start += hop) {
       if (readSymbol(this.buffer, start, this.sampleRate).byte === null) continue;

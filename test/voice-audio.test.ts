@@ -87,6 +87,30 @@ describe("resample", () => {
     expect(amplitudeAt(both, 3000, 8000)).toBeLessThan(10);
   });
 
+  it.each([
+    [24000, 8000],
+    [16000, 8000],
+    [48000, 8000],
+  ])(
+    "%i Hz → %i Hz keeps time: a click lands on its own output sample, its response symmetric",
+    (from, to) => {
+      // Clicks on input samples that fall on output samples: near each edge and in the middle.
+      const ratio = from / to;
+      const at = [3, 500, 996];
+      const input = new Int16Array(from / 8);
+      for (const n of at) input[n * ratio] = 30000;
+      const output = resample(input, from, to);
+      expect(output.length).toBe(to / 8);
+      for (const n of at) {
+        expect(output[n]).toBeGreaterThan((0.8 * 30000) / ratio); // the band kept is most of the output Nyquist band
+        for (let k = 1; k <= 3; k++) {
+          expect(Math.abs(output[n + k]!)).toBeLessThan(output[n]!);
+          expect(output[n - k]).toBe(output[n + k]);
+        }
+      }
+    },
+  );
+
   it("refuses rates that are not positive integers", () => {
     expect(() => resample(new Int16Array(10), 0, 8000)).toThrow(/positive integers/);
     expect(() => resample(new Int16Array(10), 8000.5, 8000)).toThrow(/positive integers/);
@@ -150,5 +174,7 @@ describe("StreamResampler", () => {
       at += part.length;
     }
     expect([...joined]).toEqual([...resample(input, from, to)]);
+    // The flush ended the stream.
+    expect(() => stream.push(input.subarray(0, 10))).toThrow(/flushed/);
   });
 });

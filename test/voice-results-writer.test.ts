@@ -206,6 +206,39 @@ describe("a voice run in the reference's directory format", () => {
     expect(run.meta.simulation_index).toHaveLength(run.simulations.length);
   }, 120_000);
 
+  it("a reward breakdown with NL assertions not judged is written as the reference types it: floats only", () => {
+    const folder = path.join(scratch(), "run");
+    const [call] = twoCalls();
+    const writer = VoiceResultsWriter.create(folder, { info: syntheticInfo(), tasks: [{ id: "3" }] });
+    const record = simulationRecord("sim-nl", "3", call!.ticks, 1);
+    const rewardInfo = {
+      reward: 1,
+      reward_basis: ["DB", "NL_ASSERTION"],
+      reward_breakdown: { DB: 1, NL_ASSERTION: null },
+      info: { nl_assertions_needing_llm_judge: 2 },
+    };
+    writer.append({ ...record, reward_info: rewardInfo });
+    const text = readFileSync(path.join(folder, "simulations", "sim-nl.json"), "utf8");
+    const onDisk = JSON.parse(text) as { reward_info: Record<string, unknown> };
+    // The reference's model refuses null here (`dict[RewardType, float]`): the unjudged component is
+    // left out, and the info still says how many assertions wait for a judge.
+    expect(onDisk.reward_info.reward_breakdown).toEqual({ DB: 1 });
+    expect(onDisk.reward_info.info).toEqual({ nl_assertions_needing_llm_judge: 2 });
+    expect(onDisk.reward_info.reward_basis).toEqual(["DB", "NL_ASSERTION"]);
+    expect(text).not.toMatch(/"NL_ASSERTION": null/);
+    // The caller's record is left as it was; a judged breakdown is written whole.
+    expect(rewardInfo.reward_breakdown).toEqual({ DB: 1, NL_ASSERTION: null });
+    writer.append({
+      ...simulationRecord("sim-judged", "3", call!.ticks, 0, 1),
+      reward_info: { reward: 0, reward_breakdown: { DB: 1, NL_ASSERTION: 0 } },
+    });
+    const judged = JSON.parse(readFileSync(path.join(folder, "simulations", "sim-judged.json"), "utf8")) as {
+      reward_info: Record<string, unknown>;
+    };
+    expect(judged.reward_info.reward_breakdown).toEqual({ DB: 1, NL_ASSERTION: 0 });
+    expect(readVoiceResultsDir(folder).simulations).toHaveLength(2);
+  });
+
   it("refuses a simulation that is not a full-duplex one, naming the field", () => {
     const writer = VoiceResultsWriter.create(path.join(scratch(), "run"), {
       info: syntheticInfo(),

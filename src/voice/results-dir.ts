@@ -4,7 +4,12 @@ import { z } from "zod";
 import { ConfigError, InvalidInputFileError } from "../core/errors.js";
 import { makeDirectory } from "../core/make-directory.js";
 import { writeFileAtomic } from "../core/write-file-atomic.js";
-import { markPyFloat, parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
+import {
+  copyPyFloatMarks,
+  markPyFloat,
+  parseJsonKeepingPyFloats,
+  stringifyKeepingPyFloats,
+} from "../python/py-float.js";
 import {
   simulationAudioDir,
   simulationTapsDir,
@@ -379,7 +384,10 @@ export class VoiceResultsWriter {
       });
     }
     artifacts.taps?.save(simulationTapsDir(this.folder, record.task_id, record.id));
-    writeFileAtomic(path.join(this.simulationsDir, `${record.id}.json`), json(simulation));
+    writeFileAtomic(
+      path.join(this.simulationsDir, `${record.id}.json`),
+      json(withFloatBreakdown(simulation)),
+    );
     for (const [id, entry] of this.index)
       if (id !== record.id && entry.task_id === record.task_id && entry.trial === record.trial) {
         this.index.delete(id);
@@ -394,6 +402,27 @@ export class VoiceResultsWriter {
     this.meta = { ...rest, simulation_index: [...this.index.values()] };
     writeFileAtomic(this.metaFile, json(this.meta));
   }
+}
+
+/**
+ * The simulation with its reward breakdown as the reference types it (`dict[RewardType, float]`): a
+ * component passk could not evaluate (NL assertions without a judge, null) would make the file
+ * unloadable there, so it is left out — `reward_info.info.nl_assertions_needing_llm_judge` says so.
+ */
+function withFloatBreakdown<T extends Record<string, unknown>>(simulation: T): T {
+  const rewardInfo = simulation.reward_info as { reward_breakdown?: unknown } | null | undefined;
+  const breakdown = rewardInfo?.reward_breakdown;
+  if (typeof breakdown !== "object" || breakdown === null || Array.isArray(breakdown)) return simulation;
+  const entries = Object.entries(breakdown);
+  if (entries.every(([, value]) => value !== null)) return simulation;
+  const kept = Object.fromEntries(entries.filter(([, value]) => value !== null));
+  const info = { ...rewardInfo, reward_breakdown: kept };
+  const out = { ...simulation, reward_info: info };
+  // The copies keep which numbers are Python floats.
+  copyPyFloatMarks(simulation, out);
+  copyPyFloatMarks(rewardInfo, info);
+  copyPyFloatMarks(breakdown, kept);
+  return out;
 }
 
 /** results.json as written (float marks kept), checked against what the reference requires. */

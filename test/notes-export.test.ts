@@ -1,10 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeError, type CliContext } from "../src/cli/context.js";
-import { buildProgram } from "../src/cli/program.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { NewSimulationNoteSchema } from "../src/core/simulation-note.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
@@ -21,34 +19,8 @@ let work: string;
 let official: ResultsInput;
 let officialFile: string;
 
-async function passk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        append(chunk.toString());
-        callback();
-      },
-    });
-  const context: CliContext = {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    env: { ...process.env, PASSK_DATA_DIR: dataDir, PASSK_STORE: path.join(work, "default.db") },
-    domains: builtinDomains,
-  };
-  process.exitCode = undefined;
-  let code = 0;
-  try {
-    await (await buildProgram(context)).exitOverride().parseAsync(["node", "passk", ...args]);
-    code = Number(process.exitCode ?? 0);
-  } catch (error) {
-    stderr += `${describeError(error)}\n`;
-    code = 1;
-  }
-  process.exitCode = undefined;
-  return { code, stdout, stderr };
-}
+const passk = (...args: string[]) =>
+  runCliInProcess(args, { PASSK_DATA_DIR: dataDir, PASSK_STORE: path.join(work, "default.db") });
 
 beforeAll(() => {
   work = mkdtempSync(path.join(tmpdir(), "passk-notes-export-"));

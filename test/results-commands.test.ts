@@ -1,10 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { beforeAll, describe, expect, it } from "vitest";
-import { describeError, type CliContext } from "../src/cli/context.js";
-import { buildProgram } from "../src/cli/program.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { formatResults, type ResultsInput } from "../src/formats/tau2/results.js";
@@ -31,34 +29,8 @@ interface Outcome {
 }
 
 /** Run the passk CLI in-process (same program as the binary), streams captured. */
-async function passk(...args: string[]): Promise<Outcome> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        append(chunk.toString());
-        callback();
-      },
-    });
-  const context: CliContext = {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    env: { ...process.env, PASSK_DATA_DIR: dataDir, PASSK_STORE: path.join(work, "default.db") },
-    domains: builtinDomains,
-  };
-  process.exitCode = undefined;
-  let code = 0;
-  try {
-    await (await buildProgram(context)).exitOverride().parseAsync(["node", "passk", ...args]);
-    code = Number(process.exitCode ?? 0);
-  } catch (error) {
-    stderr += `${describeError(error)}\n`;
-    code = 1;
-  }
-  process.exitCode = undefined;
-  return { code, stdout, stderr };
-}
+const passk = (...args: string[]): Promise<Outcome> =>
+  runCliInProcess(args, { PASSK_DATA_DIR: dataDir, PASSK_STORE: path.join(work, "default.db") });
 
 function writeResults(name: string, results: ResultsInput): string {
   const file = path.join(work, name);

@@ -1,12 +1,10 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
 import vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goldAgent } from "../src/agents/gold-agent.js";
-import { describeError, type CliContext } from "../src/cli/context.js";
-import { buildProgram } from "../src/cli/program.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { createServer } from "../src/server/create-server.js";
@@ -36,34 +34,7 @@ const HOSTILE = `</script><script>window.__pwned = 1</script><!-- \u2028\u2029 m
 const env = { PASSK_DATA_DIR: dataDir, PASSK_STORE: storePath, OPENAI_API_KEY: SECRET };
 let runId = "";
 
-async function passk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        append(chunk.toString());
-        callback();
-      },
-    });
-  const context: CliContext = {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    env: { ...process.env, ...env },
-    domains: builtinDomains,
-  };
-  process.exitCode = undefined;
-  let code = 0;
-  try {
-    await (await buildProgram(context)).exitOverride().parseAsync(["node", "passk", ...args]);
-    code = Number(process.exitCode ?? 0);
-  } catch (error) {
-    stderr += `${describeError(error)}\n`;
-    code = 1;
-  }
-  process.exitCode = undefined;
-  return { code, stdout, stderr };
-}
+const passk = (...args: string[]) => runCliInProcess(args, env);
 
 /** The export's data as a browser would have it: its scripts run against a `window`. */
 function readExport(dir: string): { index: StaticExportIndex; answers: Record<string, unknown> } {

@@ -1,9 +1,6 @@
-import { Writable } from "node:stream";
 import { goldFinalMessage } from "../../src/agents/gold-agent.js";
-import { describeError, type CliContext } from "../../src/cli/context.js";
-import { buildProgram } from "../../src/cli/program.js";
+import { runCliInProcess } from "./run-cli-in-process.js";
 import type { Task } from "../../src/core/task.js";
-import { builtinDomains } from "../../src/domains/registry.js";
 import { isUserSimulatorRequest } from "../../src/testing/gold-model.js";
 import { goldVoicePolicy } from "../../src/testing/gold-voice-policy.js";
 import { mockReply } from "../../src/testing/mock-llm-reply.js";
@@ -128,30 +125,8 @@ export async function makeVoiceRuns(
 
 /** The passk CLI in this process (the binary's program); throws with its output when it fails. */
 async function passkInProcess(args: string[], env: Record<string, string>): Promise<string> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        append(chunk.toString());
-        callback();
-      },
-    });
-  const context: CliContext = {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    env: { ...process.env, ...env },
-    domains: builtinDomains,
-  };
-  process.exitCode = undefined;
-  try {
-    await (await buildProgram(context)).exitOverride().parseAsync(["node", "passk", ...args]);
-  } catch (error) {
-    throw new Error(`passk ${args.join(" ")} failed: ${describeError(error)}\n${stderr}`);
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = undefined;
-  if (code !== 0) throw new Error(`passk ${args[0]} exited ${code}:\n${stdout}\n${stderr}`);
+  const { code, stdout, stderr } = await runCliInProcess(args, env);
+  if (code !== 0) throw new Error(`passk ${args.join(" ")} exited ${code}:\n${stdout}\n${stderr}`);
   return stdout;
 }
 

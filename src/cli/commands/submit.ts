@@ -152,6 +152,24 @@ function loadRuns(context: CliContext, refs: readonly string[], flags: PrepareFl
 }
 
 /** Print validation problems as `error: …` / `warning: …` lines. */
+/** A prepared submission's problems, then its verdict (exit code 1 when it breaks the leaderboard's rules). */
+function printVerdict(
+  context: CliContext,
+  problems: SubmissionProblems,
+  coverage: SubmissionProblems["coverage"],
+): void {
+  printProblems(context, problems);
+  if (problems.errors.length > 0) {
+    println(
+      context,
+      `the submission does not meet the leaderboard's rules (${plural(problems.errors.length, "error")}${coverageNote(coverage)}); fix the runs and prepare it again`,
+    );
+    process.exitCode = 1;
+  } else {
+    println(context, `valid (${plural(problems.warnings.length, "warning")}${coverageNote(coverage)})`);
+  }
+}
+
 function printProblems(context: CliContext, problems: SubmissionProblems): void {
   for (const error of problems.errors) println(context, `error: ${error}`);
   for (const warning of problems.warnings) println(context, `warning: ${warning}`);
@@ -242,19 +260,7 @@ function prepareVoice(
     `leaderboard directory: web/leaderboard/public/submissions/${submissionDirectoryName(prepared.submission)}/ (submission.json only; share trajectories/ by link; add it to voice_submissions in manifest.json)`,
   );
   const problems = validateAnySubmission(metadata.output);
-  printProblems(context, problems);
-  if (problems.errors.length > 0) {
-    println(
-      context,
-      `the submission does not meet the leaderboard's rules (${plural(problems.errors.length, "error")}${coverageNote(prepared.coverage)}); fix the runs and prepare it again`,
-    );
-    process.exitCode = 1;
-  } else {
-    println(
-      context,
-      `valid (${plural(problems.warnings.length, "warning")}${coverageNote(prepared.coverage)})`,
-    );
-  }
+  printVerdict(context, problems, prepared.coverage);
 }
 
 /** `prepare`'s required metadata and its output directory, checked before anything is read. */
@@ -339,19 +345,7 @@ function prepareText(
   const problems = validateSubmission(output, {
     baseTaskIds: (domain) => baseSplitOf(context, domain, dataDirs.get(domain)),
   });
-  printProblems(context, problems);
-  if (problems.errors.length > 0) {
-    println(
-      context,
-      `the submission does not meet the leaderboard's rules (${plural(problems.errors.length, "error")}${coverageNote(prepared.coverage)}); fix the runs and prepare it again`,
-    );
-    process.exitCode = 1;
-  } else {
-    println(
-      context,
-      `valid (${plural(problems.warnings.length, "warning")}${coverageNote(prepared.coverage)})`,
-    );
-  }
+  printVerdict(context, problems, prepared.coverage);
 }
 
 /** `passk submit prepare|validate`: a τ²-bench leaderboard submission (text or voice track). */

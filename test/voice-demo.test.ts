@@ -166,21 +166,21 @@ function demoCall(at: { url: string; origin: string }): Promise<VoiceServerMessa
   });
 }
 
-/** The customer's first turn: its text, and the μ-law the agent heard over its ticks (decoded). */
-function firstCustomerTurn(ticks: readonly VoiceTickMessage[]): {
-  text: string;
-  audio: Int16Array;
-  seconds: number;
-} {
-  const first = ticks.findIndex((t) => t.userSpeech);
+/** A side's first turn: its text, and its μ-law on the line (decoded), over the ticks it spoke in. */
+function firstTurn(
+  ticks: readonly VoiceTickMessage[],
+  side: "user" | "agent",
+): { text: string; audio: Int16Array; seconds: number } {
+  const speaks = (t: VoiceTickMessage) => (side === "user" ? t.userSpeech : t.agentSpeech);
+  const first = ticks.findIndex(speaks);
   let end = first;
-  while (end < ticks.length && ticks[end]!.userSpeech) end++;
+  while (end < ticks.length && speaks(ticks[end]!)) end++;
   const run = ticks.slice(first, end);
   return {
-    text: run.map((t) => t.userText).join(""),
+    text: run.map((t) => (side === "user" ? t.userText : t.agentText)).join(""),
     // The audio with the two ticks after the run (its last sound may spill into the next tick).
     audio: mulawDecode(
-      new Uint8Array(Buffer.concat(ticks.slice(first, end + 2).map((t) => Buffer.from(t.user, "base64")))),
+      new Uint8Array(Buffer.concat(ticks.slice(first, end + 2).map((t) => Buffer.from(t[side], "base64")))),
     ),
     seconds: run.length * 0.2,
   };
@@ -214,7 +214,7 @@ describe("the keyless demo call", () => {
       const started = messages.find((m) => m.type === "started");
       expect(started).toMatchObject({ scriptedDemo: true, customer: "scripted customer (espeak-ng speech)" });
       const ticks = messages.filter((m): m is VoiceTickMessage => m.type === "tick");
-      const turn = firstCustomerTurn(ticks);
+      const turn = firstTurn(ticks, "user");
       expect(turn.text.length).toBeGreaterThan(20);
       // Speech, loud enough to hear, and nothing the test codec can read in it.
       expect(rms(turn.audio)).toBeGreaterThan(1000);
@@ -226,6 +226,11 @@ describe("the keyless demo call", () => {
       expect(Math.abs(espeakSeconds - new TextEncoder().encode(turn.text).length * 0.05)).toBeGreaterThan(
         0.5,
       );
+      // The mock agent answers in espeak-ng's speech too.
+      const answer = firstTurn(ticks, "agent");
+      expect(answer.text.length).toBeGreaterThan(0);
+      expect(rms(answer.audio)).toBeGreaterThan(1000);
+      expect(hearTestSpeech(answer.audio, RATE)).toBe("");
       // The mock took the turn from the script and played the gold path to the end: graded, reward 1.
       expect(ticks.flatMap((t) => t.agentToolCalls.map((c) => c.name))).toEqual(["get_user_details"]);
       expect(messages.at(-1)).toMatchObject({ type: "ended", termination: "user_stop", reward: 1 });
@@ -243,8 +248,11 @@ describe("the keyless demo call", () => {
       expect(ready?.type === "ready" && ready.scriptedCustomerNote).toContain("espeak-ng is not installed");
       const started = messages.find((m) => m.type === "started");
       expect(started?.type === "started" && started.customer).toContain("espeak-ng is not installed");
-      const turn = firstCustomerTurn(messages.filter((m): m is VoiceTickMessage => m.type === "tick"));
+      const ticks = messages.filter((m): m is VoiceTickMessage => m.type === "tick");
+      const turn = firstTurn(ticks, "user");
       expect(hearTestSpeech(turn.audio, RATE)).toBe(turn.text);
+      const answer = firstTurn(ticks, "agent");
+      expect(hearTestSpeech(answer.audio, RATE)).toBe(answer.text);
       expect(messages.at(-1)).toMatchObject({ type: "ended", termination: "user_stop", reward: 1 });
     },
     CALL_TIMEOUT,

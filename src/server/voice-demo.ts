@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { goldFinalMessage } from "../agents/gold-agent.js";
 import type { LanguageModel, LlmResponse } from "../core/llm.js";
 import type { Task } from "../core/task.js";
@@ -10,9 +10,9 @@ import {
 } from "../testing/mock-realtime-server.js";
 import { speakTestSpeech, SYMBOL_SECONDS, TestSpeechListener } from "../testing/speech-codec.js";
 import { OpenAiRealtimeAgent } from "../voice/agents/openai-realtime.js";
-import { rms } from "../voice/audio.js";
+import { resample, rms } from "../voice/audio.js";
 import type { VoiceAgent } from "../voice/call.js";
-import { createSpeechModel, type SpeechModel } from "../voice/speech-models.js";
+import { createSpeechModel, readWav, type SpeechModel } from "../voice/speech-models.js";
 
 // The keyless voice playground, a scripted demo end to end: the agent is passk's mock OpenAI Realtime
 // server (one per call, on 127.0.0.1) whose brain plays the task's gold actions by ear; the simulated
@@ -308,7 +308,7 @@ export function scriptedCustomerVoice(espeak: boolean): ScriptedCustomerVoice {
     ? {
         espeak,
         name: "scripted customer (espeak-ng speech)",
-        note: "The simulated customer's words are scripted and spoken by espeak-ng; the mock agent does not recognise them: it hears each turn end (by its energy) and takes the words from the script.",
+        note: "The simulated customer's words are scripted and spoken by espeak-ng (the mock agent speaks espeak-ng too); the mock agent does not recognise them: it hears each turn end (by its energy) and takes the words from the script.",
       }
     : {
         espeak,
@@ -322,6 +322,17 @@ export function scriptedCustomerSpeech(voice: ScriptedCustomerVoice, turns: Scri
   return voice.espeak ? scriptedSpeech(createSpeechModel("espeak-ng:en-us"), turns) : codecSpeech;
 }
 
+/**
+ * The demo's mock agent speaking espeak-ng, synchronously (the mock sends a response's events before it
+ * reads the next one): a spoken sentence costs the server ~0.1 s. Codec tones if espeak-ng fails.
+ */
+export function espeakSpeakSync(text: string, sampleRate: number): Int16Array {
+  const run = spawnSync("espeak-ng", ["--stdout", "-v", "en-us"], { input: text, timeout: 30_000 });
+  if (run.status !== 0 || run.stdout.length === 0) return speakTestSpeech(text, sampleRate);
+  const audio = readWav(new Uint8Array(run.stdout));
+  return resample(audio.samples, audio.sampleRate, sampleRate);
+}
+
 /** How the demo's mock hears the caller: a person, the scripted customer's espeak-ng turns, or the codec. */
 export type ScriptedAgentEars =
   { kind: "person" } | { kind: "script"; turns: ScriptedTurns } | { kind: "codec" };
@@ -329,10 +340,16 @@ export type ScriptedAgentEars =
 /**
  * A scripted demo agent for one call: its own mock realtime server, closed when the call stops. A person
  * calling is heard by `VoicedOrCodecListener` and told honestly what the mock could not make out; the
- * espeak-ng customer by `ScriptedTurnListener`; the codec customer by the codec's own listener.
+ * espeak-ng customer by `ScriptedTurnListener`; the codec customer by the codec's own listener. With
+ * `espeak` the mock speaks espeak-ng, else codec tones.
  */
-export async function scriptedVoiceAgent(task: Task, ears: ScriptedAgentEars): Promise<VoiceAgent> {
+export async function scriptedVoiceAgent(
+  task: Task,
+  ears: ScriptedAgentEars,
+  espeak: boolean,
+): Promise<VoiceAgent> {
   const server = await startMockRealtimeServer({
+    ...(espeak ? { speak: espeakSpeakSync } : {}),
     brain: () =>
       ears.kind === "person" ? answersWhatItCannotMakeOut(goldVoicePolicy(task)) : goldVoicePolicy(task),
     ...(ears.kind === "person"

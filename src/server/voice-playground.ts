@@ -265,6 +265,7 @@ class VoiceSession {
       ? await scriptedVoiceAgent(
           task,
           person ? { kind: "person" } : espeakDemo ? { kind: "script", turns } : { kind: "codec" },
+          demoVoice.espeak,
         )
       : voiceAgentFactory(parseVoiceAgentSpec(start.agent), { env: deps.env }).make();
     let customer: VoiceCustomer;

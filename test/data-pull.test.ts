@@ -9,7 +9,8 @@ import { gitBlobHash, pullFiles } from "../src/formats/tau2/data-pull.js";
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { OFFICIAL_COMMIT } from "../src/formats/tau2/official-manifest.js";
 import { voiceRunInteractionMetrics } from "../src/runner/voice-interaction-metrics.js";
-import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
+import { RECORDED_UTTERANCES, tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
+import { readWavFile, rms } from "../src/voice/audio.js";
 import { loadTasksVoice } from "../src/voice/voice-settings.js";
 import { runCli } from "./helpers/run-cli.js";
 import {
@@ -147,6 +148,12 @@ describe("passk data pull", { timeout: 240_000 }, () => {
       "ringing_phone.wav",
       "siren.wav",
     ]);
+    // The reference's recorded utterances came too: 16 kHz speech the browser tests play into a microphone.
+    const utterances = path.join(dest, "voice", "tests", "test_voice", "test_audio_native", "testdata");
+    expect(readdirSync(utterances).sort()).toEqual(RECORDED_UTTERANCES.map((name) => `${name}.wav`));
+    const checkOrder = readWavFile(path.join(utterances, "check_order_12345.wav"), 16_000);
+    expect(checkOrder.length / 16_000).toBeCloseTo(3.6, 1);
+    expect(rms(checkOrder)).toBeGreaterThan(1000);
     // The pulled directory is usable as a data dir.
     const replay = await runCli(["replay", "--domain", "mock", "--data", dest, "--task", "create_task_1"], {
       env,

@@ -44,8 +44,10 @@ export const voiceServerMessageSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("ready"),
     agents: z.array(z.object({ spec: z.string(), label: z.string(), scripted: z.boolean() })),
-    /** Whether a simulated customer is a scripted demo (no model): the test speech codec's tones. */
+    /** Whether a simulated customer is a scripted demo (no model): espeak-ng speech or codec tones. */
     scriptedCustomer: z.boolean(),
+    /** How the scripted customer speaks (and why, when it is codec tones), in a sentence. */
+    scriptedCustomerNote: z.string(),
     tasks: z.array(z.object({ domain: z.string(), id: z.string(), title: z.string() })),
   }),
   z.object({

@@ -41,7 +41,15 @@ import {
   type VoiceStart,
   type VoiceToolCallView,
 } from "./voice-call-protocol.js";
-import { codecSpeech, scriptedVoiceAgent, scriptedVoiceCustomerModel } from "./voice-demo.js";
+import {
+  espeakNgAvailable,
+  scriptedCustomerSpeech,
+  scriptedCustomerVoice,
+  ScriptedTurns,
+  scriptedVoiceAgent,
+  scriptedVoiceCustomerModel,
+  type ScriptedCustomerVoice,
+} from "./voice-demo.js";
 
 // The playground's voice mode: a full-duplex call run on the server (`simulateVoiceCall`, the library's
 // call loop) and streamed to the browser tick by tick over a WebSocket, with the simulated voice
@@ -64,8 +72,10 @@ export interface VoicePlaygroundDeps {
   env: Readonly<Record<string, string | undefined>>;
   /** Voice agent specs offered besides the scripted demo (e.g. `openai:gpt-realtime`, when its key is set). */
   agents?: readonly string[];
-  /** The simulated customer's models; absent: the scripted customer (test speech codec). */
+  /** The simulated customer's models; absent: the scripted customer (espeak-ng, else the test speech codec). */
   customer?: VoiceCustomerModels;
+  /** Whether the scripted customer speaks espeak-ng; default: whether the `espeak-ng` program runs here. */
+  espeak?: boolean;
   judge?: Judge;
   /** Host names answered besides localhost and IP literals (as the HTTP server's `allowedHosts`). */
   allowedHosts?: readonly string[];
@@ -83,6 +93,9 @@ export function attachVoicePlayground(server: Server, deps: VoicePlaygroundDeps)
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const hosts = new Set(["localhost", ...(deps.allowedHosts ?? [])].map((h) => h.toLowerCase()));
   let active = 0;
+  const demoVoice = (deps.espeak !== undefined ? Promise.resolve(deps.espeak) : espeakNgAvailable()).then(
+    scriptedCustomerVoice,
+  );
   const onUpgrade = (request: IncomingMessage, socket: Socket, head: Buffer) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     if (url.pathname !== VOICE_CALL_PATH) return;
@@ -94,6 +107,7 @@ export function attachVoicePlayground(server: Server, deps: VoicePlaygroundDeps)
       new VoiceSession(
         ws,
         deps,
+        demoVoice,
         () => active,
         (delta) => (active += delta),
       );
@@ -128,6 +142,7 @@ class VoiceSession {
   constructor(
     private readonly ws: WebSocket,
     private readonly deps: VoicePlaygroundDeps,
+    private readonly demoVoice: Promise<ScriptedCustomerVoice>,
     active: () => number,
     private readonly count: (delta: number) => void,
   ) {
@@ -137,6 +152,11 @@ class VoiceSession {
       this.caller?.hangup();
     });
     ws.on("error", () => undefined);
+    void demoVoice.then((voice) => this.ready(voice));
+  }
+
+  private ready(voice: ScriptedCustomerVoice): void {
+    const { deps } = this;
     this.send({
       type: "ready",
       agents: [
@@ -148,6 +168,7 @@ class VoiceSession {
         ...(deps.agents ?? []).map((spec) => ({ spec, label: spec, scripted: false })),
       ],
       scriptedCustomer: deps.customer === undefined,
+      scriptedCustomerNote: voice.note,
       tasks: this.tasks(),
     });
   }
@@ -236,8 +257,16 @@ class VoiceSession {
     const seed = 300;
     const noise = loadCallerNoise(deps.dataDir, settings, { onMissing: "substitute" });
     const line = createCallerLine(settings, noise, seed);
+    const demoVoice = await this.demoVoice;
+    // The scripted customer's turns, for a mock agent that cannot recognise espeak-ng's speech.
+    const turns = new ScriptedTurns();
+    const espeakDemo = !person && deps.customer === undefined && demoVoice.espeak;
     const agent: VoiceAgent = scriptedAgent
-      ? await scriptedVoiceAgent(task, person)
+      ? await scriptedVoiceAgent(
+          task,
+          person ? { kind: "person" } : espeakDemo ? { kind: "script", turns } : { kind: "codec" },
+          demoVoice.espeak,
+        )
       : voiceAgentFactory(parseVoiceAgentSpec(start.agent), { env: deps.env }).make();
     let customer: VoiceCustomer;
     let customerName: string;
@@ -249,7 +278,10 @@ class VoiceSession {
       customer = this.caller;
       customerName = "you (microphone)";
     } else {
-      const models = deps.customer ?? { llm: scriptedVoiceCustomerModel(task), speech: codecSpeech };
+      const models = deps.customer ?? {
+        llm: scriptedVoiceCustomerModel(task),
+        speech: scriptedCustomerSpeech(demoVoice, turns),
+      };
       customer = llmVoiceCustomer({
         model: models.llm,
         speech: models.speech,
@@ -260,7 +292,7 @@ class VoiceSession {
       });
       customerName = deps.customer
         ? `${models.llm.spec} speaking with ${models.speech.spec}`
-        : "scripted customer (test speech codec tones)";
+        : demoVoice.name;
     }
     // Each side's wire audio of the tick being recorded, for streaming it as the tick ends.
     let agentWire: Uint8Array | undefined;

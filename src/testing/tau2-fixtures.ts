@@ -66,6 +66,42 @@ export function tau2VoiceGoldenDir(): string {
   return dir;
 }
 
+/** The reference's eight recorded utterances (16 kHz mono WAV), by name: each says the words of its name. */
+export const RECORDED_UTTERANCES = [
+  "check_order_12345",
+  "hello",
+  "help_me",
+  "hi_how_are_you",
+  "no",
+  "order_status",
+  "thank_you",
+  "yes",
+] as const;
+
+export type RecordedUtterance = (typeof RECORDED_UTTERANCES)[number];
+
+/**
+ * One of the reference's recorded utterances, where `passk data pull` put it
+ * (`<data dir>/voice/tests/test_voice/test_audio_native/testdata/<name>.wav`). `check_order_12345` says
+ * "Can you check the status of my order number 12345?"; the others say their name.
+ */
+export function tau2RecordedUtterance(name: RecordedUtterance): string {
+  const file = path.join(
+    tau2DataDir(),
+    "voice",
+    "tests",
+    "test_voice",
+    "test_audio_native",
+    "testdata",
+    `${name}.wav`,
+  );
+  if (!existsSync(file))
+    throw new Error(
+      `no recorded utterance ${file}: run \`npx passk data pull\` (README command 1) to fetch it.`,
+    );
+  return file;
+}
+
 /**
  * A data directory like the one `passk data pull` fills, but without the upstream source files: the
  * domains' folders linked (read only) into a temporary folder.

@@ -5,8 +5,9 @@ import type { Page, WebSocket as PageSocket } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { voiceServerMessageSchema, type VoiceTickMessage } from "../../src/server/voice-call-protocol.js";
 import { speakTestSpeech } from "../../src/testing/speech-codec.js";
-import { mulawEncode, resample } from "../../src/voice/audio.js";
+import { mulawEncode, readWavFile, resample } from "../../src/voice/audio.js";
 import { wavFile } from "../../src/voice/speech-models.js";
+import { tau2RecordedUtterance } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { startWebServer, type WebServer } from "./helpers/web-server.js";
 
@@ -83,6 +84,45 @@ function watchSockets(page: Page): { sent: Buffer[]; ticks: VoiceTickMessage[] }
   return seen;
 }
 
+/**
+ * What the microphone path captured (the page's tap) and what the browser sent for it: frames of one tick,
+ * the server-side pipeline's encoding of those very samples, and on a clean line what the agent heard.
+ */
+async function expectSentIsPipelineEncoding(
+  page: Page,
+  seen: { sent: Buffer[]; ticks: VoiceTickMessage[] },
+): Promise<void> {
+  // (A string, evaluated in the page: its globals are the browser's.)
+  const tap = (await page.evaluate(`(() => {
+  const t = window.__passkVoiceTap;
+  const total = t.captured.reduce((n, c) => n + c.length, 0);
+  const all = new Int16Array(total);
+  let at = 0;
+  for (const chunk of t.captured) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  let binary = "";
+  const bytes = new Uint8Array(all.buffer);
+  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+  return { rate: t.rate, pcm: btoa(binary) };
+})()`)) as { rate: number; pcm: string };
+  const raw = Buffer.from(tap.pcm, "base64");
+  const captured = new Int16Array(raw.buffer, raw.byteOffset, raw.byteLength / 2);
+  const sent = Buffer.concat(seen.sent);
+  expect(seen.sent.every((frame) => frame.length === 1600)).toBe(true);
+  expect(sent.length).toBeGreaterThanOrEqual(1600 * 10);
+  // The server-side pipeline (src/voice/audio.ts: resample to 8 kHz, G.711 μ-law) on the same samples.
+  const expected = Buffer.from(mulawEncode(resample(captured, tap.rate, 8000)));
+  expect(sent.equals(expected.subarray(0, sent.length))).toBe(true);
+  expect(expected.length - sent.length).toBeLessThan(1600 + 400);
+  // And on a clean line the agent heard exactly those bytes, tick by tick (the hang-up's own tick may
+  // come before its audio did: the line is silent there).
+  const heard = Buffer.concat(seen.ticks.slice(0, -1).map((t) => Buffer.from(t.user, "base64")));
+  expect(heard.length).toBeGreaterThan(0);
+  expect(heard.equals(sent.subarray(0, heard.length))).toBe(true);
+}
+
 describe.each(WIDTHS)("voice playground at %i px", (width) => {
   it(
     "plays a simulated call, its timeline growing while it plays",
@@ -133,36 +173,85 @@ describe.each(WIDTHS)("voice playground at %i px", (width) => {
       await page.getByTestId("voice-verdict").waitFor();
       expect(await page.getByTestId("voice-verdict").textContent()).toMatch(/Reward|Not graded/);
 
-      // What the microphone path captured, and what the browser sent for it.
-      // (A string, evaluated in the page: its globals are the browser's.)
-      const tap = (await page.evaluate(`(() => {
-      const t = window.__passkVoiceTap;
-      const total = t.captured.reduce((n, c) => n + c.length, 0);
-      const all = new Int16Array(total);
-      let at = 0;
-      for (const chunk of t.captured) {
-        all.set(chunk, at);
-        at += chunk.length;
-      }
-      let binary = "";
-      const bytes = new Uint8Array(all.buffer);
-      for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-      return { rate: t.rate, pcm: btoa(binary) };
-    })()`)) as { rate: number; pcm: string };
-      const raw = Buffer.from(tap.pcm, "base64");
-      const captured = new Int16Array(raw.buffer, raw.byteOffset, raw.byteLength / 2);
-      const sent = Buffer.concat(seen.sent);
-      expect(seen.sent.every((frame) => frame.length === 1600)).toBe(true);
-      expect(sent.length).toBeGreaterThanOrEqual(1600 * 10);
-      // The server-side pipeline (src/voice/audio.ts: resample to 8 kHz, G.711 μ-law) on the same samples.
-      const expected = Buffer.from(mulawEncode(resample(captured, tap.rate, 8000)));
-      expect(sent.equals(expected.subarray(0, sent.length))).toBe(true);
-      expect(expected.length - sent.length).toBeLessThan(1600 + 400);
-      // And on a clean line the agent heard exactly those bytes, tick by tick (the hang-up's own tick may
-      // come before its audio did: the line is silent there).
-      const heard = Buffer.concat(seen.ticks.slice(0, -1).map((t) => Buffer.from(t.user, "base64")));
-      expect(heard.length).toBeGreaterThan(0);
-      expect(heard.equals(sent.subarray(0, heard.length))).toBe(true);
+      await expectSentIsPipelineEncoding(page, seen);
+      await page.close();
+    },
+    TEST_TIMEOUT,
+  );
+});
+
+// The same microphone path with a person's recorded voice (the reference's `check_order_12345.wav`,
+// pulled by `passk data pull`): the mock agent has no speech recognition, so it answers when it hears the
+// caller's turn end, saying honestly that it could not make out the words.
+describe("voice playground with a recorded utterance", () => {
+  let recorded: Awaited<ReturnType<typeof launchChromium>>;
+  let utteranceSeconds: number;
+
+  beforeAll(async () => {
+    // Chromium's fake capture loops the file: half a second of silence, the utterance (16 kHz in the
+    // recording, written at 48 kHz like the codec's file), then ten seconds for the agent's answer.
+    const rate = 48_000;
+    const said = readWavFile(tau2RecordedUtterance("check_order_12345"), rate);
+    utteranceSeconds = said.length / rate;
+    const samples = new Int16Array(said.length + rate * 10.5);
+    samples.set(said, rate / 2);
+    const wav = path.join(dir, "check_order_12345-48k.wav");
+    writeFileSync(wav, wavFile({ samples, sampleRate: rate }));
+    recorded = await launchChromium([
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      `--use-file-for-fake-audio-capture=${wav}`,
+      "--autoplay-policy=no-user-gesture-required",
+    ]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await recorded?.close();
+  });
+
+  it.each(WIDTHS)(
+    "at %i px: the mock agent answers the recorded caller's turn, and the bytes sent are the server's encoding",
+    async (width) => {
+      const page = await recorded.context.newPage();
+      await page.setViewportSize({ width, height: width < 600 ? 844 : 800 });
+      page.setDefaultTimeout(STATE_TIMEOUT);
+      await page.goto(`${web.url}/#/voice`);
+      await page.getByRole("button", { name: "Call", exact: true }).and(page.locator(":enabled")).waitFor();
+      await page.evaluate('localStorage.setItem("passk.voice.tap", "1")');
+      const seen = watchSockets(page);
+      await page.getByLabel("Me (speak as the customer)").check();
+      await page.getByRole("button", { name: "Call", exact: true }).click();
+      await page.getByRole("group", { name: "Your microphone" }).waitFor();
+      // The agent's answer, as the page shows it on the timeline.
+      await expect
+        .poll(() => page.locator('[data-testid="voice-segment"][data-side="agent"]').count(), {
+          timeout: STATE_TIMEOUT,
+        })
+        .toBeGreaterThan(0);
+      const answered = /I heard ([\d.]+) seconds of speech but could not make out the words/;
+      await expect
+        .poll(() => seen.ticks.map((t) => t.agentText).join(""), { timeout: STATE_TIMEOUT })
+        .toMatch(answered);
+      await page.screenshot({
+        path: path.join(SCREENS, `voice-caller-recorded-${width}.png`),
+        fullPage: true,
+      });
+      await page.getByRole("button", { name: "Hang up" }).click();
+      await page.getByTestId("voice-verdict").waitFor();
+
+      // The agent spoke only after a turn of the caller's speech had ended, and named its length.
+      const firstAgent = seen.ticks.findIndex((t) => t.agentSpeech);
+      const before = seen.ticks.slice(0, firstAgent);
+      const lastCaller = before.findLastIndex((t) => t.userSpeech);
+      expect(lastCaller).toBeGreaterThanOrEqual(0);
+      expect(lastCaller).toBeLessThan(firstAgent - 1);
+      let runStart = lastCaller;
+      while (runStart > 0 && before[runStart - 1]!.userSpeech) runStart--;
+      const runSeconds = (lastCaller - runStart + 1) * 0.2;
+      const stated = Number(answered.exec(seen.ticks.map((t) => t.agentText).join(""))![1]);
+      expect(stated).toBeGreaterThanOrEqual(0.3);
+      expect(stated).toBeLessThanOrEqual(Math.min(runSeconds, utteranceSeconds) + 0.2);
+      await expectSentIsPipelineEncoding(page, seen);
       await page.close();
     },
     TEST_TIMEOUT,

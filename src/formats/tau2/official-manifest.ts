@@ -112,9 +112,11 @@ export const UPSTREAM_FILES: ReadonlyArray<{ path: string; blob: string }> = [
 ];
 
 /**
- * The reference's golden set for the τ-voice interaction metrics at the pinned commit: a voice run in its
- * directory format (three full-duplex simulations with their ticks) and the metrics its own code gives on
- * it. `passk data pull` puts them under `<data dir>/voice/<path>`; passk's tests check the metrics on them.
+ * The reference's voice test data at the pinned commit, put by `passk data pull` under
+ * `<data dir>/voice/<path>`: its golden set for the τ-voice interaction metrics (a voice run in its
+ * directory format, three full-duplex simulations with their ticks, and the metrics its own code gives on
+ * it), which passk's tests check the metrics on; and its eight recorded utterances (16 kHz mono WAV, the
+ * words in the file name), which passk's browser tests play into the voice playground's microphone path.
  */
 export const VOICE_FILES: ReadonlyArray<{ path: string; blob: string }> = [
   {
@@ -136,6 +138,38 @@ export const VOICE_FILES: ReadonlyArray<{ path: string; blob: string }> = [
   {
     path: "tests/test_voice/test_interaction_metrics/testdata/experiment/simulations/cd9c5ed2-9751-4c86-8dac-8a895a332e41.json",
     blob: "33665ecc7f2628c4c44d0600d9076cfeadb6f6f3",
+  },
+  {
+    path: "tests/test_voice/test_audio_native/testdata/check_order_12345.wav",
+    blob: "7a0fb6deee5db9c62b9fbc8779ffb807556cee4e",
+  },
+  {
+    path: "tests/test_voice/test_audio_native/testdata/hello.wav",
+    blob: "343ac74005d1033d7357f11687c25e2005cb6805",
+  },
+  {
+    path: "tests/test_voice/test_audio_native/testdata/help_me.wav",
+    blob: "1b782a4a957fc4041e00f721a333b31603e101ec",
+  },
+  {
+    path: "tests/test_voice/test_audio_native/testdata/hi_how_are_you.wav",
+    blob: "a0029056953d43a396c627730797289bd02e561c",
+  },
+  {
+    path: "tests/test_voice/test_audio_native/testdata/no.wav",
+    blob: "596520c4f55c270af21282977e4c443bbed488f8",
+  },
+  {
+    path: "tests/test_voice/test_audio_native/testdata/order_status.wav",
+    blob: "7bf157bd05d2e3feb4f27a9e7d8f8cb1e5ad9e34",
+  },
+  {
+    path: "tests/test_voice/test_audio_native/testdata/thank_you.wav",
+    blob: "1f7bee9b10c2bef6331e8e79b3d4d49975ff744a",
+  },
+  {
+    path: "tests/test_voice/test_audio_native/testdata/yes.wav",
+    blob: "58a8185fa047ee216df54a7a28843d07ac12b7d3",
   },
 ];
 

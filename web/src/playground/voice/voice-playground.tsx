@@ -194,10 +194,8 @@ export function VoicePlayground() {
           <p>
             <strong>Scripted demo — no model is called.</strong>{" "}
             {scriptedAgent &&
-              "The agent is passk's mock realtime server playing the task's gold actions by ear (it hears the test speech codec; your own words it only hears as “the caller spoke”). "}
-            {customer === "simulated" &&
-              ready?.scriptedCustomer &&
-              "The simulated customer's words are scripted and spoken as test-codec tones. "}
+              "The agent is passk's mock realtime server playing the task's gold actions (it has no speech recognition: it decodes test-codec tones, and your own words it hears only as speech it could not make out, and says so). "}
+            {customer === "simulated" && ready?.scriptedCustomer && `${ready.scriptedCustomerNote} `}
             To call a real agent, start <code>passk serve</code> with <code>OPENAI_API_KEY</code> (or{" "}
             <code>GEMINI_API_KEY</code>) set.
           </p>

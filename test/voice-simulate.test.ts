@@ -2,19 +2,14 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Task } from "../src/core/task.js";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { goldVoicePolicy } from "../src/testing/gold-voice-policy.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/mock-llm-server.js";
-import {
-  startMockRealtimeServer,
-  type MockRealtimeBrain,
-  type MockRealtimeServer,
-} from "../src/testing/mock-realtime-server.js";
+import { startMockRealtimeServer, type MockRealtimeServer } from "../src/testing/mock-realtime-server.js";
 import { startMockSpeechServer, type MockSpeechServer } from "../src/testing/mock-speech-server.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
 import { runCliInProcess } from "./helpers/run-cli-in-process.js";
-import { customerScript, scenarioText } from "./helpers/voice-mocks.js";
+import { customerScript, mishearingBrain, taskWithSpokenId } from "./helpers/voice-mocks.js";
 
 // `passk simulate --voice` end to end over real sockets: the customer's words from a mock LLM, its voice
 // from the mock speech endpoint, the agent a mock OpenAI Realtime server playing the gold actions by ear.
@@ -22,43 +17,8 @@ import { customerScript, scenarioText } from "./helpers/voice-mocks.js";
 
 const KEY = "sk-realtime-test-key-0002";
 
-/** An airline task whose gold actions change the database with a value the caller says (an id). */
-function taskWithSpokenId(): { task: Task; said: string; tool: string } {
-  for (const task of fixtureDomainData("airline").tasks) {
-    const scenario = scenarioText(task);
-    for (const action of task.evaluation_criteria?.actions ?? []) {
-      if (action.requestor === "user" || /^(get|search|list|calculate)_/.test(action.name)) continue;
-      const value = Object.values(action.arguments).find(
-        (v): v is string => typeof v === "string" && v.length >= 6 && scenario.includes(v),
-      );
-      if (value) return { task, said: value, tool: action.name };
-    }
-  }
-  throw new Error("no airline task that writes with a spoken id");
-}
-
-/** The gold brain, but every spoken value it passes to a tool has its last character changed. */
-function mishearingBrain(task: Task, value: string): MockRealtimeBrain {
-  const gold = goldVoicePolicy(task);
-  const wrong = `${value.slice(0, -1)}${value.endsWith("9") ? "8" : "9"}`;
-  const swap = (v: unknown): unknown => (v === value ? wrong : v);
-  return {
-    respond(trigger) {
-      const turn = gold.respond(trigger);
-      if (!turn?.toolCalls) return turn;
-      return {
-        ...turn,
-        toolCalls: turn.toolCalls.map((call) => ({
-          name: call.name,
-          arguments: Object.fromEntries(Object.entries(call.arguments).map(([k, v]) => [k, swap(v)])),
-        })),
-      };
-    },
-  };
-}
-
 describe("passk simulate --voice against mock providers", () => {
-  const { task, said, tool } = taskWithSpokenId();
+  const { task, said, tool } = taskWithSpokenId(fixtureDomainData("airline").tasks);
   let llm: MockLlmServer;
   let speech: MockSpeechServer;
   let gold: MockRealtimeServer;
@@ -78,7 +38,7 @@ describe("passk simulate --voice against mock providers", () => {
     });
     speech = await startMockSpeechServer();
     gold = await startMockRealtimeServer({ brain: () => goldVoicePolicy(task), apiKey: KEY });
-    mishearing = await startMockRealtimeServer({ brain: () => mishearingBrain(task, said), apiKey: KEY });
+    mishearing = await startMockRealtimeServer({ brain: () => mishearingBrain([task], said), apiKey: KEY });
   });
   afterAll(async () => {
     await Promise.all([llm?.close(), speech?.close(), gold?.close(), mishearing?.close()]);

@@ -1,6 +1,8 @@
 import { goldFinalMessage } from "../../src/agents/gold-agent.js";
 import type { Task } from "../../src/core/task.js";
 import { mockReply } from "../../src/testing/mock-llm-reply.js";
+import { goldVoicePolicy } from "../../src/testing/gold-voice-policy.js";
+import type { MockRealtimeBrain } from "../../src/testing/mock-realtime-server.js";
 
 // The mock customer of the voice tests, shared: the mock LLM's script for the customer of a voice call,
 // and how to pick tasks one mock realtime server can tell apart by the caller's first words.
@@ -51,4 +53,39 @@ export function oneTaskPerCustomer(tasks: readonly Task[], count: number): Task[
       return true;
     })
     .slice(0, count);
+}
+
+/** A task whose gold actions change the database with a value the caller says (an id). */
+export function taskWithSpokenId(tasks: readonly Task[]): { task: Task; said: string; tool: string } {
+  for (const task of tasks) {
+    const scenario = scenarioText(task);
+    for (const action of task.evaluation_criteria?.actions ?? []) {
+      if (action.requestor === "user" || /^(get|search|list|calculate)_/.test(action.name)) continue;
+      const value = Object.values(action.arguments).find(
+        (v): v is string => typeof v === "string" && v.length >= 6 && scenario.includes(v),
+      );
+      if (value) return { task, said: value, tool: action.name };
+    }
+  }
+  throw new Error("no task that writes with a spoken id");
+}
+
+/** The gold brain of these tasks, but passing `value` to a tool it changes its last character (mishears it). */
+export function mishearingBrain(tasks: readonly Task[], value: string): MockRealtimeBrain {
+  const gold = goldVoicePolicy(tasks);
+  const wrong = `${value.slice(0, -1)}${value.endsWith("9") ? "8" : "9"}`;
+  const swap = (v: unknown): unknown => (v === value ? wrong : v);
+  return {
+    respond(trigger) {
+      const turn = gold.respond(trigger);
+      if (!turn?.toolCalls) return turn;
+      return {
+        ...turn,
+        toolCalls: turn.toolCalls.map((call) => ({
+          name: call.name,
+          arguments: Object.fromEntries(Object.entries(call.arguments).map(([k, v]) => [k, swap(v)])),
+        })),
+      };
+    },
+  };
 }

@@ -123,6 +123,20 @@ describe("passk simulate --voice against mock providers", () => {
     const noUser = await runCliInProcess(["simulate", "--voice", "--domain", "airline", "--task", task.id]);
     expect(noUser.code).toBe(1);
     expect(noUser.stderr).toContain("--voice needs --user-llm");
+    const perturbed = await runCliInProcess([
+      "simulate",
+      "--voice",
+      "--domain",
+      "airline",
+      "--task",
+      task.id,
+      "--user-llm",
+      "openai:gpt-4.1",
+      "--perturb",
+      "tool-faults:rate=0.5",
+    ]);
+    expect(perturbed.code).toBe(1);
+    expect(perturbed.stderr).toContain("--perturb are for text conversations");
     const noAgent = await runCliInProcess(["simulate", "--domain", "airline", "--task", task.id]);
     expect(noAgent.code).toBe(1);
     expect(noAgent.stderr).toContain("--agent-llm");

@@ -185,6 +185,10 @@ export function registerSimulate(program: Command, context: CliContext): void {
   simulate.options.find((o) => o.long === "--agent-llm")?.makeOptionMandatory(false);
   simulate.action(async (flags: SimulateFlags & VoiceSimulateFlags) => {
     if (flags.voice) {
+      if (flags.solo || (flags.perturb ?? []).length > 0)
+        throw new ConfigError(
+          "--solo and --perturb are for text conversations; a voice call's conditions are --speech-complexity",
+        );
       process.exitCode = await voiceSimulateCommand(flags, context);
       return;
     }

@@ -261,6 +261,19 @@ export { loadTasksVoice, voiceSettingsFor, SPEECH_COMPLEXITIES } from "./voice/v
 export type { VoiceSettings, TasksVoiceFile } from "./voice/voice-settings.js";
 export { parseVoiceAgentSpec, voiceAgentFactory } from "./voice/agents/voice-agent-spec.js";
 export { runVoiceCalls } from "./runner/voice-run.js";
+export { simulateVoice, VoiceSimulationSpecSchema } from "./runner/voice-simulation.js";
+export type {
+  VoiceSimulationOptions,
+  VoiceSimulationOutcome,
+  VoiceSimulationSpec,
+} from "./runner/voice-simulation.js";
+export { compareVoiceRuns, voiceRunDifferences } from "./runner/voice-robustness.js";
+export type {
+  FlippedVoiceTask,
+  VoiceInteractionComparison,
+  VoiceRobustnessReport,
+  VoiceRobustnessSide,
+} from "./runner/voice-robustness.js";
 export { startVoiceRun, buildVoiceParticipants, VoiceRunStartSpecSchema } from "./runner/start-voice-run.js";
 export type { VoiceRunStartSpec, VoiceRunStart, StartVoiceRunOptions } from "./runner/start-voice-run.js";
 export type {

@@ -13,6 +13,8 @@ import { goldVoiceAgentScript } from "../src/testing/gold-voice-script.js";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { fixtureDomainData, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { voiceSessionCost } from "../src/voice/voice-cost.js";
+import { PriceOverridesSchema, priceUsage } from "../src/llm/cost.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { runCli } from "./helpers/run-cli.js";
 
 // What a voice call costs: the usage each provider metered, priced with the price table's audio rates
@@ -125,6 +127,56 @@ describe("voiceSessionCost", () => {
       },
     ]);
     expect(table.cost).toBeGreaterThan(0);
+  });
+
+  it("a realtime agent billed by the minute: the session's seconds at its per-minute rate, its tokens informational", () => {
+    const ticks = Array.from({ length: 450 }, () => ({
+      source: "openai-realtime",
+      model: "xai:grok-voice-think-fast-1.0",
+      sessionSeconds: 0.2,
+    }));
+    const tokens = {
+      source: "openai-realtime",
+      model: "xai:grok-voice-think-fast-1.0",
+      inputAudioTokens: 900,
+    };
+    const priced = voiceSessionCost([...ticks, tokens]);
+    // 90 s at xAI's published $0.05 a minute.
+    expect(priced.cost).toBeCloseTo((90 / 60) * 0.05, 12);
+    expect(priced.usage.records).toEqual([
+      expect.objectContaining({
+        provider: "xai",
+        audio_input_seconds: expect.closeTo(90, 9),
+        billable: true,
+      }),
+      expect.objectContaining({ input_audio_tokens: 900, billable: false }),
+    ]);
+    // A model passk has no per-minute price for: unknown, with the fix; never 0.
+    const other = voiceSessionCost([
+      { source: "openai-realtime", model: "xai:grok-voice-beta", sessionSeconds: 60 },
+    ]);
+    expect(other.cost).toBeNull();
+    expect(other.unknown).toContain("xai:grok-voice-beta is billed per minute of session");
+    expect(other.unknown).toContain('"realtime_minutes"');
+    // --prices sets it (and overrides passk's own rate).
+    const set = voiceSessionCost(
+      [{ source: "openai-realtime", model: "xai:grok-voice-beta", sessionSeconds: 30 }],
+      { overrides: { models: { "xai:grok-voice-beta": { realtime_minutes: 0.12 } } } },
+    );
+    expect(set.cost).toBeCloseTo(0.06, 12);
+    // A per-minute price alone does not make a model's tokens free.
+    expect(
+      priceUsage({
+        provider: "xai",
+        model: "grok-voice-beta",
+        lookup: { providerId: "x-ai" },
+        usage: { inputTokens: 1000, outputTokens: 10 },
+        overrides: { models: { "xai:grok-voice-beta": { realtime_minutes: 0.12 } } },
+      }).cost,
+    ).toBeNull();
+    expect(() => PriceOverridesSchema.parse({ models: { m: { cache_read_mtok: 1 } } })).toThrow(
+      /realtime_minutes/,
+    );
   });
 });
 
@@ -430,6 +482,41 @@ describe("a voice run's cost, against mock providers", () => {
     // The regular line loses frames on these calls (the settings' drop rate is above 0).
     expect(drops).toBeGreaterThan(0);
     expect(bursts + drops).toBeGreaterThan(0);
+  }, 240_000);
+
+  it("an xAI realtime agent is billed by the minute of the call: at passk's rate, or unknown until --prices sets one", async () => {
+    const xai = (saveTo: string, model: string, extra: string[] = []) =>
+      runCliInProcess(
+        args(saveTo, ["--voice-agent", `xai:${model}`, "--voice-agent-url", realtime.url, ...extra]),
+        { ...env(), XAI_API_KEY: "xai-test-key-0001" },
+      );
+    const known = await xai(path.join(dir, "xai"), "grok-voice-think-fast-1.0");
+    expect(known.stderr).toBe("");
+    expect(known.code).toBe(0);
+    const [simulation] = readSimulations(path.join(dir, "xai"));
+    expect(simulation!.reward_info.reward).toBe(1);
+    // Every tick of the call is a tick of connection: 0.2 s each, at $0.05 a minute.
+    const seconds = (simulation!.ticks.length - 1) * 0.2;
+    const records = simulation!.agent_usage!.records as unknown as Array<Record<string, unknown>>;
+    const time = records.find((r) => r.billable === true)!;
+    expect(time.audio_input_seconds).toBeCloseTo(seconds, 9);
+    expect(simulation!.agent_cost).toBeCloseTo((seconds / 60) * 0.05, 12);
+    // The mock's token counts are kept, as information.
+    expect(records.find((r) => r.billable === false)?.input_audio_tokens).toBeGreaterThan(0);
+
+    const unpriced = await xai(path.join(dir, "xai-unpriced"), "grok-voice-beta");
+    expect(unpriced.code).toBe(0);
+    const [without] = readSimulations(path.join(dir, "xai-unpriced"));
+    expect(without!.agent_cost).toBeNull();
+    expect(without!.info.agent_cost_unknown).toContain("xai:grok-voice-beta is billed per minute of session");
+    expect(unpriced.stdout).toContain("agent unknown (xai:grok-voice-beta is billed per minute of session");
+
+    const prices = path.join(dir, "xai-prices.json");
+    writeFileSync(prices, JSON.stringify({ models: { "xai:grok-voice-beta": { realtime_minutes: 0.07 } } }));
+    const set = await xai(path.join(dir, "xai-priced"), "grok-voice-beta", ["--prices", prices]);
+    expect(set.code).toBe(0);
+    const [priced] = readSimulations(path.join(dir, "xai-priced"));
+    expect(priced!.agent_cost).toBeCloseTo(((priced!.ticks.length - 1) * 0.2 * 0.07) / 60, 12);
   }, 240_000);
 
   it("without prices for its models, each side's cost is unknown and says why", async () => {

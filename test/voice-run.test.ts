@@ -3,12 +3,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { goldFinalMessage } from "../src/agents/gold-agent.js";
 import { editDistance } from "../src/core/errors.js";
 import type { Task } from "../src/core/task.js";
 import { readVoiceResultsDir } from "../src/formats/tau2/voice-results.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/mock-llm-server.js";
-import { mockReply } from "../src/testing/mock-llm-reply.js";
 import { startMockRealtimeServer, type MockRealtimeServer } from "../src/testing/mock-realtime-server.js";
 import { startMockSpeechServer, type MockSpeechServer } from "../src/testing/mock-speech-server.js";
 import { goldVoicePolicy } from "../src/testing/gold-voice-policy.js";
@@ -17,6 +15,7 @@ import { goldVoiceAgentScript } from "../src/testing/gold-voice-script.js";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
 import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
+import { customerScript, oneTaskPerCustomer, scenarioText } from "./helpers/voice-mocks.js";
 
 // `passk run --voice` end to end, every part real but the models: the customer's words come from a
 // mock LLM, its voice from a mock speech endpoint speaking the test codec, the agent is a mock OpenAI
@@ -26,59 +25,13 @@ import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
 const DOMAINS = ["airline", "retail"] as const;
 const TASKS_PER_DOMAIN = 10;
 
-function scenarioText(task: Task): string {
-  const instructions = task.user_scenario.instructions;
-  return typeof instructions === "string"
-    ? instructions
-    : [instructions.reason_for_call, instructions.known_info ?? ""].join(" ");
-}
-
-/** The customer of a voice call, by ear: opens with the reason and what it knows, stops at the gold goodbye. */
-function customerScript(tasks: readonly Task[]) {
-  return (request: { system: string; messages: { role: string; content?: unknown }[] }) => {
-    if (request.system.startsWith("You decide how a caller")) return mockReply.text("NO");
-    const task = tasks.find((t) => request.system.includes(scenarioOpening(t)));
-    if (!task) return mockReply.text("Sorry, wrong number. ###STOP###");
-    const heard = request.messages.map((m) => (typeof m.content === "string" ? m.content : "")).join("\n");
-    if (request.messages.length <= 1 && !heard.trim()) return mockReply.text(scenarioText(task));
-    if (heard.includes(goldFinalMessage(task))) return mockReply.text("Thank you, goodbye. ###STOP###");
-    return mockReply.text("Okay.");
-  };
-}
-
-/**
- * The first tasks of a domain with distinct customers and requests: one mock realtime server serves the whole run and
- * tells its calls apart by what the caller says first, as a real agent cannot know a task id.
- */
-function oneTaskPerCustomer(tasks: readonly Task[]): Task[] {
-  const seen = new Set<string>();
-  return tasks
-    .filter((task) => {
-      const instructions = task.user_scenario.instructions;
-      const keys =
-        typeof instructions === "string"
-          ? [instructions]
-          : [instructions.known_info ?? "", instructions.reason_for_call.split(".")[0]!];
-      if (keys.some((key) => seen.has(key))) return false;
-      for (const key of keys) seen.add(key);
-      return true;
-    })
-    .slice(0, TASKS_PER_DOMAIN);
-}
-
-function scenarioOpening(task: Task): string {
-  const instructions = task.user_scenario.instructions;
-  // The prompt indents the scenario's lines: match within its first line.
-  return (typeof instructions === "string" ? instructions : instructions.reason_for_call)
-    .split("\n")[0]!
-    .slice(0, 60);
-}
-
 describe("passk run --voice against mock providers", () => {
   let llm: MockLlmServer;
   let speech: MockSpeechServer;
   let realtime: MockRealtimeServer;
-  const byDomain = new Map(DOMAINS.map((d) => [d, oneTaskPerCustomer(fixtureDomainData(d).tasks)]));
+  const byDomain = new Map(
+    DOMAINS.map((d) => [d, oneTaskPerCustomer(fixtureDomainData(d).tasks, TASKS_PER_DOMAIN)]),
+  );
   const tasks = [...byDomain.values()].flat();
   const domainOf = (task: Task) => DOMAINS.find((d) => byDomain.get(d)!.includes(task));
   const dir = mkdtempSync(path.join(tmpdir(), "passk-voice-run-"));

@@ -10,18 +10,35 @@ import { parseJsonFile, readInputText, validateInputFile } from "../formats/json
  * per-minute realtime agents, `output_audio_hours` for speech: USD per hour) and characters spoken
  * (`input_mchars`: USD per million characters).
  */
-export const ModelPriceSchema = z.strictObject({
-  input_mtok: z.number().nonnegative(),
-  output_mtok: z.number().nonnegative(),
-  cache_read_mtok: z.number().nonnegative().optional(),
-  cache_write_mtok: z.number().nonnegative().optional(),
-  input_audio_mtok: z.number().nonnegative().optional(),
-  output_audio_mtok: z.number().nonnegative().optional(),
-  cache_audio_read_mtok: z.number().nonnegative().optional(),
-  input_audio_hours: z.number().nonnegative().optional(),
-  output_audio_hours: z.number().nonnegative().optional(),
-  input_mchars: z.number().nonnegative().optional(),
-});
+export const ModelPriceSchema = z
+  .strictObject({
+    input_mtok: z.number().nonnegative().optional(),
+    output_mtok: z.number().nonnegative().optional(),
+    cache_read_mtok: z.number().nonnegative().optional(),
+    cache_write_mtok: z.number().nonnegative().optional(),
+    input_audio_mtok: z.number().nonnegative().optional(),
+    output_audio_mtok: z.number().nonnegative().optional(),
+    cache_audio_read_mtok: z.number().nonnegative().optional(),
+    input_audio_hours: z.number().nonnegative().optional(),
+    output_audio_hours: z.number().nonnegative().optional(),
+    input_mchars: z.number().nonnegative().optional(),
+    /**
+     * USD per minute of a realtime session, for voice agents billed by the session's time rather than
+     * its tokens (xAI's voice agent API bills per minute of connection).
+     */
+    realtime_minutes: z.number().nonnegative().optional(),
+  })
+  .superRefine((price, context) => {
+    // Token rates are required but for a voice agent priced by the minute alone.
+    if (price.realtime_minutes !== undefined) return;
+    for (const key of ["input_mtok", "output_mtok"] as const)
+      if (price[key] === undefined)
+        context.addIssue({
+          code: "custom",
+          path: [key],
+          message: `${key} is required (USD per million tokens), unless realtime_minutes prices a voice agent by the minute`,
+        });
+  });
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
 /**
@@ -87,6 +104,41 @@ const METERED = [
   ["outputAudioSeconds", "output_audio_hours", "audio output time"],
   ["inputCharacters", "input_mchars", "characters"],
 ] as const;
+
+/**
+ * Per-minute prices of realtime voice agents billed by session time, which the price table (per token)
+ * lacks: USD per minute, by `provider:model`.
+ */
+const REALTIME_MINUTE_PRICES: Readonly<Record<string, number>> = {
+  // xAI's Voice Agent API, "billed at a flat rate per minute of connection time": $0.05/min ($3.00/hr)
+  // (docs.x.ai/developers/models/voice-agent-api).
+  "xai:grok-voice-think-fast-1.0": 0.05,
+  // $4.80/hr as listed for it on Vercel's AI Gateway (xAI's own model page lists no rate), as in τ²-bench's table.
+  "xai:grok-voice-think-fast-2.0": 0.08,
+};
+
+/**
+ * USD for the minutes of a realtime session billed by time (`realtime_minutes`: the override file,
+ * else passk's per-minute table), pro rata to the second; or why it has no price — never 0.
+ */
+export function priceRealtimeMinutes(input: {
+  provider: string;
+  model: string;
+  seconds: number;
+  overrides?: PriceOverrides;
+}): PricedUsage {
+  const spec = `${input.provider}:${input.model}`;
+  const rate =
+    input.overrides?.models[spec]?.realtime_minutes ??
+    input.overrides?.models[input.model]?.realtime_minutes ??
+    REALTIME_MINUTE_PRICES[spec];
+  if (rate === undefined)
+    return {
+      cost: null,
+      reason: `${spec} is billed per minute of session and passk has no per-minute price for it (set "realtime_minutes" for it in --prices FILE)`,
+    };
+  return { cost: (input.seconds / 60) * rate };
+}
 
 /** Where the price table should look a model up: a known provider id, or the API base URL it was called at. */
 export interface PriceLookup {
@@ -186,7 +238,9 @@ function tableCalculation(input: {
     output_audio_seconds: input.usage.outputAudioSeconds,
     input_characters: input.usage.inputCharacters,
   };
-  const override = overrides?.models[`${provider}:${model}`] ?? overrides?.models[model];
+  const given = overrides?.models[`${provider}:${model}`] ?? overrides?.models[model];
+  // A per-minute price alone (`realtime_minutes`) says nothing of tokens: they stay the table's.
+  const override = given?.input_mtok !== undefined ? given : undefined;
   try {
     if (override) {
       return calcPrice(usage, model, { provider: overrideProvider(model, override), timestamp: input.at });
@@ -275,10 +329,11 @@ function overrideProvider(model: string, price: ModelPrice): PriceProvider {
         id: model,
         match: { equals: model },
         prices: {
-          input_mtok: price.input_mtok,
-          output_mtok: price.output_mtok,
-          cache_read_mtok: price.cache_read_mtok ?? price.input_mtok,
-          cache_write_mtok: price.cache_write_mtok ?? price.input_mtok,
+          // A per-minute voice agent's tokens are in its minute rate.
+          input_mtok: price.input_mtok ?? 0,
+          output_mtok: price.output_mtok ?? 0,
+          cache_read_mtok: price.cache_read_mtok ?? price.input_mtok ?? 0,
+          cache_write_mtok: price.cache_write_mtok ?? price.input_mtok ?? 0,
           input_audio_mtok: price.input_audio_mtok,
           output_audio_mtok: price.output_audio_mtok,
           // Cached audio at the audio input rate unless a cached audio rate is given.

@@ -14,7 +14,8 @@ import { DEFAULT_TICK_SECONDS } from "../voice/call.js";
 import { parseVoiceAgentSpec, voiceAgentFactory } from "../voice/agents/voice-agent-spec.js";
 import { createSpeechModel, createTranscriptionModel, personaVoice } from "../voice/speech-models.js";
 import { llmVoiceCustomer, readVoiceGuidelines } from "../voice/voice-customer.js";
-import { loadTasksVoice, SPEECH_COMPLEXITIES } from "../voice/voice-settings.js";
+import { loadTasksVoice, SPEECH_COMPLEXITIES, type TasksVoiceFile } from "../voice/voice-settings.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
 import { selectRunTasks } from "./run-plan.js";
 import { ModelSpecSchema } from "./start-run.js";
 import {
@@ -93,6 +94,11 @@ export interface StartVoiceRunOptions {
 }
 
 type ParsedSpec = z.output<typeof VoiceRunStartSpecSchema>;
+/** The settings that make a call's participants (a run's or a simulation's). */
+type ParticipantSpec = Pick<
+  ParsedSpec,
+  "voiceAgent" | "voiceAgentUrl" | "agent" | "agentStt" | "agentTts" | "user" | "userVoice"
+>;
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
@@ -100,10 +106,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * before any call. A fresh agent and customer are made for each call.
  */
 export function buildVoiceParticipants(
-  spec: Pick<
-    ParsedSpec,
-    "voiceAgent" | "voiceAgentUrl" | "agent" | "agentStt" | "agentTts" | "user" | "userVoice"
-  >,
+  spec: ParticipantSpec,
   dataDir: string,
   env: Env,
   priceOverrides?: PriceOverrides,
@@ -164,6 +167,43 @@ export function buildVoiceParticipants(
   };
 }
 
+/** What every voice call of a run or a simulation needs, resolved from a spec: its data and participants. */
+export interface PreparedVoiceCalls<Spec> {
+  spec: Spec;
+  env: Env;
+  dataDir: string;
+  data: DomainData;
+  voiceSettings: TasksVoiceFile;
+  participants: VoiceRunParticipants;
+}
+
+/**
+ * Check a voice spec (a run's or a simulation's) and resolve what its calls need — the domain's data,
+ * its voice settings and the participants, keys and URLs checked — or refuse it with a sentence.
+ */
+export function prepareVoiceCalls<
+  Schema extends z.ZodType<ParticipantSpec & { domain: string; dataDir?: string | undefined }>,
+>(
+  schema: Schema,
+  what: string,
+  spec: z.input<Schema>,
+  options: Pick<StartVoiceRunOptions, "env" | "domains" | "catalog" | "priceOverrides">,
+): PreparedVoiceCalls<z.output<Schema>> {
+  const parsed = schema.safeParse(spec);
+  if (!parsed.success)
+    throw new ConfigError(
+      `the ${what} spec is not valid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(spec)"}: ${i.message}`).join("; ")}`,
+    );
+  const s = parsed.data;
+  const env = options.env ?? process.env;
+  const dataDir = resolveDataDir(s.dataDir, env);
+  const known = new Map([...builtinDomains, ...(options.domains ?? [])]);
+  const data = (options.catalog ?? new DomainCatalog()).load(getDomain(s.domain, known), { dataDir });
+  const voiceSettings = loadTasksVoice(dataDir, s.domain);
+  const participants = buildVoiceParticipants(s, dataDir, env, options.priceOverrides);
+  return { spec: s, env, dataDir, data, voiceSettings, participants };
+}
+
 /**
  * Start a voice run and wait for it: each call is written to `saveTo` in the reference's directory
  * format as it ends; started again on the same directory, the run continues (finished calls are kept).
@@ -174,16 +214,13 @@ export async function startVoiceRun(
   spec: VoiceRunStartSpec,
   options: StartVoiceRunOptions = {},
 ): Promise<VoiceRunOutcome> {
-  const parsed = VoiceRunStartSpecSchema.safeParse(spec);
-  if (!parsed.success)
-    throw new ConfigError(
-      `the voice run spec is not valid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(spec)"}: ${i.message}`).join("; ")}`,
-    );
-  const s = parsed.data;
-  const env = options.env ?? process.env;
-  const dataDir = resolveDataDir(s.dataDir, env);
-  const known = new Map([...builtinDomains, ...(options.domains ?? [])]);
-  const data = (options.catalog ?? new DomainCatalog()).load(getDomain(s.domain, known), { dataDir });
+  const {
+    spec: s,
+    dataDir,
+    data,
+    voiceSettings,
+    participants,
+  } = prepareVoiceCalls(VoiceRunStartSpecSchema, "voice run", spec, options);
   const tasks = selectRunTasks(
     data,
     {
@@ -193,8 +230,6 @@ export async function startVoiceRun(
     },
     { splitIsDefault: true },
   );
-  const voiceSettings = loadTasksVoice(dataDir, s.domain);
-  const participants = buildVoiceParticipants(s, dataDir, env, options.priceOverrides);
   const saveTo = path.resolve(
     s.saveTo ?? `passk-voice-${s.domain}-${s.speechComplexity}-${new Date().toISOString().slice(0, 10)}`,
   );

@@ -106,6 +106,8 @@ export interface VoiceRunOutcome {
 
 export interface VoiceRunOptions {
   onCall?: (outcome: VoiceCallOutcome) => void;
+  /** Each tick of each call, as it ends (the call's task and trial with it). */
+  onTick?: (tick: Tick, call: { taskId: string; trial: number }) => void;
   signal?: AbortSignal;
 }
 
@@ -147,7 +149,7 @@ export async function runVoiceCalls(
   const worker = async (): Promise<void> => {
     while (next < jobs.length && !options.signal?.aborted) {
       const job = jobs[next++]!;
-      const outcome = await runOneCall(spec, participants, writer, { ...job, tickSeconds }, options.signal);
+      const outcome = await runOneCall(spec, participants, writer, { ...job, tickSeconds }, options);
       calls.push(outcome);
       options.onCall?.(outcome);
     }
@@ -161,9 +163,10 @@ async function runOneCall(
   participants: VoiceRunParticipants,
   writer: VoiceResultsWriter,
   job: { task: Task; trial: number; seed: number; tickSeconds: number },
-  signal: AbortSignal | undefined,
+  options: Pick<VoiceRunOptions, "signal" | "onTick">,
 ): Promise<VoiceCallOutcome> {
   const { task, trial, seed, tickSeconds } = job;
+  const { signal, onTick } = options;
   const simulationId = randomUUID();
   const settings = voiceSettingsFor(spec.voiceSettings, task.id, spec.speechComplexity);
   const noise = loadCallerNoise(spec.dataDir, settings, {
@@ -189,6 +192,7 @@ async function runOneCall(
       trial,
       simulationId,
       ...(signal ? { signal } : {}),
+      ...(onTick ? { onTick: (tick: Tick) => onTick(tick, { taskId: task.id, trial }) } : {}),
       ...(spec.pricing ? { pricing: spec.pricing } : {}),
     });
     const rewardInfo = await gradeVoiceCall(

@@ -54,6 +54,11 @@ export interface VoiceUsageRecord {
   cachedInputAudioTokens?: number;
   /** Audio seconds billed (transcription and speech models bill by time or characters). */
   audioSeconds?: number;
+  /**
+   * Seconds of a realtime session billed by time (xAI's voice agent bills per minute of connection):
+   * present, it is the record's billing basis and its tokens are informational.
+   */
+  sessionSeconds?: number;
   characters?: number;
   /** USD, when passk's LLM layer already priced the use (the cascade's text agent); null: no price. */
   cost?: number | null;

@@ -1,4 +1,10 @@
-import { priceUsage, type PriceLookup, type PriceOverrides, type PricedUsage } from "../llm/cost.js";
+import {
+  priceRealtimeMinutes,
+  priceUsage,
+  type PriceLookup,
+  type PriceOverrides,
+  type PricedUsage,
+} from "../llm/cost.js";
 import type { VoiceUsageRecord } from "./call.js";
 
 // What a voice call cost: the usage each side's providers metered (audio and text tokens, audio
@@ -15,7 +21,8 @@ export interface SessionUsageRecord {
   semantics: "delta";
   scope_id: null;
   tick_number: null;
-  billable: true;
+  /** false for informational meters (a per-minute agent's token counts), as the reference marks them. */
+  billable: boolean;
   input_tokens: number | null;
   output_tokens: number | null;
   input_text_tokens: number | null;
@@ -95,6 +102,14 @@ export function priceVoiceUsage(record: VoiceUsageRecord, pricing: VoicePricing 
       ? { cost: null, reason: `${record.model} is not in the price table (pass --prices FILE)` }
       : { cost: record.cost };
   if (LOCAL_PROVIDERS.has(provider)) return { cost: 0 };
+  // Billed by the session's minutes: its tokens are informational.
+  if (record.sessionSeconds !== undefined)
+    return priceRealtimeMinutes({
+      provider,
+      model,
+      seconds: record.sessionSeconds,
+      ...(pricing.overrides ? { overrides: pricing.overrides } : {}),
+    });
   const inputAudio = record.inputAudioTokens ?? 0;
   const inputText = record.inputTextTokens ?? 0;
   const cachedAudio = record.cachedInputAudioTokens ?? 0;
@@ -140,13 +155,13 @@ export function voiceSessionCost(
   let total = 0;
   const summed: SessionUsageRecord[] = [];
   for (const record of groups.values()) {
-    const written = sessionRecord(record);
-    summed.push(written);
+    const written = sessionRecords(record);
+    summed.push(...written);
     const priced = priceVoiceUsage(record, pricing);
     if (priced.cost === null) unknown.push(priced.reason);
     else {
       total += priced.cost;
-      breakdown[`${written.component}:${written.provider}/${written.model}`] = priced.cost;
+      breakdown[`${written[0]!.component}:${written[0]!.provider}/${written[0]!.model}`] = priced.cost;
     }
   }
   const cost = unknown.length > 0 ? null : total;
@@ -175,6 +190,7 @@ function addUsage(a: VoiceUsageRecord, b: VoiceUsageRecord): VoiceUsageRecord {
     "cachedInputAudioTokens",
     "cachedInputTextTokens",
     "audioSeconds",
+    "sessionSeconds",
     "characters",
   ] as const;
   for (const key of keys) {
@@ -184,6 +200,26 @@ function addUsage(a: VoiceUsageRecord, b: VoiceUsageRecord): VoiceUsageRecord {
   if (a.cost !== undefined || b.cost !== undefined)
     out.cost = a.cost === null || b.cost === null ? null : (a.cost ?? 0) + (b.cost ?? 0);
   return out;
+}
+
+/**
+ * A summed record as the reference writes it; a per-minute session as two, as the reference keeps
+ * them: the session's seconds (`audio_input_seconds`, billable) and its token counts (not billable).
+ */
+function sessionRecords(record: VoiceUsageRecord): SessionUsageRecord[] {
+  if (record.sessionSeconds === undefined) return [sessionRecord(record)];
+  const { sessionSeconds, ...tokens } = record;
+  const time: SessionUsageRecord = {
+    ...sessionRecord({ source: record.source, model: record.model }),
+    audio_input_seconds: sessionSeconds,
+  };
+  const counted = [
+    tokens.inputAudioTokens,
+    tokens.inputTextTokens,
+    tokens.outputAudioTokens,
+    tokens.outputTextTokens,
+  ].some((n) => n !== undefined);
+  return counted ? [time, { ...sessionRecord(tokens), billable: false }] : [time];
 }
 
 function sessionRecord(record: VoiceUsageRecord): SessionUsageRecord {

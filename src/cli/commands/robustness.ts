@@ -11,6 +11,7 @@ import { perturbationSpecs, type RunFlags } from "./run-resolve.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { RUN_EXIT, runCommand, withRunOptions } from "./run.js";
 import { withStore } from "./run-source.js";
+import { voiceRobustnessCommand } from "./voice-robustness.js";
 
 /**
  * `passk robustness --perturb SPEC…`: a clean run and one run per perturbation on the same tasks and
@@ -26,11 +27,31 @@ export function registerRobustness(program: Command, context: CliContext): void 
           "--perturb run on the same tasks and seeds, then pass^k clean vs perturbed, the drop with a paired " +
           "interval, and the tasks that broke",
       ),
-  ).option("--list", "list the perturbations --perturb can name, and exit");
+  )
+    .option("--list", "list the perturbations --perturb can name, and exit")
+    .argument(
+      "[dirs...]",
+      "with --voice: two voice run directories, the baseline first (e.g. control, then regular)",
+    )
+    .option(
+      "--voice",
+      "pair two voice runs (passk run --voice --save-to DIR) task by task instead of making runs",
+    )
+    .option("--json", "with --voice: print the comparison as JSON");
   command.options.find((o) => o.long === "--agent-llm")?.makeOptionMandatory(false);
-  command.action(async (flags: RunFlags & { list?: boolean }) => {
-    process.exitCode = await robustnessCommand(flags, command, context);
-  });
+  command.action(
+    async (dirs: string[], flags: RunFlags & { list?: boolean; voice?: boolean; json?: boolean }) => {
+      if (flags.voice) {
+        process.exitCode = await voiceRobustnessCommand(dirs, flags, context);
+        return;
+      }
+      if (dirs.length > 0)
+        throw new ConfigError(
+          `passk robustness makes its runs; to pair two voice run directories (${dirs.join(", ")}) add --voice`,
+        );
+      process.exitCode = await robustnessCommand(flags, command, context);
+    },
+  );
 }
 
 async function robustnessCommand(

@@ -23,6 +23,9 @@ import type { Task } from "../../core/task.js";
 import { createPerturbationRegistry } from "../../perturbations/registry.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { perturbationSpecs } from "./run-resolve.js";
+import { ConfigError } from "../../core/errors.js";
+import { withVoiceOptions } from "./voice-run.js";
+import { voiceSimulateCommand, type VoiceSimulateFlags } from "./voice-simulate.js";
 
 interface SimulateFlags extends ModelFlags {
   domain: string;
@@ -148,11 +151,15 @@ async function converseTraced(
 }
 
 export function registerSimulate(program: Command, context: CliContext): void {
-  withModelFlags(
-    withConversationFlags(
-      program
-        .command("simulate")
-        .description("Run one conversation (agent vs simulated customer), print it live, then grade it"),
+  const simulate = withVoiceOptions(
+    withModelFlags(
+      withConversationFlags(
+        program
+          .command("simulate")
+          .description(
+            "Run one conversation (agent vs simulated customer), print it live, then grade it; --voice: one phone call",
+          ),
+      ),
     ),
   )
     .option(
@@ -170,7 +177,28 @@ export function registerSimulate(program: Command, context: CliContext): void {
       "a module exporting your own perturbations (definePerturbation), for --perturb to name (repeatable)",
       (value: string, previous: string[] = []) => [...previous, value],
     )
-    .action((flags: SimulateFlags) => converse(flags, context, false));
+    .option(
+      "--save-to <dir>",
+      "with --voice: keep the call as a one-call voice run directory (results.json, simulations/, both.wav and label tracks)",
+    );
+  // A voice call's agent is --voice-agent (--agent-llm only for a cascade): checked by hand.
+  simulate.options.find((o) => o.long === "--agent-llm")?.makeOptionMandatory(false);
+  simulate.action(async (flags: SimulateFlags & VoiceSimulateFlags) => {
+    if (flags.voice) {
+      if (flags.solo || (flags.perturb ?? []).length > 0)
+        throw new ConfigError(
+          "--solo and --perturb are for text conversations; a voice call's conditions are --speech-complexity",
+        );
+      process.exitCode = await voiceSimulateCommand(flags, context);
+      return;
+    }
+    if (!flags.agentLlm) throw new ConfigError("required option '--agent-llm <model>' not specified");
+    if (flags.saveTo)
+      throw new ConfigError(
+        "--save-to keeps a voice call (with --voice); a text conversation prints with --json",
+      );
+    await converse(flags, context, false);
+  });
 
   withModelFlags(
     withConversationFlags(

@@ -104,25 +104,32 @@ function voiceRunSpec(flags: RunFlags & VoiceRunFlags): VoiceRunStartSpec {
     ...(flags.numTasks ? { numTasks: Number(flags.numTasks) } : {}),
     numTrials: Number(flags.numTrials),
     seed: Number(flags.seed),
+    maxConcurrency: positive("--max-concurrency", flags.maxConcurrency),
+    ...voiceSpecFlags(flags),
+    ...(flags.agentLlm
+      ? { agent: model(flags.agentLlm, flags.agentLlmBaseUrl, flags.agentLlmArgs, "--agent-llm-args") }
+      : {}),
+    user: model(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args"),
+    ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
+    ...(flags.saveTo ? { saveTo: flags.saveTo } : {}),
+  };
+}
+
+/** The voice flags `run --voice` and `simulate --voice` share, as the library's spec fields. */
+export function voiceSpecFlags(flags: VoiceRunFlags) {
+  return {
     speechComplexity: flags.speechComplexity as VoiceRunStartSpec["speechComplexity"],
     tickSeconds: positive("--tick-duration", flags.tickDuration),
     clock: flags.clock,
     maxCallSeconds: positive("--max-call-seconds", flags.maxCallSeconds),
-    maxConcurrency: positive("--max-concurrency", flags.maxConcurrency),
     voiceAgent: flags.voiceAgent,
     ...(flags.voiceAgentUrl ? { voiceAgentUrl: flags.voiceAgentUrl } : {}),
-    ...(flags.agentLlm
-      ? { agent: model(flags.agentLlm, flags.agentLlmBaseUrl, flags.agentLlmArgs, "--agent-llm-args") }
-      : {}),
     agentStt: flags.agentStt,
     agentTts: flags.agentTts,
-    user: model(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args"),
     userVoice: flags.userVoice,
-    ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
-    ...(flags.saveTo ? { saveTo: flags.saveTo } : {}),
     audio: flags.audio,
     substituteMissingNoise: flags.substituteMissingNoise ?? false,
-  };
+  } satisfies Partial<VoiceRunStartSpec>;
 }
 
 /** `passk run --voice`: one domain's tasks × trials as phone calls, written in the reference's directory format. */

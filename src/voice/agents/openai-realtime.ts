@@ -57,6 +57,12 @@ export interface OpenAiRealtimeAgentOptions {
    * (voice and turn detection at the session's top level). Default: `xai` for provider `xai`.
    */
   dialect?: "openai" | "xai";
+  /**
+   * How the provider bills: `tokens` (OpenAI, Azure) or `session-minutes` (xAI: per minute of
+   * connection, metered here as the call's time; its token counts are informational). Default:
+   * `session-minutes` for provider `xai`.
+   */
+  billing?: "tokens" | "session-minutes";
   /** The agent's voice (default `alloy`). */
   voice?: string;
   vad?: RealtimeServerVad;
@@ -100,6 +106,7 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
   private readonly modelName: string;
   private readonly provider: string;
   private readonly dialect: "openai" | "xai";
+  private readonly billing: "tokens" | "session-minutes";
   private socket?: WebSocket;
   private clock: CallClock = "virtual";
   private tickBytes = 0;
@@ -121,6 +128,7 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
     this.modelName = options.model ?? DEFAULT_OPENAI_REALTIME_MODEL;
     this.provider = options.provider ?? "openai";
     this.dialect = options.dialect ?? (this.provider === "xai" ? "xai" : "openai");
+    this.billing = options.billing ?? (this.provider === "xai" ? "session-minutes" : "tokens");
     this.model = `${this.provider}:${this.modelName}`;
   }
 
@@ -499,6 +507,9 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
 
   /** One tick of the agent's audio from what arrived, with the part of its transcript it covers. */
   private playTick(): VoiceAgentTickOutput {
+    // A session billed by time: each tick is a tick of connection.
+    if (this.billing === "session-minutes")
+      this.usage.push({ source: "openai-realtime", model: this.model, sessionSeconds: this.tickMs / 1000 });
     const audio = new Uint8Array(this.tickBytes).fill(WIRE_SILENCE);
     let filled = 0;
     const spoken = new Set<SpokenItem>();

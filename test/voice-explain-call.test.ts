@@ -68,4 +68,47 @@ describe("why a voice call failed", () => {
       "TERMINATION: conversation ended with max_steps",
     );
   });
+
+  it("does not call a second, right lookup of another id a mishearing of the first", () => {
+    // The caller names two reservations; the agent looks both up, and mishears only the second.
+    const words = "Could you check, um, reservation ABC123 and — hold on — also XYZ789 please?";
+    const twoLookups = {
+      ...task,
+      evaluation_criteria: {
+        ...task.evaluation_criteria,
+        actions: ["ABC123", "XYZ789"].map((id, i) => ({
+          action_id: `lookup_${i}`,
+          requestor: "assistant" as const,
+          name: "get_reservation_details",
+          arguments: { reservation_id: id },
+          info: null,
+          compare_args: null,
+        })),
+      },
+    } as typeof task;
+    const lookups = (ids: string[]): ToolCall[] =>
+      ids.map((id, i) => ({
+        id: `call_${i}`,
+        name: "get_reservation_details",
+        arguments: { reservation_id: id },
+        requestor: "assistant" as const,
+      }));
+    expect(
+      explainVoiceCall(
+        twoLookups,
+        { agentCalls: lookups(["ABC123", "XYZ78"]), callerWords: words },
+        failed,
+        "user_stop",
+      ),
+    ).toBe("the caller said 'XYZ789' and the agent used 'XYZ78' (get_reservation_details reservation_id)");
+    // Both heard right: no mishearing is claimed, whatever else failed.
+    expect(
+      explainVoiceCall(
+        twoLookups,
+        { agentCalls: lookups(["ABC123", "XYZ789"]), callerWords: words },
+        failed,
+        "user_stop",
+      ),
+    ).not.toContain("the caller said");
+  });
 });

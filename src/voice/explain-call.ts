@@ -25,32 +25,60 @@ function leaves(value: unknown, path: string, out: Map<string, string>): void {
     for (const [key, item] of Object.entries(value)) leaves(item, path ? `${path}.${key}` : key, out);
 }
 
+/** The said values a call carries differently (path → the value it used). */
+function differences(
+  said: readonly (readonly [string, string])[],
+  call: ToolCall,
+): [string, string, string][] {
+  const used = new Map<string, string>();
+  leaves(call.arguments, "", used);
+  const out: [string, string, string][] = [];
+  for (const [path, value] of said) {
+    const got = used.get(path);
+    if (got !== undefined && got !== value) out.push([path, value, got]);
+  }
+  return out;
+}
+
 /**
  * Values the caller said (`callerWords`: what the customer spoke, as written before speech) that reached
- * the agent's tool calls changed, gold action by gold action.
+ * the agent's tool calls changed, gold action by gold action. A gold action is compared with the one call
+ * of its tool that comes closest to it — never with a call that is another gold action's, done right (a
+ * second lookup of a different id is not a mishearing of the first) — and nothing is said of an action
+ * some call carried exactly.
  */
 export function misheardValues(
   task: Task,
   agentCalls: readonly ToolCall[],
   callerWords: string,
 ): MisheardValue[] {
+  const gold = (task.evaluation_criteria?.actions ?? []).filter((a) => a.requestor !== "user");
+  const saidOf = gold.map((action) => {
+    const values = new Map<string, string>();
+    leaves(action.arguments, "", values);
+    return [...values].filter(([, value]) => value.length >= 2 && callerWords.includes(value));
+  });
+  // A call that carries some gold action's said values exactly is that action's, heard right.
+  const heardRight = (call: ToolCall) =>
+    gold.some(
+      (action, i) =>
+        action.name === call.name && saidOf[i]!.length > 0 && differences(saidOf[i]!, call).length === 0,
+    );
   const found: MisheardValue[] = [];
-  for (const action of task.evaluation_criteria?.actions ?? []) {
-    if (action.requestor === "user") continue;
-    const gold = new Map<string, string>();
-    leaves(action.arguments, "", gold);
-    const said = [...gold].filter(([, value]) => value.length >= 2 && callerWords.includes(value));
-    if (said.length === 0) continue;
-    for (const call of agentCalls.filter((c) => c.name === action.name)) {
-      const used = new Map<string, string>();
-      leaves(call.arguments, "", used);
-      for (const [path, value] of said) {
-        const got = used.get(path);
-        if (got !== undefined && got !== value && !found.some((f) => f.path === path && f.used === got))
-          found.push({ tool: action.name, path, said: value, used: got });
-      }
-    }
-  }
+  gold.forEach((action, i) => {
+    const said = saidOf[i]!;
+    if (said.length === 0) return;
+    const calls = agentCalls.filter((c) => c.name === action.name);
+    if (calls.some((call) => differences(said, call).length === 0)) return;
+    const closest = calls
+      .filter((call) => !heardRight(call))
+      .map((call) => differences(said, call))
+      .filter((diff) => diff.length > 0)
+      .sort((a, b) => a.length - b.length)[0];
+    for (const [path, value, got] of closest ?? [])
+      if (!found.some((f) => f.path === path && f.used === got))
+        found.push({ tool: action.name, path, said: value, used: got });
+  });
   return found;
 }
 

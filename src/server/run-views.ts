@@ -34,7 +34,7 @@ import {
 } from "./api-schemas.js";
 import { robustnessRowsOf } from "../runner/robustness-pairs.js";
 import { taskTitle } from "./domain-views.js";
-import { goldDivergence, goldMatches, goldReferenceOf } from "./gold-divergence.js";
+import { goldDivergence, goldMatches, goldReferenceOf } from "../metrics/gold-divergence.js";
 import {
   resultsDomainName,
   type RunStore,

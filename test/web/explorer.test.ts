@@ -418,7 +418,7 @@ describe("the explorer in Chromium", () => {
       await page.getByTestId("duplicate-import").getByRole("button", { name: "Import again anyway" }).click();
       await page.getByText(`Imported official-${width}.json`).waitFor();
       expect(store.listRuns().length).toBe(before + 2);
-      const copy = store.listRuns().at(-1)!;
+      const copy = store.listRuns().find((r) => r.label === `official-${width}.json` && r.id !== first.id)!;
 
       // Rename the copy in place.
       const row = page.locator(`tr[data-run-id="${copy.id}"]`);

@@ -8,7 +8,7 @@ import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { createServer } from "../src/server/create-server.js";
-import { sqliteRunStore } from "../src/server/sqlite-run-store.js";
+import { sqliteRunCatalog } from "../src/server/run-catalog.js";
 import {
   STATIC_ANSWERS_GLOBAL,
   STATIC_EXPORT_GLOBAL,
@@ -108,7 +108,7 @@ describe("passk export --format html", () => {
           agentFor: () => goldAgent,
           customerFor: () => goldUser,
         },
-        store: sqliteRunStore(store),
+        store: sqliteRunCatalog(store),
         secrets: [SECRET],
         // The server's clock at the export's moment: a run's progress (idle time) is as of then.
         now: () => new Date(index.exportedAt),

@@ -8,8 +8,8 @@ import { evaluateSimulationSync } from "../src/evaluation/evaluate-simulation.js
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { CulpritSchema, type Review } from "../src/review/blame.js";
 import { reviewSimulations } from "../src/review/review-run.js";
-import { goldDivergence, goldReferenceOf } from "../src/server/gold-divergence.js";
-import { firstDivergence } from "../src/server/trial-divergence.js";
+import { goldDivergence, goldReferenceOf } from "../src/metrics/gold-divergence.js";
+import { firstDivergence } from "../src/metrics/trial-divergence.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 
 // The labelled corpus of test/fixtures/verdicts/: conversations written the way real models and

@@ -120,3 +120,11 @@ export function editDistance(a: string, b: string): number {
   }
   return row[b.length]!;
 }
+
+/** Raised when a run is cancelled (Ctrl-C): the conversation is incomplete and must not be graded. */
+export class SimulationAbortedError extends Error {
+  constructor() {
+    super("the simulation was interrupted");
+    this.name = "SimulationAbortedError";
+  }
+}

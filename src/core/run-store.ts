@@ -114,28 +114,64 @@ export interface ConversationKey {
   trial: number;
 }
 
+/** How far a run has come, as its store records it (see {@link RunStore.runProgress}). */
+export interface RunProgressCounts {
+  /** (task, trial)s planned: the jobs queued for it, plus stored simulations no job asked for. */
+  planned: number;
+  /** Simulations stored (graded, and infrastructure errors). */
+  done: number;
+  /** Simulations stored since the `since` given (0 when none was). */
+  doneSince: number;
+  /** The run's last sign of life: its record changed, a simulation stored, a job claimed or renewed. */
+  lastActivityAt: string;
+}
+
+/** The stored `passk review` verdict of one simulation of a run. */
+export interface StoredReview {
+  domain: string;
+  task_id: string;
+  trial: number;
+  review: unknown;
+}
+
 /**
- * Where runs, their tasks and simulations are kept. Each simulation is keyed by (run, domain, task,
- * trial) and written idempotently: the first evaluable result for a key stays; an infrastructure-error
- * result is replaced by a later attempt. `Store` (src/store/store.ts) implements it over SQLite.
+ * Where runs, their tasks, simulations and reviews are kept: what the runner writes and what the CLI
+ * and the explorer read. Each simulation is keyed by (run, domain, task, trial) and written
+ * idempotently: the first evaluable result for a key stays; an infrastructure-error result is replaced
+ * by a later attempt. `Store` (src/store/store.ts) implements it over SQLite, `MemoryRunStore`
+ * (src/store/memory-run-store.ts) in memory for tests.
  *
  * Methods are synchronous (an embedded store answers at once); `transaction` runs its function
  * atomically.
  */
 export interface RunStore {
-  /** Where the store lives (a file path), for messages. */
+  /** Where the store lives (a file path, or a name for a memory store), for messages. */
   readonly file: string;
   createRun(run?: NewRun): RunRecord;
   updateRun(id: string, update: RunUpdate): RunRecord;
-  /** A run by id or unique id prefix. */
+  /** A run by id or unique id prefix; an `UnknownNameError` when there is none. */
   getRun(idOrPrefix: string): RunRecord;
   /** Runs, newest first. */
   listRuns(): RunRecord[];
+  /** Delete a run with everything stored for it; returns how many simulations went with it. */
+  deleteRun(idOrPrefix: string): { id: string; simulations: number };
+  /** How far a run has come; `since` (ISO) counts the simulations stored from then on. */
+  runProgress(runId: string, since: string | null): RunProgressCounts;
   putTasks(runId: string, domain: string, tasks: readonly StoredTaskRecord[]): void;
   getTasks(runId: string, domain?: string): Array<{ domain: string; task: StoredTaskRecord }>;
   putSimulation(runId: string, domain: string, simulation: StoredSimulationRecord): PutResult;
   getSimulations(runId: string, options?: { domain?: string }): StoredSimulation[];
+  /** One simulation by its key, or undefined. */
+  getSimulation(runId: string, domain: string, taskId: string, trial: number): StoredSimulation | undefined;
   scoredSimulations(runId: string): ScoredSimulationRecord[];
+  /** Record (or replace) the review of one simulation of a run. */
+  putReview(runId: string, key: { domain: string; task_id: string; trial: number }, review: unknown): void;
+  /** The reviews of a run's simulations. */
+  reviews(runId: string): StoredReview[];
+  /** Remember that a results file (by its SHA-256) was imported as this run. */
+  recordImport(sha256: string, runId: string): void;
+  /** The runs a results file (by its SHA-256) was imported as, oldest first; empty when never. */
+  importedAs(sha256: string): string[];
   transaction<T>(fn: () => T): T;
   close(): void;
 }

@@ -10,7 +10,7 @@ import {
   type UserSimulator,
 } from "../core/agent.js";
 import { startAgent } from "../core/task-reading-agent.js";
-import { ConfigError } from "../core/errors.js";
+import { ConfigError, SimulationAbortedError } from "../core/errors.js";
 import { InfrastructureError, UnusableModelOutputError, type LlmToolSpec } from "../core/llm.js";
 import {
   hasToolCalls,
@@ -86,14 +86,6 @@ export interface SimulationSetup {
 }
 
 type Role = "agent" | "user" | "env";
-
-/** Raised when a run is cancelled (Ctrl-C): the conversation is incomplete and must not be graded. */
-export class SimulationAbortedError extends Error {
-  constructor() {
-    super("the simulation was interrupted");
-    this.name = "SimulationAbortedError";
-  }
-}
 
 /**
  * Run one conversation with τ²-bench's turn protocol and yield what happens as it happens; the

@@ -1,3 +1,4 @@
+import type { RunStatus, RunStore } from "../core/run-store.js";
 import { robustnessRow, type RobustnessRow } from "../metrics/robustness.js";
 import type { ScoredSimulation } from "../metrics/run-metrics.js";
 import { identityDifferences, RunConfigSchema, type RunConfig } from "./run-config.js";
@@ -12,11 +13,33 @@ function sameButPerturbations(a: RunConfig, b: RunConfig): boolean {
 }
 
 /**
- * The robustness rows of a run among others (finished ones, newest first): a perturbed run against
- * the newest clean run of the same configuration (tasks, trials, seed, models…); a clean run against
- * the newest run of each perturbation made with its configuration. None when nothing pairs.
+ * Whether a run can stand on either side of a robustness pair: completed runs only. A running,
+ * interrupted or failed run has not evaluated every (task, trial) its configuration asks for, so its
+ * pass^k is over another task set than its partner's; an imported results file carries no run
+ * configuration of the store's to pair by.
  */
-export function robustnessRowsOf(
+export const pairable = (run: { status: RunStatus }): boolean => run.status === "completed";
+
+/**
+ * The robustness rows of a stored run, the one pairing rule of `passk run`, `passk report` and the
+ * explorer: nothing unless the run is {@link pairable}; else paired (see {@link robustnessRowsOf})
+ * with the store's other pairable runs, by the configuration the runner stored with each.
+ */
+export function storedRobustnessRows(
+  store: Pick<RunStore, "getRun" | "listRuns" | "scoredSimulations">,
+  runId: string,
+): RobustnessRow[] {
+  const run = store.getRun(runId);
+  if (!pairable(run)) return [];
+  return robustnessRowsOf(run, store.listRuns().filter(pairable), (id) => store.scoredSimulations(id));
+}
+
+/**
+ * The robustness rows of a run among others (newest first): a perturbed run against the newest clean
+ * run of the same configuration (tasks, trials, seed, models…); a clean run against the newest run of
+ * each perturbation made with its configuration. None when nothing pairs.
+ */
+function robustnessRowsOf(
   run: { id: string; config: unknown },
   others: ReadonlyArray<{ id: string; config: unknown }>,
   simulationsOf: (runId: string) => readonly ScoredSimulation[],

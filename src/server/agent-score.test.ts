@@ -7,7 +7,7 @@ import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
 import { AgentScoreSchema, type AgentScore, type RunSummary } from "./api-schemas.js";
 import { createServer } from "./create-server.js";
-import { createMemoryRunStore } from "./memory-run-store.js";
+import { memoryRunCatalog } from "./run-catalog.js";
 
 // The playground's strip must put the right run on top: the newest clean run of the agent (and customer
 // model) on the full base split — not a newer subset, not another customer's run — and label what it
@@ -40,7 +40,7 @@ describe("the agent score strip's run", () => {
         agentFor: () => goldAgent,
         customerFor: () => goldUser,
       },
-      store: createMemoryRunStore(),
+      store: memoryRunCatalog(),
     });
   const upload = async (app: ReturnType<typeof server>, results: Results, name: string) => {
     const response = await app.request(`/api/runs/import?name=${name}`, {

@@ -9,7 +9,7 @@ import type { PolicyLink } from "../knowledge/policy-links.js";
 import { failedChecks } from "../metrics/failed-checks.js";
 import type { World } from "../env/world.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
-import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
+import { SimulationAbortedError } from "../core/errors.js";
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
 import { cannotContinueFromHistory, runConversation } from "../runner/conversation-job.js";
 import { turnCounts } from "../orchestrator/resume-checkpoint.js";
@@ -32,7 +32,7 @@ import {
   type ConversationStore,
   type StoredConversation,
 } from "./conversation-store.js";
-import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "./human-customer.js";
+import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "../users/human-customer.js";
 import { currentRecords, recordChanges, recordsNamedBy } from "./record-changes.js";
 import { playgroundReview } from "./playground-review.js";
 import { policyLinksFor } from "./policy-links.js";

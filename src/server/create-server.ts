@@ -20,7 +20,7 @@ import type { GymSessions } from "../gym/gym-sessions.js";
 import { apiRoutes } from "./routes/api-routes.js";
 import { gymRoutes } from "./routes/gym-routes.js";
 import { MAX_JSON_BODY_BYTES } from "./routes/request-checks.js";
-import type { RunStore } from "./run-store.js";
+import type { RunCatalog } from "./run-catalog.js";
 import { httpStatusOf, type RetryAfter } from "./server-errors.js";
 import { serveStatic } from "./static-files.js";
 import { compress } from "hono/compress";
@@ -85,7 +85,7 @@ export interface ServerDeps {
   /** Folders of voice runs for the explorer (`--voice-runs`): each a voice run directory or a folder of them. */
   voiceRuns?: readonly string[];
   /** Runs for the explorer; without one the explorer answers 404. */
-  store?: RunStore;
+  store?: RunCatalog;
   /**
    * Where playground conversations are kept (reopenable by URL, listed in the explorer); default: the
    * run store's, else memory.

@@ -20,8 +20,7 @@ import {
   type SimulationDetail,
 } from "./api-schemas.js";
 import { createServer } from "./create-server.js";
-import { createMemoryRunStore } from "./memory-run-store.js";
-import { sqliteRunStore } from "./sqlite-run-store.js";
+import { memoryRunCatalog, sqliteRunCatalog } from "./run-catalog.js";
 
 const data = fixtureDomainData("mock");
 const TASKS = ["create_task_1", "update_task_1", "impossible_task_1"];
@@ -50,8 +49,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 const stores = {
-  sqlite: () => sqliteRunStore(Store.open(path.join(folder, `${Math.random()}.db`), { create: true })),
-  memory: () => createMemoryRunStore(),
+  sqlite: () => sqliteRunCatalog(Store.open(path.join(folder, `${Math.random()}.db`), { create: true })),
+  memory: () => memoryRunCatalog(),
 };
 
 describe.each(Object.keys(stores) as Array<keyof typeof stores>)("explorer API over the %s store", (kind) => {
@@ -400,7 +399,7 @@ describe("explorer blame (passk review)", () => {
         agentFor: () => goldAgent,
         customerFor: () => goldUser,
       },
-      store: sqliteRunStore(store),
+      store: sqliteRunCatalog(store),
     });
     const imported = await server.request("/api/runs/import?name=reviewed.json", {
       method: "POST",

@@ -13,7 +13,7 @@ import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
 import { RunListSchema, RunDetailSchema, STALLED_AFTER_SECONDS, type RunSummary } from "./api-schemas.js";
 import { createServer } from "./create-server.js";
-import { sqliteRunStore } from "./sqlite-run-store.js";
+import { sqliteRunCatalog } from "./run-catalog.js";
 
 const data = fixtureDomainData("mock");
 const TASKS = ["create_task_1", "update_task_1", "impossible_task_1"];
@@ -45,7 +45,7 @@ function setUp() {
       agentFor: () => goldAgent,
       customerFor: () => goldUser,
     },
-    store: sqliteRunStore(store),
+    store: sqliteRunCatalog(store),
     now,
   });
   const summary = async (runId: string): Promise<RunSummary> => {
@@ -186,7 +186,7 @@ describe("the explorer's view of a run in progress", () => {
   it("an imported run is done as soon as it is stored", async () => {
     const { store, summary } = setUp();
     const text = JSON.stringify(results);
-    const runId = sqliteRunStore(store).importResults(parseResults(text, "r.json"), { domain: "mock" });
+    const runId = sqliteRunCatalog(store).importResults(parseResults(text, "r.json"), { domain: "mock" });
     const s = await summary(runId);
     expect(s.status).toBe("imported");
     expect(s.progress).toMatchObject({ planned: 6, done: 6, stalled: false, startedAt: null });

@@ -32,16 +32,15 @@ import {
   type SimulationNote,
   type SimulationNotesResponse,
 } from "./api-schemas.js";
-import { robustnessRowsOf } from "../runner/robustness-pairs.js";
 import { taskTitle } from "./domain-views.js";
-import { goldDivergence, goldMatches, goldReferenceOf } from "./gold-divergence.js";
+import { goldDivergence, goldMatches, goldReferenceOf } from "../metrics/gold-divergence.js";
 import {
   resultsDomainName,
-  type RunStore,
+  type RunCatalog,
   type SimulationKey,
   type StoredRun,
   type StoredSimulationSummary,
-} from "./run-store.js";
+} from "./run-catalog.js";
 import {
   DuplicateImportError,
   FeatureDisabledError,
@@ -112,7 +111,7 @@ interface RunMetricsEntry {
  * count (runs only grow).
  */
 export class RunViews {
-  readonly #store: RunStore;
+  readonly #store: RunCatalog;
   readonly #loadDomainData: (name: string) => DomainData | undefined;
   readonly #cache = new Map<string, RunMetricsEntry>();
   /** Per run: its tasks whose gold actions raise (task defects), by domain and task id. */
@@ -120,7 +119,7 @@ export class RunViews {
   readonly #now: () => Date;
 
   constructor(
-    store: RunStore,
+    store: RunCatalog,
     loadDomainData: (name: string) => DomainData | undefined,
     now: () => Date = () => new Date(),
   ) {
@@ -391,12 +390,7 @@ export class RunViews {
 
   /** The run beside its clean baseline, or its perturbed siblings (runs `passk run` made only). */
   #robustness(run: StoredRun): RobustnessRowView[] {
-    const configOf = (r: StoredRun) => (r.info.passk as { config?: unknown } | undefined)?.config;
-    return robustnessRowsOf(
-      { id: run.id, config: configOf(run) },
-      this.#store.listRuns().map((r) => ({ id: r.id, config: configOf(r) })),
-      (id) => this.#store.runSimulations(id),
-    ).map((row) => ({
+    return this.#store.robustnessRows(run.id).map((row) => ({
       perturbation: row.perturbation,
       k: row.k,
       tasks: row.tasks,

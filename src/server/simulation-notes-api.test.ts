@@ -17,9 +17,7 @@ import {
   type RunSummary,
 } from "./api-schemas.js";
 import { createServer } from "./create-server.js";
-import { createMemoryRunStore } from "./memory-run-store.js";
-import type { RunStore } from "./run-store.js";
-import { sqliteRunStore } from "./sqlite-run-store.js";
+import { memoryRunCatalog, sqliteRunCatalog, type RunCatalog } from "./run-catalog.js";
 
 const data = fixtureDomainData("mock");
 let folder: string;
@@ -35,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-function serverOver(store: RunStore) {
+function serverOver(store: RunCatalog) {
   return createServer({
     domains: builtinDomains,
     dataDir: tau2DataDir(),
@@ -71,8 +69,8 @@ const post = (server: Server, url: string, body: unknown, headers: Record<string
 const errorOf = async (response: Response) => ApiErrorSchema.parse(await response.json());
 
 const stores = {
-  sqlite: () => sqliteRunStore(Store.open(path.join(folder, `${Math.random()}.db`), { create: true })),
-  memory: () => createMemoryRunStore(),
+  sqlite: () => sqliteRunCatalog(Store.open(path.join(folder, `${Math.random()}.db`), { create: true })),
+  memory: () => memoryRunCatalog(),
 };
 
 describe.each(Object.keys(stores) as Array<keyof typeof stores>)("notes API over the %s store", (kind) => {
@@ -189,7 +187,7 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("notes API over
 describe("notes on a read-only explorer", () => {
   it("lists none, says it takes none, and refuses to add or delete one", async () => {
     // A store that keeps no notes (as one that cannot rename or delete runs): the explorer only reads.
-    const { notes: _notes, ...readOnly } = createMemoryRunStore();
+    const { notes: _notes, ...readOnly } = memoryRunCatalog();
     const server = serverOver(readOnly);
     const runId = await importRun(server);
     const listed = SimulationNotesResponseSchema.parse(await (await server.request(notesPath(runId))).json());

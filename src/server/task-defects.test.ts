@@ -6,7 +6,7 @@ import { goldUser } from "../users/gold-user.js";
 import { buildResults } from "../../test/web/helpers/seed-results.js";
 import type { RunDetail, RunSummary } from "./api-schemas.js";
 import { createServer } from "./create-server.js";
-import { createMemoryRunStore } from "./memory-run-store.js";
+import { memoryRunCatalog } from "./run-catalog.js";
 
 // Retail task 2's gold actions look up product 6086499569, which its database does not hold (the
 // reference's replay raises there too): the explorer's grid marks the task, naming the action and error.
@@ -23,7 +23,7 @@ describe("the run grid marks task defects", () => {
         agentFor: () => goldAgent,
         customerFor: () => goldUser,
       },
-      store: createMemoryRunStore(),
+      store: memoryRunCatalog(),
     });
     const imported = await server.request("/api/runs/import?name=retail.json", {
       method: "POST",

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ResultsFile } from "../formats/tau2/results.js";
-import type { Store } from "./store.js";
+import type { RunStore } from "../core/run-store.js";
 
 /**
  * Store a validated τ² results file as a new run, all or nothing: its info, timestamp and unknown
@@ -8,7 +8,7 @@ import type { Store } from "./store.js";
  * Returns the run's id. `passk import` and the web upload both come through here.
  */
 export function importResults(
-  store: Store,
+  store: RunStore,
   file: ResultsFile,
   options: {
     domain: string;
@@ -34,21 +34,9 @@ export function importResults(
     store.putTasks(created.id, options.domain, tasks);
     for (const simulation of withTrials(simulations ?? []))
       store.putSimulation(created.id, options.domain, simulation);
-    if (options.sha256 !== undefined)
-      store
-        .statement("INSERT OR IGNORE INTO imported_files (sha256, run_id, imported_at) VALUES (?, ?, ?)")
-        .run(options.sha256, created.id, store.now());
+    if (options.sha256 !== undefined) store.recordImport(options.sha256, created.id);
     return created.id;
   });
-}
-
-/** The runs a file (by its SHA-256) became, oldest first, whichever way it came in (CLI or upload). */
-export function runsImportedFrom(store: Store, sha256: string): string[] {
-  return (
-    store
-      .statement("SELECT run_id FROM imported_files WHERE sha256 = ? ORDER BY imported_at, run_id")
-      .all(sha256) as Array<{ run_id: string }>
-  ).map((row) => row.run_id);
 }
 
 /** The SHA-256 by which an imported file is recognised (of its text, as the web upload hashes it). */

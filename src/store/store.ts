@@ -11,6 +11,7 @@ import {
   type RunStatus,
   type RunStore,
   type RunUpdate,
+  type StoredReview,
   type StoredSimulation,
 } from "../core/run-store.js";
 import type { SimulationRunInput, TaskInput } from "../formats/tau2/results.js";
@@ -449,11 +450,29 @@ export class Store implements RunStore {
   }
 
   /** The reviews of a run's simulations. */
-  reviews(runId: string): Array<{ domain: string; task_id: string; trial: number; review: unknown }> {
+  reviews(runId: string): StoredReview[] {
     const rows = this.statement(
       "SELECT domain, task_id, trial, review FROM reviews WHERE run_id = ? ORDER BY domain, task_id, trial",
     ).all(runId) as Array<{ domain: string; task_id: string; trial: number; review: string }>;
     return rows.map((r) => ({ ...r, review: JSON.parse(r.review) as unknown }));
+  }
+
+  // -- imported files --------------------------------------------------------------------------
+
+  recordImport(sha256: string, runId: string): void {
+    this.statement("INSERT OR IGNORE INTO imported_files (sha256, run_id, imported_at) VALUES (?, ?, ?)").run(
+      sha256,
+      runId,
+      this.now(),
+    );
+  }
+
+  importedAs(sha256: string): string[] {
+    return (
+      this.statement("SELECT run_id FROM imported_files WHERE sha256 = ? ORDER BY imported_at, run_id").all(
+        sha256,
+      ) as Array<{ run_id: string }>
+    ).map((row) => row.run_id);
   }
 
   scoredSimulations(runId: string): ScoredSimulation[] {

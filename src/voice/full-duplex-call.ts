@@ -1,7 +1,7 @@
 import { voiceSessionCost, type VoicePricing, type VoiceSessionCost } from "./voice-cost.js";
 import { randomUUID } from "node:crypto";
 import { DEFAULT_FIRST_AGENT_MESSAGE, USER_STOP_TOKENS } from "../core/agent.js";
-import { ConfigError } from "../core/errors.js";
+import { ConfigError, SimulationAbortedError } from "../core/errors.js";
 import { InfrastructureError, type LlmToolSpec } from "../core/llm.js";
 import type { ToolCall, ToolMessage } from "../core/message.js";
 import type { TerminationReason } from "../core/simulation.js";
@@ -9,11 +9,7 @@ import type { Task } from "../core/task.js";
 import { applyInitialState } from "../env/set-state.js";
 import type { World } from "../env/world.js";
 import { executeToolCall } from "../orchestrator/tool-call.js";
-import {
-  SimulationAbortedError,
-  SimulationTimeoutError,
-  UserSimulatorError,
-} from "../orchestrator/orchestrator.js";
+import { SimulationTimeoutError, UserSimulatorError } from "../orchestrator/orchestrator.js";
 import {
   DEFAULT_TICK_SECONDS,
   silentTick,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { goldAgent } from "../../src/agents/gold-agent.js";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { createServer } from "../../src/server/create-server.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { memoryRunCatalog } from "../../src/server/run-catalog.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { goldUser } from "../../src/users/gold-user.js";
 
@@ -10,7 +10,7 @@ import { goldUser } from "../../src/users/gold-user.js";
 // sends, and that the server refuses it with a sentence and changes nothing.
 
 function server(allowedHosts: string[] = [], limits: { importsPerHour?: number } = {}) {
-  const store = createMemoryRunStore();
+  const store = memoryRunCatalog();
   const app = createServer({
     domains: builtinDomains,
     dataDir: tau2DataDir(),
@@ -209,7 +209,7 @@ describe("many uploads from one client", () => {
 
 describe("the server's error boundary", () => {
   it("a full disk during an upload is a 503 with a sentence, no stack and no server path", async () => {
-    const store = createMemoryRunStore();
+    const store = memoryRunCatalog();
     const full: typeof store = {
       ...store,
       listRuns: () => store.listRuns(),

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../../src/domains/registry.js";
-import { sqliteRunStore } from "../../src/server/sqlite-run-store.js";
+import { sqliteRunCatalog } from "../../src/server/run-catalog.js";
 import { Store } from "../../src/store/store.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { buildOfficialResults } from "../helpers/official-results.js";
@@ -55,7 +55,7 @@ describe("a file imported with passk import, then again", () => {
     expect(second.stderr).toContain(`note: ${resultsFile} was imported before, as run from-cli`);
 
     served = Store.open(storeFile);
-    const store = sqliteRunStore(served);
+    const store = sqliteRunCatalog(served);
     web = await startWebServer({ store });
     const page = await browser.context.newPage();
     page.setDefaultTimeout(15_000);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { memoryRunCatalog } from "../../src/server/run-catalog.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { buildResults } from "./helpers/seed-results.js";
@@ -23,7 +23,7 @@ beforeAll(async () => {
     simulation.termination_reason = "infrastructure_error";
     simulation.reward_info = null;
   }
-  const store = createMemoryRunStore();
+  const store = memoryRunCatalog();
   runId = store.importResults(parseResults(JSON.stringify(results), "mostly-infra.json"), {
     label: "mostly infra",
     domain: "airline",

@@ -5,8 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
-import type { RunStore } from "../../src/server/run-store.js";
+import { memoryRunCatalog, type RunCatalog } from "../../src/server/run-catalog.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { buildOfficialResults } from "../helpers/official-results.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
@@ -23,7 +22,7 @@ const TELECOM_TASK = "[service_issue]airplane_mode_on[PERSONA:None]";
 const TASKS = ["0", "1", "7", "8", "11", "14"];
 const FAILS = (task: string, trial: number) =>
   (task === "7" && trial % 2 === 1) || task === "11" || (task === "14" && trial === 2);
-let store: RunStore;
+let store: RunCatalog;
 const SEEDED_REVIEW = {
   domain: "airline",
   task_id: "7",
@@ -65,7 +64,7 @@ beforeAll(async () => {
   mkdirSync(SCREENS, { recursive: true });
   folder = mkdtempSync(path.join(tmpdir(), "passk-explorer-web-"));
   // Reviews as `passk review` stores them (the memory store keeps none of its own).
-  const memory = createMemoryRunStore();
+  const memory = memoryRunCatalog();
   store = { ...memory, reviews: (runId) => (runId === runs.seeded ? [SEEDED_REVIEW] : []) };
   const add = (results: unknown, label: string, domain = "airline") =>
     store.importResults(parseResults(JSON.stringify(results), `${label}.json`), { label, domain });
@@ -419,7 +418,7 @@ describe("the explorer in Chromium", () => {
       await page.getByTestId("duplicate-import").getByRole("button", { name: "Import again anyway" }).click();
       await page.getByText(`Imported official-${width}.json`).waitFor();
       expect(store.listRuns().length).toBe(before + 2);
-      const copy = store.listRuns().at(-1)!;
+      const copy = store.listRuns().find((r) => r.label === `official-${width}.json` && r.id !== first.id)!;
 
       // Rename the copy in place.
       const row = page.locator(`tr[data-run-id="${copy.id}"]`);

@@ -9,7 +9,7 @@ import { builtinDomains } from "../../src/domains/registry.js";
 import { DomainData } from "../../src/formats/tau2/domain-data.js";
 import { trialSeeds } from "../../src/runner/run-plan.js";
 import { RunListSchema, STALLED_AFTER_SECONDS } from "../../src/server/api-schemas.js";
-import { sqliteRunStore } from "../../src/server/sqlite-run-store.js";
+import { sqliteRunCatalog } from "../../src/server/run-catalog.js";
 import { SqliteJobQueue } from "../../src/store/sqlite-job-queue.js";
 import { Store } from "../../src/store/store.js";
 import {
@@ -331,7 +331,7 @@ describe("the explorer follows a run in progress", () => {
     const file = path.join(folder, "restarted.db");
     const writer = Store.open(file);
     const served = Store.open(file);
-    const web = await startWebServer({ store: sqliteRunStore(served) });
+    const web = await startWebServer({ store: sqliteRunCatalog(served) });
     try {
       const run = writer.createRun({
         label: "through a restart",

@@ -8,7 +8,7 @@ import { builtinDomains } from "../../src/domains/registry.js";
 import { DomainData } from "../../src/formats/tau2/domain-data.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
 import { SimulationModelCallsResponseSchema } from "../../src/server/api-schemas.js";
-import { sqliteRunStore } from "../../src/server/sqlite-run-store.js";
+import { sqliteRunCatalog } from "../../src/server/run-catalog.js";
 import { Store } from "../../src/store/store.js";
 import {
   goldScript,
@@ -85,7 +85,7 @@ beforeAll(async () => {
     .simulations[0]!.messages;
   store = Store.open(file, { create: false });
   runId = store.listRuns()[0]!.id;
-  web = await startWebServer({ store: sqliteRunStore(store) });
+  web = await startWebServer({ store: sqliteRunCatalog(store) });
   browser = await launchChromium();
 }, 180_000);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { memoryRunCatalog } from "../../src/server/run-catalog.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { startWebServer, type WebServer } from "./helpers/web-server.js";
 
@@ -10,7 +10,7 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
   ensureWebBuilt();
-  web = await startWebServer({ store: createMemoryRunStore() });
+  web = await startWebServer({ store: memoryRunCatalog() });
   browser = await launchChromium();
 });
 

@@ -10,8 +10,7 @@ import { goldUser } from "../../src/users/gold-user.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
 import { DomainDetailSchema } from "../../src/server/api-schemas.js";
 import { createMemoryConversationStore } from "../../src/server/conversation-store.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
-import type { RunStore } from "../../src/server/run-store.js";
+import { memoryRunCatalog, type RunCatalog } from "../../src/server/run-catalog.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { buildResults } from "./helpers/seed-results.js";
@@ -21,7 +20,7 @@ import { sharedDomainData, startWebServer, type WebServer } from "./helpers/web-
 const SCREENS = process.env.PASSK_SCREENS ?? "/tmp/passk-screens";
 const airline = sharedDomainData(builtinDomains.get("airline")!, tau2DataDir());
 const telecom = sharedDomainData(builtinDomains.get("telecom")!, tau2DataDir());
-let store: RunStore;
+let store: RunCatalog;
 let web: WebServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let seededRunId: string;
@@ -29,7 +28,7 @@ let seededRunId: string;
 beforeAll(async () => {
   ensureWebBuilt();
   mkdirSync(SCREENS, { recursive: true });
-  store = createMemoryRunStore();
+  store = memoryRunCatalog();
   // scripted:gold on airline: task 7 passes 2 of 4 trials, task 8 all 4 — pass^1 = (2/4 + 1)/2 = 75%,
   // pass^4 = (0 + 1)/2 = 50%.
   const seeded = await buildResults(airline, {

@@ -6,7 +6,7 @@ import type { Agent } from "../../src/core/agent.js";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { goldUser } from "../../src/users/gold-user.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { memoryRunCatalog } from "../../src/server/run-catalog.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { buildResults } from "./helpers/seed-results.js";
@@ -25,7 +25,7 @@ beforeAll(async () => {
   mkdirSync(SCREENS, { recursive: true });
   // A stored run of task 8 played by the gold agent, for the explorer's simulation page.
   const airline = sharedDomainData(builtinDomains.get("airline")!, tau2DataDir());
-  const store = createMemoryRunStore();
+  const store = memoryRunCatalog();
   const results = await buildResults(airline, { taskIds: ["8"], trials: 1, fails: () => false });
   runId = store.importResults(parseResults(JSON.stringify(results), "gold.json"), {
     label: "gold",

@@ -8,8 +8,7 @@ import { builtinDomains } from "../../src/domains/registry.js";
 import { evaluateSimulationSync } from "../../src/evaluation/evaluate-simulation.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
 import { reviewSimulations } from "../../src/review/review-run.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
-import type { RunStore } from "../../src/server/run-store.js";
+import { memoryRunCatalog, type RunCatalog } from "../../src/server/run-catalog.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { buildOfficialResults } from "../helpers/official-results.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
@@ -83,8 +82,8 @@ beforeAll(async () => {
     },
   );
   reviewedTurn = reviews[0]!.review.turn;
-  const memory = createMemoryRunStore();
-  const store: RunStore = { ...memory, reviews: (id) => (id === runId ? reviews : []) };
+  const memory = memoryRunCatalog();
+  const store: RunCatalog = { ...memory, reviews: (id) => (id === runId ? reviews : []) };
   runId = store.importResults(
     parseResults(JSON.stringify({ ...results, simulations: [simulation] }), "real-style.json"),
     {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
 import type { AgentScore, RunDetail } from "../../src/server/api-schemas.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { runCatalog } from "../../src/server/run-catalog.js";
+import { MemoryRunStore } from "../../src/store/memory-run-store.js";
 import type { RunConfig } from "../../src/runner/run-config.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
@@ -10,7 +11,7 @@ import { buildResults } from "./helpers/seed-results.js";
 import { sharedDomainData, startWebServer, type WebServer } from "./helpers/web-server.js";
 
 // The explorer's robustness table: a clean run and a perturbed run of the same configuration, as
-// `passk robustness` stores them, shown on either run's page.
+// `passk robustness` stores them (completed), shown on either run's page.
 const airline = sharedDomainData(builtinDomains.get("airline")!, tau2DataDir());
 const TASKS = ["0", "1", "7", "8", "11", "14"];
 // Clean, of 4 trials: 0, 1, 8 pass all; 7 passes 2, 11 none, 14 three → pass^4 = 3/6 = 0.5.
@@ -45,7 +46,8 @@ let marked = { task: "", trial: 0 };
 
 beforeAll(async () => {
   ensureWebBuilt();
-  const store = createMemoryRunStore();
+  const runStore = new MemoryRunStore();
+  // As `passk run` stores a finished run: its configuration, status completed, tasks and simulations.
   const add = async (fails: typeof CLEAN_FAILS, label: string, runConfig: RunConfig) => {
     const results = await buildResults(airline, { taskIds: TASKS, trials: 4, fails });
     const withConfig = { ...results, info: { ...results.info, passk: { config: runConfig } } };
@@ -56,14 +58,22 @@ beforeAll(async () => {
       const tool = simulation.messages.find((m) => m.role === "tool")!;
       Object.assign(tool, { perturbations: [{ perturbation: "tool-faults@1", effect: "timeout" }] });
     }
-    return store.importResults(parseResults(JSON.stringify(withConfig), `${label}.json`), {
+    const parsed = parseResults(JSON.stringify(withConfig), `${label}.json`).results;
+    const { id } = runStore.createRun({
+      status: "completed",
       label,
-      domain: "airline",
+      numTrials: 4,
+      config: runConfig,
+      info: parsed.info,
+      timestamp: parsed.timestamp ?? null,
     });
+    runStore.putTasks(id, "airline", parsed.tasks);
+    for (const simulation of parsed.simulations) runStore.putSimulation(id, "airline", simulation);
+    return id;
   };
   runs.clean = await add(CLEAN_FAILS, "clean", config());
   runs.perturbed = await add(PERTURBED_FAILS, "tool faults", config(["tool-faults@1:rate=0.2"]));
-  web = await startWebServer({ store });
+  web = await startWebServer({ store: runCatalog(runStore) });
   browser = await launchChromium();
 });
 

@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { memoryRunCatalog } from "../../src/server/run-catalog.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { sharedDomainData, startWebServer, type WebServer } from "./helpers/web-server.js";
@@ -68,7 +68,7 @@ beforeAll(async () => {
       },
     ],
   };
-  const store = createMemoryRunStore();
+  const store = memoryRunCatalog();
   runId = store.importResults(parseResults(JSON.stringify(results), "shell.json"), {
     label: "terminal_use",
     domain: "banking_knowledge",

@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { memoryRunCatalog } from "../../src/server/run-catalog.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { buildResults } from "./helpers/seed-results.js";
@@ -25,11 +25,11 @@ beforeAll(async () => {
     fails: (task, trial) => task === "7" && trial === 1,
   });
   const file = () => parseResults(JSON.stringify(results), "notes.json");
-  const store = createMemoryRunStore();
+  const store = memoryRunCatalog();
   runId = store.importResults(file(), { label: "noted run", domain: "airline" });
   web = await startWebServer({ store });
   // A store that keeps no notes: the explorer shows the section read-only.
-  const { notes: _notes, ...readOnly } = createMemoryRunStore();
+  const { notes: _notes, ...readOnly } = memoryRunCatalog();
   readOnlyRunId = readOnly.importResults(file(), { label: "read-only run", domain: "airline" });
   readOnlyWeb = await startWebServer({ store: readOnly });
   browser = await launchChromium();

@@ -6,7 +6,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinDomains } from "../../src/domains/registry.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { memoryRunCatalog } from "../../src/server/run-catalog.js";
 import { RunViews } from "../../src/server/run-views.js";
 import { writeStaticExport } from "../../src/server/static-export.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
@@ -38,7 +38,7 @@ beforeAll(async () => {
   const hostile = results.simulations.find((s) => s.task_id === "7" && s.trial === 1)!;
   const opening = hostile.messages.findIndex((m) => m.role === "user");
   hostile.messages[opening]!.content = `${HOSTILE} ${String(hostile.messages[opening]!.content)}`;
-  const memory = createMemoryRunStore();
+  const memory = memoryRunCatalog();
   runId = memory.importResults(parseResults(JSON.stringify(results), "shared.json"), {
     label: "shared run",
     domain: "airline",

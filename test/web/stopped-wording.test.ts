@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryConversationStore } from "../../src/server/conversation-store.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
+import { memoryRunCatalog } from "../../src/server/run-catalog.js";
 import { HUMAN_PACED_REPLAY } from "../../src/server/scripted-replay.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { startWebServer, type WebServer } from "./helpers/web-server.js";
@@ -15,7 +15,7 @@ beforeAll(async () => {
   ensureWebBuilt();
   // The keyless playground's paced replay: a conversation takes seconds, so Stop lands while it runs.
   web = await startWebServer({
-    store: createMemoryRunStore(),
+    store: memoryRunCatalog(),
     conversations: createMemoryConversationStore(),
     scriptedReplay: HUMAN_PACED_REPLAY,
   });

@@ -11,8 +11,7 @@ import { DomainData } from "../../src/formats/tau2/domain-data.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
 import { DomainDetailSchema } from "../../src/server/api-schemas.js";
 import { createServer } from "../../src/server/create-server.js";
-import { createMemoryRunStore } from "../../src/server/memory-run-store.js";
-import type { RunStore } from "../../src/server/run-store.js";
+import { memoryRunCatalog, type RunCatalog } from "../../src/server/run-catalog.js";
 import { goldScript } from "../../src/testing/gold-model.js";
 import {
   mockReply,
@@ -47,7 +46,7 @@ let mock: MockLlmServer;
 let script: (request: MockLlmRequest) => MockLlmReply = () => mockReply.text(HUMAN_REPLY);
 let server: ServerType;
 let baseUrl: string;
-let store: RunStore;
+let store: RunCatalog;
 let folder: string;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 const seen: string[] = [];
@@ -58,7 +57,7 @@ beforeAll(async () => {
   folder = mkdtempSync(path.join(tmpdir(), "passk-web-"));
   mock = await startMockLlmServer({ script: (request) => script(request) });
   const env = { OPENAI_COMPATIBLE_API_KEY: API_KEY };
-  store = createMemoryRunStore();
+  store = memoryRunCatalog();
   const seeded = await buildResults(data, {
     taskIds: SEED_TASKS,
     trials: 4,

@@ -8,7 +8,7 @@ import { formatResults, writeResultsFile } from "../../formats/tau2/results.js";
 import { writeFileAtomic } from "../../core/write-file-atomic.js";
 import { redactSecrets } from "../../llm/redact.js";
 import { RunViews } from "../../server/run-views.js";
-import { sqliteRunStore } from "../../server/sqlite-run-store.js";
+import { sqliteRunCatalog } from "../../server/run-catalog.js";
 import { writeStaticExport } from "../../server/static-export.js";
 import { runResults } from "../../store/run-results.js";
 import { formatNotesFile, notesFileFor, sqliteSimulationNotes } from "../../store/simulation-notes.js";
@@ -121,7 +121,7 @@ function exportHtml(context: CliContext, ref: string, options: ExportOptions): v
         return undefined; // as the server: without the domain's data, no titles or recomputed diffs
       }
     };
-    const views = new RunViews(sqliteRunStore(store), loadData, now);
+    const views = new RunViews(sqliteRunCatalog(store), loadData, now);
     return writeStaticExport({
       source: views,
       runId: ref,

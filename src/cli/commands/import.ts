@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { readResultsFile } from "../../formats/tau2/results.js";
-import { importResults, resultsFileSha256, runsImportedFrom } from "../../store/import-results.js";
+import { importResults, resultsFileSha256 } from "../../store/import-results.js";
 import { println, type CliContext } from "../context.js";
 import { resultsDomain, withStore, withStoreOption } from "./run-source.js";
 
@@ -31,7 +31,7 @@ export function registerImport(program: Command, context: CliContext): void {
     // A file (not a τ² run folder) is remembered by its hash, so the web app flags it uploaded again.
     const sha256 = statSync(file).isFile() ? resultsFileSha256(readFileSync(file, "utf8")) : undefined;
     const { run, earlier } = withStore(context, options.store, { create: true }, (store) => {
-      const earlier = sha256 !== undefined ? runsImportedFrom(store, sha256) : [];
+      const earlier = sha256 !== undefined ? store.importedAs(sha256) : [];
       const id = importResults(store, results, {
         domain,
         ...(options.id ? { id: options.id } : {}),

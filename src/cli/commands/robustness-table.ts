@@ -1,18 +1,9 @@
 import type { RobustnessRow } from "../../metrics/robustness.js";
-import { robustnessRowsOf } from "../../runner/robustness-pairs.js";
-import type { Store } from "../../store/store.js";
 import { formatTable } from "../table.js";
 import { fixed } from "./metrics-table.js";
 
-/**
- * The robustness rows of a stored run, paired with the store's other completed runs (see
- * {@link robustnessRowsOf}).
- */
-export function storedRobustnessRows(store: Store, runId: string): RobustnessRow[] {
-  const run = store.getRun(runId);
-  const others = store.listRuns().filter((r) => r.status === "completed");
-  return robustnessRowsOf(run, others, (id) => store.scoredSimulations(id));
-}
+// `passk run` and `passk report` import the library's pairing from here, beside the table they print.
+export { storedRobustnessRows } from "../../runner/robustness-pairs.js";
 
 /** The robustness table: per perturbation, pass^k clean and perturbed, the drop with its 95% interval, the tasks that broke. */
 export function formatRobustnessTable(rows: readonly RobustnessRow[]): string {

@@ -1,9 +1,8 @@
 import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
-import { robustnessRow, type RobustnessRow } from "../../metrics/robustness.js";
 import { createPerturbationRegistry } from "../../perturbations/registry.js";
 import { parseRobustnessThresholds, splitThresholds } from "../../runner/fail-under.js";
-import { RunConfigSchema } from "../../runner/run-config.js";
+import { storedRobustnessRows } from "../../runner/robustness-pairs.js";
 import { formatTable } from "../table.js";
 import { println, type CliContext } from "../context.js";
 import { formatRobustnessTable } from "./robustness-table.js";
@@ -103,7 +102,7 @@ async function robustnessCommand(
   if (!clean.runId || clean.code === RUN_EXIT.interrupted || clean.code === RUN_EXIT.nothingGraded)
     return clean.code;
   let code = clean.code;
-  const perturbedRuns: Array<{ spec: string; runId: string }> = [];
+  const perturbedRuns: string[] = [];
   for (const [i, spec] of specs.entries()) {
     const own = robustnessGates.filter((g) => g.perturbation === names[i]).map((g) => g.text);
     const arm = await runCommand(
@@ -113,22 +112,15 @@ async function robustnessCommand(
     );
     code = Math.max(code, arm.code);
     if (!arm.runId || arm.code === RUN_EXIT.interrupted) return Math.max(code, arm.code);
-    perturbedRuns.push({ spec, runId: arm.runId });
+    perturbedRuns.push(arm.runId);
   }
-  const rows: RobustnessRow[] = withStore(context, flags.store, { create: false }, (store) => {
-    const numTrials = RunConfigSchema.parse(store.getRun(clean.runId!).config).num_trials;
-    const baseline = store.scoredSimulations(clean.runId!);
-    return perturbedRuns.map(({ spec, runId }) => ({
-      ...robustnessRow(spec, baseline, store.scoredSimulations(runId), { numTrials }),
-      run_id: runId,
-      baseline_run_id: clean.runId!,
-    }));
-  });
-  println(context);
-  println(
-    context,
-    `clean run ${clean.runId}; perturbed runs ${perturbedRuns.map((r) => r.runId).join(", ")}`,
+  // The library's one pairing rule (completed runs of the same configuration), kept to the runs made here.
+  const made = new Set(perturbedRuns);
+  const rows = withStore(context, flags.store, { create: false }, (store) =>
+    storedRobustnessRows(store, clean.runId!).filter((row) => made.has(row.run_id ?? "")),
   );
+  println(context);
+  println(context, `clean run ${clean.runId}; perturbed runs ${perturbedRuns.join(", ")}`);
   println(context, formatRobustnessTable(rows));
   return code;
 }

@@ -25,7 +25,7 @@ import type { Tracing } from "../../observability/start-tracing.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { createServer, type Participants } from "../../server/create-server.js";
 import { HUMAN_PACED_REPLAY } from "../../server/scripted-replay.js";
-import { sqliteRunStore } from "../../server/sqlite-run-store.js";
+import { sqliteRunCatalog } from "../../server/run-catalog.js";
 import { attachVoicePlayground, type VoicePlaygroundDeps } from "../../server/voice-playground.js";
 import { createLanguageModel } from "../../llm/create-language-model.js";
 import { createSpeechModel } from "../../voice/speech-models.js";
@@ -214,7 +214,7 @@ async function startServe(options: ServeOptions, context: CliContext): Promise<v
     dataDir,
     loadDomainData,
     participants: offered.participants,
-    store: sqliteRunStore(store),
+    store: sqliteRunCatalog(store),
     ...(options.voiceRuns ? { voiceRuns: voiceRunFolders(options.voiceRuns, context) } : {}),
     ...(offered.judge ? { judge: offered.judge } : {}),
     ...(context.perturbations ? { perturbations: context.perturbations } : {}),

@@ -1,7 +1,7 @@
 import { useEffect, useMemo } from "react";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import { SimulationDetailSchema, type SimulationDetail } from "../../../src/server/api-schemas.js";
-import { firstDivergence } from "../../../src/server/trial-divergence.js";
+import { firstDivergence } from "../../../src/metrics/trial-divergence.js";
 import { answer, api, cancellable } from "../api.js";
 import { MessageList } from "../components/message-list.js";
 import { LoadFailure } from "../components/not-found.js";

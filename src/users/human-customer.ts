@@ -1,6 +1,6 @@
 import type { UserSession, UserSimulator } from "../core/agent.js";
 import type { Message, UserMessage } from "../core/message.js";
-import { SimulationAbortedError } from "../orchestrator/orchestrator.js";
+import { SimulationAbortedError } from "../core/errors.js";
 
 /** The stop token: the person ended the conversation (an event, never words they typed). */
 const STOP = "###STOP###";

@@ -8,7 +8,18 @@ import {
   type CallAt,
 } from "../evaluation/trajectory-calls.js";
 import { showCall } from "./trial-divergence.js";
-import type { GoldDivergence } from "./api-schemas.js";
+
+/**
+ * Where a trajectory first departs from the task's gold actions: the message at which it happens
+ * (an index into the simulation's messages), what the gold list expected there and what happened.
+ */
+export interface GoldDivergence {
+  messageIndex: number;
+  kind: "unexpected-call" | "out-of-order" | "missing-action" | "wrong-arguments" | "failed-call";
+  /** The gold action expected at that point (index into the task's actions), if any. */
+  expectedAction: number | null;
+  sentence: string;
+}
 
 /** What the divergence search needs to know of the task and its tools. */
 export interface GoldReference {

@@ -5,6 +5,7 @@ import {
   type InteractionEventMark,
   type ViewTick,
 } from "./voice-run-views.js";
+import type { Tick } from "./ticks.js";
 
 // The interaction-metric events of a call while it runs (the playground's live timeline), from the same
 // code that marks a recorded call (`interactionEventMarks` over src/metrics' `simulationInteractionEvents`).
@@ -23,7 +24,8 @@ import {
 
 const speaking = (chunk: ViewTick["user_chunk"]) => chunk !== null && chunk.contains_speech;
 const inserted = (chunk: ViewTick["user_chunk"]) =>
-  chunk !== null && (chunk.speech_effects?.speech_insert != null || chunk.source_effects?.speech_insert != null);
+  chunk !== null &&
+  (chunk.speech_effects?.speech_insert != null || chunk.source_effects?.speech_insert != null);
 
 /** Ticks of caller silence (no speech inserted either) a settled prefix ends with. */
 export function settledQuietTicks(config: InteractionMetricsConfig): number {
@@ -44,6 +46,17 @@ export function isSettledPrefix(ticks: readonly ViewTick[], config: InteractionM
   return true;
 }
 
+/** A call's tick as the views read it (the events read its speech and effects, not its tool calls). */
+export function speechTick(tick: Tick): ViewTick {
+  return {
+    ...tick,
+    agent_tool_calls: null,
+    agent_tool_results: null,
+    user_tool_calls: null,
+    user_tool_results: null,
+  };
+}
+
 const keyOf = (e: InteractionEventMark) => `${e.tick}|${e.category}|${e.error}|${e.latencySec}`;
 
 /** A running call's events: fed each tick, it gives the events each tick settles (once each). */
@@ -57,9 +70,11 @@ export class LiveInteractionEvents {
   constructor(private readonly config: InteractionMetricsConfig) {}
 
   /** Adds the call's next tick; returns the events it settled, in time order (most ticks: none). */
-  add(tick: ViewTick): InteractionEventMark[] {
+  add(callTick: Tick): InteractionEventMark[] {
+    const tick = speechTick(callTick);
     this.ticks.push(tick);
-    if (speaking(tick.user_chunk) || speaking(tick.agent_chunk) || inserted(tick.user_chunk)) this.moved = true;
+    if (speaking(tick.user_chunk) || speaking(tick.agent_chunk) || inserted(tick.user_chunk))
+      this.moved = true;
     if (!this.moved || !isSettledPrefix(this.ticks, this.config)) return [];
     this.moved = false;
     const fresh: InteractionEventMark[] = [];

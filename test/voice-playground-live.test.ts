@@ -2,11 +2,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import type { AnyDomain } from "../src/env/domain.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { voiceCascadeOffer, type VoiceCascadeOffer } from "../src/server/voice-cascade-offer.js";
+import { voiceCascadeOffer } from "../src/server/voice-cascade-offer.js";
 import {
   SCRIPTED_VOICE_AGENT,
   voiceServerMessageSchema,
@@ -16,14 +15,13 @@ import {
 } from "../src/server/voice-call-protocol.js";
 import { attachVoicePlayground, type VoicePlaygroundDeps } from "../src/server/voice-playground.js";
 import {
-  mockReply,
   startMockLlmServer,
   startMockSpeechServer,
-  type MockLlmRequest,
   type MockLlmServer,
   type MockSpeechServer,
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { CASCADE_DONE, cascadeOnMocks, scriptPassengerChange } from "./helpers/voice-cascade-mocks.js";
 
 // The voice playground's socket, for what the call shows besides its audio: the cascaded agent offered
 // (when its parts can be made; otherwise named as unavailable, with why) and called over HTTP — passk's
@@ -95,18 +93,7 @@ function call(
 const ticksOf = (messages: readonly VoiceServerMessage[]) =>
   messages.filter((m): m is VoiceTickMessage => m.type === "tick");
 
-const lastUserText = (request: MockLlmRequest) =>
-  request.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
-
-function cascade(env: Record<string, string>): VoiceCascadeOffer {
-  return voiceCascadeOffer({
-    agentSpecs: ["scripted:gold", "openai-compatible:mock-agent"],
-    agentFor: (spec) => createAgent(spec, { baseUrl: llm.baseUrl, env, retry: { maxAttempts: 1 } }),
-    transcription: "openai:gpt-4o-transcribe",
-    speech: "openai:gpt-4o-mini-tts",
-    env: { ...env, OPENAI_BASE_URL: speech.baseUrl },
-  });
-}
+const cascade = (env: Record<string, string>) => cascadeOnMocks(llm, speech, env);
 
 describe("voice playground: the cascaded agent", () => {
   it("is offered as unavailable, with the reason, when its keys are not set; a call to it is refused", async () => {
@@ -148,23 +135,7 @@ describe("voice playground: the cascaded agent", () => {
     const task = airline.task("40");
     const gold = task.evaluation_criteria!.actions!.find((a) => a.name === "update_reservation_passengers")!;
     const env = { OPENAI_API_KEY: SECRET, OPENAI_COMPATIBLE_API_KEY: SECRET };
-    // The model acts on what the cascade heard: the reservation id in its call comes from the audio alone.
-    const done = "I have changed the passenger.";
-    llm.setScript((request: MockLlmRequest) => {
-      const last = request.messages.at(-1);
-      if (last?.role === "tool")
-        return mockReply.text(String(last.content).includes("Anya") ? done : "Sorry.");
-      // Once it said so, the caller's next words end the call.
-      if (request.messages.some((m) => m.role === "assistant" && m.content === done))
-        return mockReply.toolCall("transfer_to_human_agents", { summary: "passenger changed" });
-      const heard = /reservation id is ([A-Z0-9]{6})/i.exec(lastUserText(request));
-      return heard
-        ? mockReply.toolCall("update_reservation_passengers", {
-            ...gold.arguments,
-            reservation_id: heard[1]!.toUpperCase(),
-          })
-        : mockReply.text("How can I help?");
-    });
+    scriptPassengerChange(llm, task);
     const at = await playground({
       cascade: cascade(env),
       clock: "virtual",
@@ -188,7 +159,7 @@ describe("voice playground: the cascaded agent", () => {
     const ticks = ticksOf(messages);
     // The agent spoke (the mock speech server's voice, heard by the browser as the agent's audio).
     expect(ticks.some((t) => t.agentSpeech)).toBe(true);
-    expect(ticks.map((t) => t.agentText).join("")).toContain(done);
+    expect(ticks.map((t) => t.agentText).join("")).toContain(CASCADE_DONE);
     expect(speech.requests.some((r) => r.kind === "transcription" && /reservation id is/i.test(r.text))).toBe(
       true,
     );

@@ -62,7 +62,12 @@ export function VoicePlayground() {
       ws.close();
     };
     ws.onerror = () => setReadyError("Cannot reach the voice playground on this server.");
-    return () => ws.close();
+    return () => {
+      // Closed before it answered (a remount): not the server's failure.
+      ws.onerror = null;
+      ws.onmessage = null;
+      ws.close();
+    };
   }, []);
 
   const teardown = useCallback(() => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RecordChangeSchema, WorldRecordSchema } from "./api-schemas.js";
 
 // The playground's voice call over one WebSocket (`/api/voice/call`), shared by the server and the web
 // app. Server → browser: `ready` (what can be called), then per call `started`, one `tick` per tick of
@@ -37,13 +38,33 @@ const toolCallSchema = z.object({
   /** The tool's answer (it ran inside the tick). */
   result: z.string(),
   error: z.boolean(),
+  /** The agent's records the call names by its arguments, whole, as they stand after its tick. */
+  records: z.array(WorldRecordSchema),
 });
 export type VoiceToolCallView = z.infer<typeof toolCallSchema>;
+
+/** An interaction-metric event (late response, failed yield, interruption, backchannel), as the timeline marks it. */
+const interactionEventSchema = z.object({
+  time: z.number(),
+  category: z.string(),
+  label: z.string(),
+  error: z.boolean(),
+  warning: z.boolean(),
+});
+export type VoiceInteractionEvent = z.infer<typeof interactionEventSchema>;
 
 export const voiceServerMessageSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("ready"),
-    agents: z.array(z.object({ spec: z.string(), label: z.string(), scripted: z.boolean() })),
+    agents: z.array(
+      z.object({
+        spec: z.string(),
+        label: z.string(),
+        scripted: z.boolean(),
+        /** Why it cannot be called here (a key not set, no text model); absent: it can. */
+        unavailable: z.string().optional(),
+      }),
+    ),
     /** Whether a simulated customer is a scripted demo (no model): espeak-ng speech or codec tones. */
     scriptedCustomer: z.boolean(),
     /** How the scripted customer speaks (and why, when it is codec tones), in a sentence. */
@@ -76,6 +97,15 @@ export const voiceServerMessageSchema = z.discriminatedUnion("type", [
     userToolCalls: z.array(toolCallSchema),
     /** Effects on the caller's audio in this tick (`burst: dog_bark.wav`, `frames lost 40 ms`, `muffled`). */
     effects: z.array(z.string()),
+    /** The agent's world as this tick's tool calls changed it: each record's changed fields, old → new. */
+    worldChanges: z.array(RecordChangeSchema),
+    /** Each record those changes left, whole, as it now stands. */
+    worldCurrent: z.array(WorldRecordSchema),
+    /**
+     * Interaction-metric events this tick settled (src/voice/live-interaction-events.ts): computed with
+     * the metrics' own code at each settled point of the call, so an event shown is one of the call's.
+     */
+    events: z.array(interactionEventSchema),
   }),
   z.object({
     type: z.literal("ended"),
@@ -85,6 +115,8 @@ export const voiceServerMessageSchema = z.discriminatedUnion("type", [
     explanation: z.string().nullable(),
     error: z.string().nullable(),
     ticks: z.number().int(),
+    /** Every interaction-metric event of the call (those the ticks gave, and those only its end settles). */
+    events: z.array(interactionEventSchema),
   }),
   z.object({ type: z.literal("error"), message: z.string() }),
 ]);

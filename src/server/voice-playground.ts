@@ -7,13 +7,18 @@ import type { ToolCall, ToolMessage } from "../core/message.js";
 import type { Task } from "../core/task.js";
 import type { AnyDomain } from "../env/domain.js";
 import { toolSpecs } from "../env/tool-schema.js";
+import { diffDb } from "../evaluation/db-diff.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
+import type { RecordChange, WorldRecord } from "./api-schemas.js";
 import { redactSecrets } from "../llm/redact.js";
+import { DEFAULT_INTERACTION_METRICS_CONFIG } from "../metrics/interaction-metrics.js";
+import { cascadedVoiceAgent } from "../voice/agents/cascaded.js";
 import { parseVoiceAgentSpec, voiceAgentFactory } from "../voice/agents/voice-agent-spec.js";
 import { mulawDecode, rms } from "../voice/audio.js";
 import {
   DEFAULT_TICK_SECONDS,
   wireBytesPerTick,
+  type CallClock,
   type CallerLine,
   type CallerLineTick,
   type VoiceAgent,
@@ -23,6 +28,7 @@ import { loadCallerNoise } from "../voice/effects/noise.js";
 import { explainVoiceCall } from "../voice/explain-call.js";
 import { simulateVoiceCall } from "../voice/full-duplex-call.js";
 import { gradeVoiceCall } from "../voice/linearize.js";
+import { LiveInteractionEvents } from "../voice/live-interaction-events.js";
 import type { SpeechModel } from "../voice/speech-models.js";
 import { emptyChunk, WIRE_AUDIO_FORMAT, type Tick, type TickChunk } from "../voice/ticks.js";
 import {
@@ -33,11 +39,15 @@ import {
   type VoiceCustomerTick,
 } from "../voice/voice-customer.js";
 import { loadTasksVoice, voiceSettingsFor, type VoiceSettings } from "../voice/voice-settings.js";
+import type { InteractionEventMark } from "../voice/voice-run-views.js";
+import { currentRecords, recordChanges, recordsNamedBy } from "./record-changes.js";
+import { CASCADED_VOICE_AGENT, type VoiceCascadeOffer } from "./voice-cascade-offer.js";
 import {
   SCRIPTED_VOICE_AGENT,
   VOICE_CALL_PATH,
   voiceClientMessageSchema,
   type VoiceServerMessage,
+  type VoiceInteractionEvent,
   type VoiceStart,
   type VoiceToolCallView,
 } from "./voice-call-protocol.js";
@@ -72,6 +82,10 @@ export interface VoicePlaygroundDeps {
   env: Readonly<Record<string, string | undefined>>;
   /** Voice agent specs offered besides the scripted demo (e.g. `openai:gpt-realtime`, when its key is set). */
   agents?: readonly string[];
+  /** The cascaded agent (`voiceCascadeOffer`): offered with its parts, or as unavailable with the reason. */
+  cascade?: VoiceCascadeOffer;
+  /** How calls with a model agent are paced: `realtime` (default; real providers) or `virtual` (mocks). */
+  clock?: CallClock;
   /** The simulated customer's models; absent: the scripted customer (espeak-ng, else the test speech codec). */
   customer?: VoiceCustomerModels;
   /** Whether the scripted customer speaks espeak-ng; default: whether the `espeak-ng` program runs here. */
@@ -166,6 +180,16 @@ class VoiceSession {
           scripted: true,
         },
         ...(deps.agents ?? []).map((spec) => ({ spec, label: spec, scripted: false })),
+        ...(deps.cascade
+          ? [
+              {
+                spec: CASCADED_VOICE_AGENT,
+                label: deps.cascade.label,
+                scripted: false,
+                ...(deps.cascade.available ? {} : { unavailable: deps.cascade.reason }),
+              },
+            ]
+          : []),
       ],
       scriptedCustomer: deps.customer === undefined,
       scriptedCustomerNote: voice.note,
@@ -249,7 +273,10 @@ class VoiceSession {
     const task = data?.tasks.find((t) => t.id === start.taskId);
     if (!data || !task) return this.fail(`no task "${start.taskId}" in ${start.domain}`);
     const scriptedAgent = start.agent === SCRIPTED_VOICE_AGENT;
-    if (!scriptedAgent && !(deps.agents ?? []).includes(start.agent))
+    const cascade = start.agent === CASCADED_VOICE_AGENT ? deps.cascade : undefined;
+    if (cascade && !cascade.available)
+      return this.fail(`the cascaded agent is not available here: ${cascade.reason}`);
+    if (!scriptedAgent && !cascade && !(deps.agents ?? []).includes(start.agent))
       return this.fail(`the voice agent "${start.agent}" is not offered here`);
     const person = start.customer === "me";
     const tickSeconds = DEFAULT_TICK_SECONDS;
@@ -267,7 +294,9 @@ class VoiceSession {
           person ? { kind: "person" } : espeakDemo ? { kind: "script", turns } : { kind: "codec" },
           demoVoice.espeak,
         )
-      : voiceAgentFactory(parseVoiceAgentSpec(start.agent), { env: deps.env }).make();
+      : cascade?.available
+        ? cascadedVoiceAgent(cascade.parts)
+        : voiceAgentFactory(parseVoiceAgentSpec(start.agent), { env: deps.env }).make();
     let customer: VoiceCustomer;
     let customerName: string;
     if (person) {
@@ -294,6 +323,10 @@ class VoiceSession {
         ? `${models.llm.spec} speaking with ${models.speech.spec}`
         : demoVoice.name;
     }
+    const interaction = new LiveInteractionEvents({
+      ...DEFAULT_INTERACTION_METRICS_CONFIG,
+      tick_duration_sec: tickSeconds,
+    });
     // Each side's wire audio of the tick being recorded, for streaming it as the tick ends.
     let agentWire: Uint8Array | undefined;
     let callerWire: Uint8Array | undefined;
@@ -308,9 +341,15 @@ class VoiceSession {
         return output;
       },
     };
+    const world = data.newWorld({ task });
+    // The agent's world as the browser last saw it (after the task's initial state, then each tick).
+    let seenAgentDb: unknown;
     const heardCustomer: VoiceCustomer = {
       name: customer.name,
-      start: (setup) => customer.start(setup),
+      start: (setup) => {
+        seenAgentDb = world.agentDb;
+        return customer.start(setup);
+      },
       stop: async () => customer.stop?.(),
       tick: async (input) => {
         const out = await customer.tick(input);
@@ -318,12 +357,15 @@ class VoiceSession {
         return out;
       },
     };
-    const world = data.newWorld({ task });
     this.send({
       type: "started",
       tickSeconds,
       bytesPerTick: wireBytesPerTick(tickSeconds),
-      agent: scriptedAgent ? "scripted demo agent (mock realtime, gold actions)" : start.agent,
+      agent: scriptedAgent
+        ? "scripted demo agent (mock realtime, gold actions)"
+        : cascade
+          ? cascade.label
+          : start.agent,
       customer: customerName,
       scriptedDemo: scriptedAgent || (!person && deps.customer === undefined),
       line:
@@ -342,13 +384,25 @@ class VoiceSession {
       tickSeconds,
       // Mocks answer on a virtual clock (the browser paces playback); real providers need real time,
       // and a person's microphone paces the call itself.
-      clock: scriptedAgent || person ? "virtual" : "realtime",
+      clock: scriptedAgent || person ? "virtual" : (deps.clock ?? "realtime"),
       maxCallSeconds: deps.maxCallSeconds ?? 600,
       seed,
       signal: this.abort.signal,
       onTick: (tick) => {
         const silent = new Uint8Array(wireBytesPerTick(tickSeconds)).fill(0xff);
-        this.sendTick(tick, callerWire ?? silent, tick.tick_id === 0 ? silent : (agentWire ?? silent));
+        // What this tick's tool calls did to the agent's world (its records, field by field).
+        const db = world.agentDb;
+        const changes =
+          seenAgentDb !== undefined && db !== seenAgentDb
+            ? (world.domain.agent.diff?.(seenAgentDb, db) ?? diffDb(seenAgentDb, db))
+            : {};
+        this.sendTick(tick, callerWire ?? silent, tick.tick_id === 0 ? silent : (agentWire ?? silent), {
+          records: (call) => recordsNamedBy(db, call.arguments),
+          changes: recordChanges(seenAgentDb, changes),
+          current: currentRecords(changes),
+          events: interaction.add(tick).map(eventView),
+        });
+        seenAgentDb = db;
       },
     }).catch((error: unknown) => {
       if (this.abort.signal.aborted) return undefined;
@@ -379,11 +433,22 @@ class VoiceSession {
       explanation: explanation ?? null,
       error: typeof error === "string" ? error : null,
       ticks: ticks.length,
+      events: interaction.marks().map(eventView),
     });
     this.ws.close(1000);
   }
 
-  private sendTick(tick: Tick, user: Uint8Array, agent: Uint8Array): void {
+  private sendTick(
+    tick: Tick,
+    user: Uint8Array,
+    agent: Uint8Array,
+    world: {
+      records: (call: ToolCall) => WorldRecord[];
+      changes: RecordChange[];
+      current: WorldRecord[];
+      events: VoiceInteractionEvent[];
+    },
+  ): void {
     this.send({
       type: "tick",
       tick: tick.tick_id,
@@ -393,14 +458,32 @@ class VoiceSession {
       agentText: tick.tick_id === 0 ? "" : (tick.agent_chunk?.content ?? ""),
       userSpeech: tick.user_chunk?.contains_speech ?? false,
       agentSpeech: tick.agent_chunk?.contains_speech ?? false,
-      agentToolCalls: toolViews(tick.agent_tool_calls, tick.agent_tool_results),
-      userToolCalls: toolViews(tick.user_tool_calls, tick.user_tool_results),
+      agentToolCalls: toolViews(tick.agent_tool_calls, tick.agent_tool_results, world.records),
+      userToolCalls: toolViews(tick.user_tool_calls, tick.user_tool_results, () => []),
       effects: tickEffects(tick.user_chunk),
+      worldChanges: world.changes,
+      worldCurrent: world.current,
+      events: world.events,
     });
   }
 }
 
-function toolViews(calls: readonly ToolCall[], results: readonly ToolMessage[]): VoiceToolCallView[] {
+/** An interaction-metric event as the browser's timeline marks it. */
+function eventView(mark: InteractionEventMark): VoiceInteractionEvent {
+  return {
+    time: mark.time,
+    category: mark.category,
+    label: mark.label,
+    error: mark.error,
+    warning: mark.warning,
+  };
+}
+
+function toolViews(
+  calls: readonly ToolCall[],
+  results: readonly ToolMessage[],
+  records: (call: ToolCall) => WorldRecord[],
+): VoiceToolCallView[] {
   return calls.map((call) => {
     const result = results.find((r) => r.id === call.id);
     return {
@@ -409,6 +492,7 @@ function toolViews(calls: readonly ToolCall[], results: readonly ToolMessage[]):
       arguments: call.arguments,
       result: result?.content ?? "",
       error: result?.error ?? false,
+      records: records(call),
     };
   });
 }

@@ -23,6 +23,9 @@ function tick(
     agentToolCalls: [],
     userToolCalls: [],
     effects: [],
+    worldChanges: [],
+    worldCurrent: [],
+    events: [],
     ...extra,
   };
 }
@@ -60,7 +63,14 @@ describe("voice playground lanes", () => {
         i === 6
           ? {
               agentToolCalls: [
-                { id: "c1", name: "get_user_details", arguments: {}, result: "{}", error: false },
+                {
+                  id: "c1",
+                  name: "get_user_details",
+                  arguments: {},
+                  result: "{}",
+                  error: false,
+                  records: [],
+                },
               ],
             }
           : {},

@@ -27,6 +27,7 @@ import { createServer, type Participants } from "../../server/create-server.js";
 import { HUMAN_PACED_REPLAY } from "../../server/scripted-replay.js";
 import { sqliteRunCatalog } from "../../server/run-catalog.js";
 import { attachVoicePlayground, type VoicePlaygroundDeps } from "../../server/voice-playground.js";
+import { voiceCascadeOffer } from "../../server/voice-cascade-offer.js";
 import { createLanguageModel } from "../../llm/create-language-model.js";
 import { createSpeechModel } from "../../voice/speech-models.js";
 import { resolveStorePath } from "../../store/store-location.js";
@@ -85,6 +86,8 @@ const ServeOptionsSchema = z.object({
   gym: z.boolean().optional(),
   gymMaxSessions: z.coerce.number().int().positive().max(10_000),
   voiceRuns: z.array(z.string().min(1)).optional(),
+  agentStt: z.string().min(1),
+  agentTts: z.string().min(1),
 });
 
 /** `passk serve`: the playground and the run explorer on one local web server. */
@@ -139,6 +142,16 @@ function withServeModelOptions(command: Command): Command {
       )
       .option("--cache [file]", "cache model responses in SQLite (default .passk/llm-cache.db)")
       .option("--tool-spec <file>", "tool descriptions/parameters shown to models, from a τ² tools JSON")
+      .option(
+        "--agent-stt <spec>",
+        "the voice playground's cascaded agent: its transcription model (its text model: the first --agent-llm model)",
+        "openai:gpt-4o-transcribe",
+      )
+      .option(
+        "--agent-tts <spec>",
+        "the voice playground's cascaded agent: its speech model",
+        "openai:gpt-4o-mini-tts",
+      )
       .option(
         "--agent-prompt-template <file>",
         "agent prompt templates (τ² prompt_templates.json format) to reproduce a prompt exactly",
@@ -248,7 +261,7 @@ async function startServe(options: ServeOptions, context: CliContext): Promise<v
       dataDir,
       loadDomainData,
       env: context.env,
-      ...serveVoiceParticipants(options, context),
+      ...serveVoiceParticipants(options, context, offered.participants),
       ...(offered.judge ? { judge: offered.judge } : {}),
       allowedHosts: [options.host, ...(options.allowedHost ?? [])],
       secrets: secretValues(context.env),
@@ -288,14 +301,16 @@ function listen(
 }
 
 /**
- * The voice playground's participants: a realtime agent for each provider whose key is set, and a
- * simulated customer speaking with OpenAI's voice when a model writes the customer's words and
- * OPENAI_API_KEY is set (else the scripted, keyless customer).
+ * The voice playground's participants: a realtime agent for each provider whose key is set, the cascaded
+ * agent (offered, or named as unavailable with why), and a simulated customer speaking with OpenAI's
+ * voice when a model writes the customer's words and OPENAI_API_KEY is set (else the scripted, keyless
+ * customer).
  */
 function serveVoiceParticipants(
   options: ServeOptions,
   context: CliContext,
-): Pick<VoicePlaygroundDeps, "agents" | "customer"> {
+  participants: Participants,
+): Pick<VoicePlaygroundDeps, "agents" | "customer" | "cascade"> {
   const env = context.env;
   const agents = [
     ...(env.OPENAI_API_KEY ? ["openai:gpt-realtime"] : []),
@@ -309,7 +324,15 @@ function serveVoiceParticipants(
           speech: createSpeechModel("openai:gpt-4o-mini-tts", { env }),
         }
       : undefined;
-  return { agents, ...(customer ? { customer } : {}) };
+  // The cascade's text agent is the text playground's own (its first model), between the speech models.
+  const cascade = voiceCascadeOffer({
+    agentSpecs: participants.agents,
+    agentFor: (spec) => participants.agentFor(spec),
+    transcription: options.agentStt,
+    speech: options.agentTts,
+    env,
+  });
+  return { agents, cascade, ...(customer ? { customer } : {}) };
 }
 
 interface OfferedParticipants {

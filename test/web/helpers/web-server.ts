@@ -6,7 +6,7 @@ import { builtinDomains } from "../../../src/domains/registry.js";
 import type { AnyDomain } from "../../../src/env/domain.js";
 import { DomainData } from "../../../src/formats/tau2/domain-data.js";
 import { createServer, type ServerDeps } from "../../../src/server/create-server.js";
-import { attachVoicePlayground } from "../../../src/server/voice-playground.js";
+import { attachVoicePlayground, type VoicePlaygroundDeps } from "../../../src/server/voice-playground.js";
 import { tau2DataDir } from "../../../src/testing/tau2-fixtures.js";
 import { goldUser } from "../../../src/users/gold-user.js";
 import { WEB_DIST } from "./browser.js";
@@ -47,7 +47,11 @@ function appOf(deps: Partial<ServerDeps>) {
   });
 }
 
-function listen(deps: Partial<ServerDeps>, port: number): Promise<Server> {
+function listen(
+  deps: Partial<ServerDeps>,
+  port: number,
+  voice: Partial<VoicePlaygroundDeps> = {},
+): Promise<Server> {
   const app = appOf(deps);
   return new Promise<Server>((resolve) => {
     const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, () => resolve(server as Server));
@@ -57,12 +61,17 @@ function listen(deps: Partial<ServerDeps>, port: number): Promise<Server> {
       dataDir: tau2DataDir(),
       loadDomainData: sharedDomainData,
       env: {},
+      ...voice,
     });
   });
 }
 
-export async function startWebServer(deps: Partial<ServerDeps> = {}): Promise<WebServer> {
-  let server = await listen(deps, 0);
+/** `voice`: the voice playground's deps besides the keyless defaults (e.g. a cascaded agent on mocks). */
+export async function startWebServer(
+  deps: Partial<ServerDeps> = {},
+  voice: Partial<VoicePlaygroundDeps> = {},
+): Promise<WebServer> {
+  let server = await listen(deps, 0, voice);
   const port = (server.address() as AddressInfo).port;
   // The first page load parses every domain: do it now, not inside a test's timeout.
   await fetch(`http://127.0.0.1:${port}/api/info`);
@@ -76,7 +85,7 @@ export async function startWebServer(deps: Partial<ServerDeps> = {}): Promise<We
     port,
     kill,
     restart: async (next = deps) => {
-      server = await listen(next, port);
+      server = await listen(next, port, voice);
     },
     dropConnections: () => server.closeAllConnections(),
   };

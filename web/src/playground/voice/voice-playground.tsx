@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import {
   SCRIPTED_VOICE_AGENT,
   VOICE_CALL_PATH,
@@ -10,13 +10,17 @@ import {
   type VoiceTickMessage,
 } from "../../../../src/server/voice-call-protocol.js";
 import { VoiceTimeline } from "../../components/voice-timeline.js";
+import { WorldCards } from "../world-cards.js";
 import { fromBase64, openMicrophone, TickPlayer, type Microphone } from "./call-audio.js";
 import { effectsOf, timelineOf } from "./voice-lanes.js";
+import { worldEventsOf } from "./voice-world.js";
 
 // The playground's voice mode: pick a task, a voice agent and who calls — the simulated voice customer
 // or you at the microphone — and the call runs on the server, streamed here tick by tick over a
 // WebSocket: both sides' audio plays in real time, the two-lane timeline grows as it plays, tool calls
-// are pinned on it, and the effects the caller's audio went through are named. Graded at the end.
+// are pinned on it, the interaction-metric events are marked on it as the server settles them, the
+// agent's world changes in the text mode's own cards, and the effects the caller's audio went through
+// are named. Graded at the end.
 
 type Phase = "idle" | "connecting" | "calling" | "ended";
 
@@ -58,7 +62,12 @@ export function VoicePlayground() {
       ws.close();
     };
     ws.onerror = () => setReadyError("Cannot reach the voice playground on this server.");
-    return () => ws.close();
+    return () => {
+      // Closed before it answered (a remount): not the server's failure.
+      ws.onerror = null;
+      ws.onmessage = null;
+      ws.close();
+    };
   }, []);
 
   const teardown = useCallback(() => {
@@ -172,6 +181,12 @@ export function VoicePlayground() {
   // Recomputed at each reveal (at most ten times a second): linear in the ticks shown.
   const { segments, toolCalls } = timelineOf(shown, tickSeconds);
   const effects = effectsOf(shown);
+  // The text mode's world cards, fed the revealed ticks' tool calls and changes as its events.
+  const worldEvents = useMemo(() => worldEventsOf(ticks.current.slice(0, revealed)), [revealed, started]);
+  // Interaction events as the ticks played so far settled them; at the end of the playback, the call's own.
+  const events =
+    ended && revealed >= ticks.current.length ? ended.events : shown.flatMap((tick) => tick.events);
+  const notable = events.filter((e) => e.error || e.warning);
   const duration = revealed * tickSeconds;
   const playedAll = phase === "ended" && revealed >= ticks.current.length;
   const shownTools = shown.flatMap((tick, i) =>
@@ -179,6 +194,7 @@ export function VoicePlayground() {
   );
   const live = phase === "calling" || phase === "connecting";
   const scriptedAgent = ready?.agents.find((a) => a.spec === agent)?.scripted ?? true;
+  const unavailable = ready?.agents.filter((a) => a.unavailable !== undefined) ?? [];
 
   return (
     <div className="page voice-playground">
@@ -228,12 +244,22 @@ export function VoicePlayground() {
           Voice agent
           <select value={agent} onChange={(e) => setAgent(e.target.value)} disabled={live}>
             {ready?.agents.map((a) => (
-              <option key={a.spec} value={a.spec}>
+              <option key={a.spec} value={a.spec} disabled={a.unavailable !== undefined}>
                 {a.label}
+                {a.unavailable !== undefined ? " (unavailable)" : ""}
               </option>
             ))}
           </select>
         </label>
+        {unavailable.length > 0 && (
+          <ul className="muted small voice-unavailable" data-testid="voice-agent-unavailable">
+            {unavailable.map((a) => (
+              <li key={a.spec}>
+                <strong>{a.label}</strong> is unavailable: {a.unavailable}
+              </li>
+            ))}
+          </ul>
+        )}
         <fieldset disabled={live}>
           <legend>Caller</legend>
           <label>
@@ -320,11 +346,25 @@ export function VoicePlayground() {
           <VoiceTimeline
             segments={segments}
             toolCalls={toolCalls}
-            events={[]}
+            events={events}
             duration={Math.max(duration, tickSeconds)}
             playhead={duration}
             label="Speech timeline of the call"
           />
+          {notable.length > 0 && (
+            <ul
+              className="voice-events"
+              aria-label="What went wrong in the turn-taking"
+              data-testid="voice-notable-events"
+            >
+              {notable.map((e, i) => (
+                <li key={i}>
+                  <span className="muted">{e.time.toFixed(1)} s</span>{" "}
+                  <span className={e.error ? "error-text" : ""}>{e.label}</span>
+                </li>
+              ))}
+            </ul>
+          )}
           <div className="voice-panels">
             <section aria-label="Caller's line" data-testid="voice-effects">
               <h2>Caller's line</h2>
@@ -354,6 +394,13 @@ export function VoicePlayground() {
                   </li>
                 ))}
               </ol>
+            </section>
+            <section aria-label="The agent's world" data-testid="voice-world">
+              <h2>World</h2>
+              {!worldEvents.some(
+                (e) => e.type === "world-change" || (e.type === "tool-call-end" && e.records),
+              ) && <p className="muted">No record looked up yet.</p>}
+              <WorldCards events={worldEvents} />
             </section>
             <section aria-label="Transcript" data-testid="voice-transcript">
               <h2>Transcript</h2>

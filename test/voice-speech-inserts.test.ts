@@ -126,7 +126,7 @@ describe("vocal tics and side remarks in a voice run", () => {
     expect(m.counts.non_directed_total).toBeGreaterThan(0);
     expect(m.selectivity_vocal_tic).not.toBeNull();
     expect(m.selectivity_non_directed).not.toBeNull();
-  });
+  }, 60_000);
 
   it("`control`: none on the record, nothing to score", async () => {
     const folder = runs.folders.control!;
@@ -139,5 +139,5 @@ describe("vocal tics and side remarks in a voice run", () => {
     expect(m.counts.non_directed_total).toBe(0);
     expect(m.selectivity_vocal_tic).toBeNull();
     expect(m.selectivity_non_directed).toBeNull();
-  });
+  }, 60_000);
 });

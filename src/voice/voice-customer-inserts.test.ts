@@ -194,7 +194,7 @@ describe("the voice customer's speech inserts", () => {
       ticks.map((t) => Buffer.from(t.wire).toString("base64")),
     );
     expect(again.events).toEqual(events);
-  });
+  }, 60_000);
 
   it("under `control` (inserts off in the task's settings): none, however high the rate", async () => {
     const settings = settingsAt("control", 30);
@@ -207,5 +207,5 @@ describe("the voice customer's speech inserts", () => {
     expect(events).toEqual([]);
     expect(new Set(said)).toEqual(new Set([SAYS]));
     expect(ticks.filter((t) => !t.chunk.contains_speech).every((t) => isSilence(t.wire))).toBe(true);
-  });
+  }, 60_000);
 });

@@ -146,7 +146,8 @@ export interface LlmVoiceCustomerOptions {
   /**
    * The task's speech effects (`speech_effects_config`): as they enable them, a vocal tic now and then
    * inside an utterance, and tics and remarks not meant for the agent (said away from the phone) while
-   * the caller is silent, spoken with `speech` and played over `line`. Absent: none.
+   * the caller is silent, spoken with `speech` and played over `line` (only a given `line` plays those:
+   * the plain telephone line has no effects). Absent: none.
    */
   speechEffects?: SpeechEffectsSettings;
   /** The persona interrupts the agent (the reference's `interrupt_tendency: interrupts`). */
@@ -309,6 +310,7 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
     cost: number | null;
     usage: Record<string, unknown> | null;
   } | null> => {
+    if (options.line === undefined) return null;
     const insert = inserts?.duringSilence(setup.tickSeconds) ?? null;
     if (insert === null) return null;
     const known = insertAudio.get(insert.text);

@@ -102,12 +102,17 @@ describe("passk run --voice against mock providers", () => {
       const run = readVoiceResultsDir(saveTo);
       expect(run.simulations).toHaveLength(TASKS_PER_DOMAIN * 2);
       const raw = readdirSync(path.join(saveTo, "simulations")).map(
-        (f) =>
-          JSON.parse(readFileSync(path.join(saveTo, "simulations", f), "utf8")) as {
-            reward_info: { reward: number };
-          },
+        (f) => JSON.parse(readFileSync(path.join(saveTo, "simulations", f), "utf8")) as RecordedCall,
       );
       expect(raw.map((s) => s.reward_info.reward)).toEqual(Array(TASKS_PER_DOMAIN * 2).fill(1));
+      // Each tick's user_transcript is the agent's transcription of the caller, on the caller's ticks
+      // only: on a clean line it heard the caller's opening word for word.
+      for (const simulation of raw) {
+        const task = tasks.find((t) => t.id === simulation.task_id && domainOf(t) === domain)!;
+        for (const tick of simulation.ticks)
+          if (tick.user_transcript !== null) expect(tick.user_chunk?.content).toBeTruthy();
+        expect(agentHeard(simulation).startsWith(scenarioText(task))).toBe(true);
+      }
       expect(result.stdout).toContain("average reward 1.000 · pass^1 1.000 · pass^2 1.000");
       expect(result.stdout).not.toContain("sk-realtime-test-key-0001");
     }, 600_000);
@@ -192,11 +197,9 @@ describe("passk run --voice against mock providers", () => {
         expect(line).toMatch(/ — the caller said '.+' and the agent used '.+'/);
       if (/: reward 0/.test(result.stdout)) explained++;
       for (const file of readdirSync(path.join(saveTo, "simulations"))) {
-        const simulation = JSON.parse(readFileSync(path.join(saveTo, "simulations", file), "utf8")) as {
-          task_id: string;
-          reward_info: { reward: number };
-          ticks: { agent_tool_calls?: { arguments: Record<string, unknown> }[] }[];
-        };
+        const simulation = JSON.parse(
+          readFileSync(path.join(saveTo, "simulations", file), "utf8"),
+        ) as RecordedCall;
         calls++;
         if (simulation.reward_info.reward === 1) continue;
         failed++;
@@ -220,6 +223,22 @@ describe("passk run --voice against mock providers", () => {
     expect(explained).toBeGreaterThan(0);
   }, 600_000);
 });
+
+/** A call's record, as far as these tests read it. */
+interface RecordedCall {
+  task_id: string;
+  reward_info: { reward: number };
+  ticks: {
+    user_chunk: { content: string | null } | null;
+    user_transcript: string | null;
+    agent_tool_calls?: { arguments: Record<string, unknown> }[];
+  }[];
+}
+
+/** What the agent heard the caller say over the call: the ticks' user_transcript in order. */
+function agentHeard(simulation: RecordedCall): string {
+  return simulation.ticks.map((tick) => tick.user_transcript ?? "").join("");
+}
 
 /** The simulation files of a run directory (none before its first call ends). */
 function simulationFiles(saveTo: string): string[] {

@@ -84,6 +84,23 @@ export interface VoiceAgentTickOutput {
   toolCalls: readonly ToolCall[];
   /** Usage metered in this tick. */
   usage?: readonly VoiceUsageRecord[];
+  /**
+   * What the agent made of the caller's speech, as its provider transcribed it (OpenAI Realtime's input
+   * transcription), for each transcription that completed in this tick. Absent: none (or the agent does
+   * not transcribe what it hears). The call spreads them over the caller's ticks as `user_transcript`.
+   */
+  heard?: readonly HeardSpeech[];
+}
+
+/**
+ * One stretch of the caller's speech as the agent transcribed it, and where it lies in the caller's audio
+ * as the agent received it: milliseconds from the first tick of that audio (the caller's tick k covers
+ * `[k × tick, (k + 1) × tick)`).
+ */
+export interface HeardSpeech {
+  text: string;
+  startMs: number;
+  endMs: number;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   type EffectTimeline,
   type VoiceAgent,
 } from "../voice/call.js";
+import type { Tick } from "../voice/ticks.js";
 import { SPEECH_REFERENCE_RMS } from "../voice/effects/levels.js";
 import { simulateVoiceCall, DEFAULT_MAX_CALL_SECONDS } from "../voice/full-duplex-call.js";
 import { gradeVoiceCall } from "../voice/linearize.js";

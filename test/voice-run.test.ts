@@ -305,9 +305,18 @@ function leaves(value: unknown): string[] {
   return [];
 }
 
-/** Whether a value is one edit or two away from a word the caller said (a misheard id). */
+/**
+ * Whether a value is a few edits (two, or up to a third of its length) away from words the caller said,
+ * as many as it has: a misheard id, name or phrase (`#W9346` for `#W9300146`, `ored by mistake`).
+ */
 function nearlySaid(value: string, said: string): boolean {
-  return said
-    .split(/[\s'",.()]+/)
-    .some((word) => word.length >= 3 && editDistance(word, value) > 0 && editDistance(word, value) <= 2);
+  const words = said.split(/[\s'",.()]+/).filter((word) => word !== "");
+  const span = value.split(/\s+/).length;
+  for (let i = 0; i + span <= words.length; i++) {
+    const candidate = words.slice(i, i + span).join(" ");
+    if (candidate.length < 3) continue;
+    const distance = editDistance(candidate, value);
+    if (distance > 0 && distance <= Math.max(2, Math.floor(candidate.length / 3))) return true;
+  }
+  return false;
 }

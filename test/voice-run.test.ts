@@ -15,23 +15,70 @@ import { goldVoiceAgentScript } from "../src/testing/gold-voice-script.js";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
 import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
-import { customerScript, oneTaskPerCustomer, scenarioText } from "./helpers/voice-mocks.js";
+import { customerScript, scenarioText } from "./helpers/voice-mocks.js";
 
 // `passk run --voice` end to end, every part real but the models: the customer's words come from a
 // mock LLM, its voice from a mock speech endpoint speaking the test codec, the agent is a mock OpenAI
 // Realtime server playing the gold actions by ear — it hears the caller through the codec, so ids the
-// line garbles are misheard. Each call's audio crosses real sockets, μ-law and resampling.
+// line garbles are misheard. Each call's audio crosses real sockets, μ-law and resampling. The tasks are
+// those whose callers say the most of what the gold actions need (`harderSample`), so that `regular`
+// degrades on several calls for the line's reasons, not on one unlucky call.
 
 const DOMAINS = ["airline", "retail"] as const;
 const TASKS_PER_DOMAIN = 10;
+/** The fewest calls of the 40 that `regular` must fail by mishearing (measured: see README "Without keys"). */
+const MIN_MISHEARD_CALLS = 3;
+
+/**
+ * The values a task's gold actions need that its caller says (ids, names, emails, zip codes, airports):
+ * what the agent must hear right.
+ */
+function saidValues(task: Task): string[] {
+  const said = scenarioText(task);
+  const values = (task.evaluation_criteria?.actions ?? [])
+    .filter((action) => action.requestor !== "user")
+    .flatMap((action) => leaves(action.arguments));
+  return [...new Set(values.filter((value) => value.length >= 3 && said.includes(value)))];
+}
+
+/**
+ * The sample: the tasks of a domain where the caller must say the most of what the gold actions need
+ * (so a lost frame or a burst has something to garble), `TASKS_PER_DOMAIN` of them, each with its own
+ * customer and request — one mock realtime server serves the whole run and tells its calls apart by
+ * what the caller says first, as a real agent cannot know a task id — and gold actions that call each
+ * tool once, so a misheard value leads back to one call.
+ */
+function harderSample(tasks: readonly Task[]): Task[] {
+  const seen = new Set<string>();
+  return tasks
+    .filter((task) => {
+      const instructions = task.user_scenario.instructions;
+      const caller = /(?:You are|name is) ([A-Z][a-z]+ [A-Z][a-z]+)/.exec(scenarioText(task))?.[1];
+      const keys = [
+        ...(typeof instructions === "string"
+          ? [instructions]
+          : [instructions.known_info ?? "", instructions.reason_for_call.split(".")[0]!]),
+        ...(caller ? [caller] : []),
+      ];
+      const tools = (task.evaluation_criteria?.actions ?? [])
+        .filter((action) => action.requestor !== "user")
+        .map((action) => action.name);
+      if (keys.some((key) => seen.has(key)) || new Set(tools).size !== tools.length) return false;
+      if (saidValues(task).length === 0) return false;
+      for (const key of keys) seen.add(key);
+      return true;
+    })
+    .map((task) => ({ task, chars: saidValues(task).join("").length }))
+    .sort((a, b) => b.chars - a.chars || Number(a.task.id) - Number(b.task.id))
+    .slice(0, TASKS_PER_DOMAIN)
+    .map(({ task }) => task);
+}
 
 describe("passk run --voice against mock providers", () => {
   let llm: MockLlmServer;
   let speech: MockSpeechServer;
   let realtime: MockRealtimeServer;
-  const byDomain = new Map(
-    DOMAINS.map((d) => [d, oneTaskPerCustomer(fixtureDomainData(d).tasks, TASKS_PER_DOMAIN)]),
-  );
+  const byDomain = new Map(DOMAINS.map((d) => [d, harderSample(fixtureDomainData(d).tasks)]));
   const tasks = [...byDomain.values()].flat();
   const domainOf = (task: Task) => DOMAINS.find((d) => byDomain.get(d)!.includes(task));
   const dir = mkdtempSync(path.join(tmpdir(), "passk-voice-run-"));
@@ -102,12 +149,17 @@ describe("passk run --voice against mock providers", () => {
       const run = readVoiceResultsDir(saveTo);
       expect(run.simulations).toHaveLength(TASKS_PER_DOMAIN * 2);
       const raw = readdirSync(path.join(saveTo, "simulations")).map(
-        (f) =>
-          JSON.parse(readFileSync(path.join(saveTo, "simulations", f), "utf8")) as {
-            reward_info: { reward: number };
-          },
+        (f) => JSON.parse(readFileSync(path.join(saveTo, "simulations", f), "utf8")) as RecordedCall,
       );
       expect(raw.map((s) => s.reward_info.reward)).toEqual(Array(TASKS_PER_DOMAIN * 2).fill(1));
+      // Each tick's user_transcript is the agent's transcription of the caller, on the caller's ticks
+      // only: on a clean line it heard the caller's opening word for word.
+      for (const simulation of raw) {
+        const task = tasks.find((t) => t.id === simulation.task_id && domainOf(t) === domain)!;
+        for (const tick of simulation.ticks)
+          if (tick.user_transcript !== null) expect(tick.user_chunk?.content).toBeTruthy();
+        expect(agentHeard(simulation).startsWith(scenarioText(task))).toBe(true);
+      }
       expect(result.stdout).toContain("average reward 1.000 · pass^1 1.000 · pass^2 1.000");
       expect(result.stdout).not.toContain("sk-realtime-test-key-0001");
     }, 600_000);
@@ -176,50 +228,68 @@ describe("passk run --voice against mock providers", () => {
     expect(resumed.stdout).toContain("average reward 1.000 · pass^1 1.000 · pass^2 1.000");
   }, 600_000);
 
-  it("airline and retail, regular: lost frames and bursts make the agent mishear ids, and the score drops", async () => {
-    const misheard: string[] = [];
+  it("airline and retail, regular: lost frames and bursts make the agent mishear what the caller said, on several calls, each failure explained", async () => {
     let calls = 0;
-    let failed = 0;
-    let explained = 0;
+    const failures: string[] = [];
     for (const domain of DOMAINS) {
       const saveTo = path.join(dir, `${domain}-regular`);
       const result = await voiceRun(domain, "regular", saveTo, ["--substitute-missing-noise"]);
       expect(result.stderr).toBe("");
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("not τ-voice-comparable");
-      // Every call below 1 says why on its line.
-      for (const line of result.stdout.split("\n").filter((l) => /: reward 0/.test(l)))
-        expect(line).toMatch(/ — the caller said '.+' and the agent used '.+'/);
-      if (/: reward 0/.test(result.stdout)) explained++;
+      // Every call below 1 says why on its line: a value the caller said that the agent used changed.
+      const failedLines = result.stdout.split("\n").filter((l) => /: reward 0/.test(l));
+      for (const line of failedLines) expect(line).toMatch(/ — the caller said '.+' and the agent used '.+'/);
       for (const file of readdirSync(path.join(saveTo, "simulations"))) {
-        const simulation = JSON.parse(readFileSync(path.join(saveTo, "simulations", file), "utf8")) as {
-          task_id: string;
-          reward_info: { reward: number };
-          ticks: { agent_tool_calls?: { arguments: Record<string, unknown> }[] }[];
-        };
+        const simulation = JSON.parse(
+          readFileSync(path.join(saveTo, "simulations", file), "utf8"),
+        ) as RecordedCall;
         calls++;
         if (simulation.reward_info.reward === 1) continue;
-        failed++;
-        // The failure's cause is on the record: a tool call with a value the caller said but the agent misheard.
+        failures.push(`${domain} ${simulation.task_id}`);
+        // The cause is on the record: a tool call holds a value near one the caller said but not it, and
+        // that is what the agent heard (its transcription of the caller, `user_transcript`).
         const task = tasks.find((t) => t.id === simulation.task_id && domainOf(t) === domain)!;
         const said = scenarioText(task);
         const values = simulation.ticks.flatMap((tick) =>
           (tick.agent_tool_calls ?? []).flatMap((call) => leaves(call.arguments)),
         );
         const wrong = values.filter((value) => !said.includes(value) && nearlySaid(value, said));
-        misheard.push(...wrong);
+        expect(wrong, `task ${simulation.task_id}: no misheard value among ${values.join(", ")}`).not.toEqual(
+          [],
+        );
+        const heard = agentHeard(simulation);
         expect(
-          wrong.length,
-          `task ${simulation.task_id}: no misheard value among ${values.join(", ")}`,
-        ).toBeGreaterThan(0);
+          // (case aside: the agent writes an upper-case id in upper case, whatever it heard)
+          wrong.some((value) => heard.toLowerCase().includes(value.toLowerCase())),
+          `task ${simulation.task_id}: none of ${wrong.join(", ")} in what the agent heard: ${heard}`,
+        ).toBe(true);
       }
+      expect(failedLines).toHaveLength(failures.filter((f) => f.startsWith(`${domain} `)).length);
     }
     expect(calls).toBe(2 * TASKS_PER_DOMAIN * 2);
-    expect(failed).toBeGreaterThan(0);
-    expect(failed).toBeLessThan(calls);
-    expect(explained).toBeGreaterThan(0);
+    // Not one unlucky call: several (MIN_MISHEARD_CALLS is well under what the default seed and its
+    // neighbours give, README "Without keys"), and still most calls get through.
+    expect(failures.length, failures.join("; ")).toBeGreaterThanOrEqual(MIN_MISHEARD_CALLS);
+    expect(failures.length, failures.join("; ")).toBeLessThan(calls / 2);
   }, 600_000);
 });
+
+/** A call's record, as far as these tests read it. */
+interface RecordedCall {
+  task_id: string;
+  reward_info: { reward: number };
+  ticks: {
+    user_chunk: { content: string | null } | null;
+    user_transcript: string | null;
+    agent_tool_calls?: { arguments: Record<string, unknown> }[];
+  }[];
+}
+
+/** What the agent heard the caller say over the call: the ticks' user_transcript in order. */
+function agentHeard(simulation: RecordedCall): string {
+  return simulation.ticks.map((tick) => tick.user_transcript ?? "").join("");
+}
 
 /** The simulation files of a run directory (none before its first call ends). */
 function simulationFiles(saveTo: string): string[] {
@@ -235,9 +305,18 @@ function leaves(value: unknown): string[] {
   return [];
 }
 
-/** Whether a value is one edit or two away from a word the caller said (a misheard id). */
+/**
+ * Whether a value is a few edits (two, or up to a third of its length) away from words the caller said,
+ * as many as it has: a misheard id, name or phrase (`#W9346` for `#W9300146`, `ored by mistake`).
+ */
 function nearlySaid(value: string, said: string): boolean {
-  return said
-    .split(/[\s'",.()]+/)
-    .some((word) => word.length >= 3 && editDistance(word, value) > 0 && editDistance(word, value) <= 2);
+  const words = said.split(/[\s'",.()]+/).filter((word) => word !== "");
+  const span = value.split(/\s+/).length;
+  for (let i = 0; i + span <= words.length; i++) {
+    const candidate = words.slice(i, i + span).join(" ");
+    if (candidate.length < 3) continue;
+    const distance = editDistance(candidate, value);
+    if (distance > 0 && distance <= Math.max(2, Math.floor(candidate.length / 3))) return true;
+  }
+  return false;
 }

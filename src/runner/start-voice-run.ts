@@ -159,6 +159,7 @@ export function buildVoiceParticipants(
         ...voiceOf(settings.persona_name),
         guidelines,
         line,
+        speechEffects: settings.speech_effects_config,
         interrupts: settings.persona_config?.interrupt_tendency === "interrupts",
         llmBackchannel: settings.use_llm_backchannel,
       }),

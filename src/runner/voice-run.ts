@@ -206,7 +206,7 @@ async function runOneCall(
         ...result.simulation,
         reward_info: rewardInfo,
         speech_environment: speechEnvironment(settings, seed, participants.customerVoice?.(settings), noise),
-        effect_timeline: effectTimeline(line, result.simulation.ticks, tickSeconds),
+        effect_timeline: effectTimeline(line),
       },
       (spec.audio ?? true) ? { wire: result.audio } : undefined,
     );
@@ -342,42 +342,11 @@ export function speechEnvironment(
 }
 
 /**
- * The effects that fired in a call, in time order (the reference's `EffectTimeline`): the line's bursts
- * and frame drops, and the caller's vocal tics and side remarks from the ticks that carried them.
+ * The effects that fired in a call, in time order (the reference's `EffectTimeline`): the line's bursts,
+ * the caller's off-turn tics and side remarks, and frame drops, as the line applied them. A tic inside an
+ * utterance is part of the caller's speech (its ticks' `speech_effects`), not an event, as in the reference.
  */
-export function effectTimeline(
-  line: CallerLine,
-  ticks: readonly Tick[],
-  tickSeconds: number,
-): EffectTimeline {
+export function effectTimeline(line: CallerLine): EffectTimeline {
   const events: EffectEvent[] = [...(line.effectTimeline?.().events ?? [])];
-  const tickMs = Math.round(tickSeconds * 1000);
-  let open: EffectEvent | undefined;
-  for (const tick of ticks) {
-    const chunk = tick.user_chunk;
-    const insert = chunk?.speech_effects?.speech_insert ?? chunk?.source_effects?.speech_insert ?? null;
-    const at = tick.tick_id * tickMs;
-    if (open && (insert === null || insert.text !== open.params?.text)) {
-      open.end_ms = at;
-      open.duration_ms = at - open.start_ms;
-      open = undefined;
-    }
-    if (insert !== null && open === undefined) {
-      open = {
-        effect_type: "out_of_turn_speech",
-        start_ms: at,
-        end_ms: null,
-        participant: "user",
-        params: { type: insert.type, text: insert.text },
-        duration_ms: null,
-      };
-      events.push(open);
-    }
-  }
-  if (open) {
-    const end = ticks.length * tickMs;
-    open.end_ms = end;
-    open.duration_ms = end - open.start_ms;
-  }
   return { events: events.sort((a, b) => a.start_ms - b.start_ms) };
 }

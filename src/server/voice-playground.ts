@@ -316,6 +316,7 @@ class VoiceSession {
         speech: models.speech,
         guidelines: readVoiceGuidelines(deps.dataDir),
         line,
+        speechEffects: settings.speech_effects_config,
         interrupts: settings.persona_config?.interrupt_tendency === "interrupts",
         llmBackchannel: settings.use_llm_backchannel,
       });

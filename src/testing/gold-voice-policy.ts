@@ -13,8 +13,15 @@ type Step =
   { kind: "call"; action: Action } | { kind: "ask"; names: string[] } | { kind: "final"; text: string };
 
 /**
- * A gold voice brain. With several tasks it picks the one whose scenario best matches the caller's first
- * turn (the words shared with its reason for calling and known facts), so one server serves a run.
+ * Words of the caller a brain serving several tasks waits for before it picks one: a caller cut off after
+ * a few words (a long loss on the line ends their turn early) has not said enough to tell who they are.
+ */
+const WORDS_TO_PICK_A_TASK = 8;
+
+/**
+ * A gold voice brain. With several tasks it picks the one whose scenario best matches what the caller
+ * said first (the words shared with its reason for calling and known facts; at least
+ * `WORDS_TO_PICK_A_TASK` words, over as many turns as that takes), so one server serves a run.
  */
 export function goldVoicePolicy(tasks: Task | readonly Task[]): MockRealtimeBrain {
   const candidates: readonly Task[] = Array.isArray(tasks) ? tasks : [tasks as Task];
@@ -48,8 +55,9 @@ export function goldVoicePolicy(tasks: Task | readonly Task[]): MockRealtimeBrai
       if (trigger.text.trim() === "") return undefined;
       heard.push(trigger.text);
       if (!started) {
+        if (task === undefined && words(heard.join(" ")).length < WORDS_TO_PICK_A_TASK) return undefined;
         started = true;
-        task ??= bestMatch(candidates, trigger.text);
+        task ??= bestMatch(candidates, heard.join(" "));
         steps = goldSteps(task);
         return advance();
       }

@@ -49,6 +49,13 @@ export interface MockRealtimeServerOptions {
   speak?: (text: string, sampleRate: number) => Int16Array;
   /** The only key accepted (as `Authorization: Bearer` or `api-key`); others get HTTP 401. Absent: any. */
   apiKey?: string;
+  /**
+   * Bill the input transcriptions a session asks for (`audio.input.transcription`): each
+   * `conversation.item.input_audio_transcription.completed` carries token usage, as gpt-4o-transcribe's
+   * does (an audio token per 100 ms of the turn, a text token per 4 characters). Default: not billed, so
+   * the agent's cost is its responses' alone.
+   */
+  billTranscription?: boolean;
 }
 
 /** Hears a stream of audio: the utterances that ended in each push, and whether one is under way. */
@@ -104,6 +111,7 @@ const SessionUpdateSchema = z.looseObject({
         input: z
           .looseObject({
             format: z.looseObject({ type: z.literal("audio/pcmu") }).optional(),
+            transcription: z.looseObject({ model: z.string() }).nullable().optional(),
             turn_detection: z
               .looseObject({
                 type: z.literal("server_vad"),
@@ -210,6 +218,8 @@ class MockCall {
   private silenceMs = 500;
   private createResponse = true;
   private vadOn = true;
+  /** The session transcribes the caller's turns (and tells the client what it heard). */
+  private transcription: string | null = null;
   private listener: SpeechListener;
   /** Milliseconds of caller audio received, and where the caller's turn under way started. */
   private positionMs = 0;
@@ -357,6 +367,8 @@ class MockCall {
     const { session } = parsed.data;
     if (session.instructions !== undefined) this.instructions = session.instructions;
     if (session.tools !== undefined) this.tools = new Set(session.tools.map((tool) => tool.name));
+    const transcription = session.audio?.input?.transcription;
+    if (transcription !== undefined) this.transcription = transcription?.model ?? null;
     const vad = session.audio?.input?.turn_detection;
     if (vad === null) this.vadOn = false;
     else if (vad !== undefined) {
@@ -434,11 +446,31 @@ class MockCall {
     const text = heard ?? [...this.uncommitted, ...this.listener.flush()].join(" ");
     this.uncommitted = [];
     this.appended = false;
-    this.heardAudioMs += this.positionMs - (this.speechStartMs ?? this.positionMs);
+    const turnMs = this.positionMs - (this.speechStartMs ?? this.positionMs);
+    this.heardAudioMs += turnMs;
     this.speechStartMs = undefined;
     this.currentInputItem = "";
     this.call.heard.push(text);
     this.conversationChars += text.length;
+    // What the mock heard is its transcription of the turn: the same words, misheard where it misheard.
+    if (this.transcription !== null)
+      this.emit({
+        type: "conversation.item.input_audio_transcription.completed",
+        item_id: item,
+        content_index: 0,
+        transcript: text,
+        ...(this.options.billTranscription
+          ? {
+              usage: {
+                type: "tokens",
+                input_tokens: Math.round(turnMs / 100),
+                input_token_details: { text_tokens: 0, audio_tokens: Math.round(turnMs / 100) },
+                output_tokens: Math.ceil(text.length / 4),
+                total_tokens: Math.round(turnMs / 100) + Math.ceil(text.length / 4),
+              },
+            }
+          : {}),
+      });
     if (heard !== undefined && this.createResponse) this.respond({ kind: "heard", text });
   }
 

@@ -84,6 +84,23 @@ export interface VoiceAgentTickOutput {
   toolCalls: readonly ToolCall[];
   /** Usage metered in this tick. */
   usage?: readonly VoiceUsageRecord[];
+  /**
+   * What the agent made of the caller's speech, as its provider transcribed it (OpenAI Realtime's input
+   * transcription), for each transcription that completed in this tick. Absent: none (or the agent does
+   * not transcribe what it hears). The call spreads them over the caller's ticks as `user_transcript`.
+   */
+  heard?: readonly HeardSpeech[];
+}
+
+/**
+ * One stretch of the caller's speech as the agent transcribed it, and where it lies in the caller's audio
+ * as the agent received it: milliseconds from the first tick of that audio (the caller's tick k covers
+ * `[k × tick, (k + 1) × tick)`).
+ */
+export interface HeardSpeech {
+  text: string;
+  startMs: number;
+  endMs: number;
 }
 
 /**
@@ -115,7 +132,10 @@ export interface SpeechEffectsInTick {
   speech_insert: SpeechInsert | null;
 }
 
-/** Effects of the caller's surroundings in a tick (the reference's `source_effects`). */
+/**
+ * Effects of the caller's surroundings in a tick (the reference's `source_effects`): a burst, or an
+ * off-turn insert, that started in it.
+ */
 export interface SourceEffectsInTick {
   burst_noise_file: string | null;
   speech_insert: SpeechInsert | null;
@@ -134,6 +154,13 @@ export interface CallerSpeechState {
   speaking: boolean;
   /** This tick is the first of a new utterance (effects drawn per utterance are drawn now). */
   utteranceStart: boolean;
+  /**
+   * Something the caller says off-turn, starting in this tick while they are silent (a cough, a remark
+   * away from the phone): its audio, PCM16 mono at 8 kHz as it should sound, played over this and the
+   * following ticks for as long as the caller stays silent, cut off when they start speaking. It replaces
+   * one still playing. Absent: nothing starts.
+   */
+  outOfTurn?: { insert: SpeechInsert; audio: Int16Array };
 }
 
 /** One tick of the caller's audio as it leaves the line, and the effects applied to it. */
@@ -153,7 +180,7 @@ export interface CallerLineTick {
 export interface CallerLine {
   /** `speech`: the caller's clean voice in this tick, PCM16 mono at 8 kHz (zeros when silent). */
   tick(speech: Int16Array, state: CallerSpeechState): CallerLineTick;
-  /** The effects that fired on the line so far (bursts, frame drops), timed from the call's start. */
+  /** The effects that fired on the line so far (bursts, off-turn speech, frame drops), timed from the call's start. */
   effectTimeline?(): EffectTimeline;
 }
 

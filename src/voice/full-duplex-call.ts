@@ -15,6 +15,7 @@ import {
   silentTick,
   wireBytesPerTick,
   type CallClock,
+  type HeardSpeech,
   type VoiceAgent,
   type VoiceAgentTickOutput,
   type VoiceUsageRecord,
@@ -27,6 +28,7 @@ import {
   type Tick,
   type TickChunk,
 } from "./ticks.js";
+import { fillUserTranscripts } from "./user-transcript.js";
 import type { VoiceCustomer } from "./voice-customer.js";
 
 /** The reference's default longest call: 1200 s of call time. */
@@ -126,6 +128,7 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
   const userAudio: Uint8Array[] = [];
   const agentAudio: Uint8Array[] = [];
   const agentUsage: VoiceUsageRecord[] = [];
+  const heard: HeardSpeech[] = [];
   let termination: TerminationReason | undefined;
   let failure: unknown;
   let fault: "user_simulator" | undefined;
@@ -292,6 +295,7 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
         break;
       }
       agentUsage.push(...(output.usage ?? []));
+      heard.push(...(output.heard ?? []));
       const chunk = agentChunk(output, timestamp);
       const agentResults = await runTools(output.toolCalls, "assistant");
       // The agent's stop stands over the customer's in the same tick, as in the reference.
@@ -340,6 +344,8 @@ export async function simulateVoiceCall(setup: VoiceCallSetup): Promise<VoiceCal
   }
   clearTimeout(timer);
   await stopQuietly(agentStarted ? agent : undefined, customerStarted ? customer : undefined);
+  // What the agent made of the caller, over the caller's ticks (the reference fills it after the call too).
+  fillUserTranscripts(ticks, heard, tickSeconds);
 
   const message =
     failure instanceof Error ? failure.message : failure !== undefined ? String(failure) : undefined;

@@ -9,7 +9,17 @@ import type { Task, UserScenario } from "../core/task.js";
 import { userSystemPrompt } from "../users/user-prompt.js";
 import { mulawEncode, resample } from "./audio.js";
 import type { SpeechAudio, SpeechModel } from "./speech-models.js";
-import { WIRE_SAMPLE_RATE, wireBytesPerTick, type CallerLine, type CallerLineTick } from "./call.js";
+import {
+  WIRE_SAMPLE_RATE,
+  wireBytesPerTick,
+  type CallerLine,
+  type CallerLineTick,
+  type CallerSpeechState,
+  type SpeechInsert,
+} from "./call.js";
+import { muffleAwayFromPhone } from "./effects/muffling.js";
+import { SpeechInsertScheduler } from "./effects/speech-inserts.js";
+import type { SpeechEffectsSettings } from "./voice-settings.js";
 import { isCustomerStop } from "./full-duplex-call.js";
 import { priceVoiceUsage, type VoicePricing } from "./voice-cost.js";
 import { linearizeTicks, type ParticipantTick, type SelfChunk, type SpeechChunk } from "./linearize.js";
@@ -133,6 +143,13 @@ export interface LlmVoiceCustomerOptions {
   template?: string;
   /** The caller's line; default the plain telephone line (μ-law, no effects). */
   line?: CallerLine;
+  /**
+   * The task's speech effects (`speech_effects_config`): as they enable them, a vocal tic now and then
+   * inside an utterance, and tics and remarks not meant for the agent (said away from the phone) while
+   * the caller is silent, spoken with `speech` and played over `line` (only a given `line` plays those:
+   * the plain telephone line has no effects). Absent: none.
+   */
+  speechEffects?: SpeechEffectsSettings;
   /** The persona interrupts the agent (the reference's `interrupt_tendency: interrupts`). */
   interrupts?: boolean;
   /**
@@ -159,6 +176,8 @@ const BACKCHANNELS = ["mm-hmm", "uh-huh", "okay", "right", "yeah", "I see"];
 interface QueuedChunk {
   text: string;
   pcm: Int16Array;
+  /** The vocal tic spoken inside this chunk's utterance, recorded on each of its chunks. */
+  insert: SpeechInsert | null;
   utteranceId: string;
   chunkId: number;
   final: boolean;
@@ -217,6 +236,9 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
   let deliveringToolResultSpeech = false;
   let utterances = 0;
   let speaking = false;
+  let inserts: SpeechInsertScheduler | null = null;
+  /** Off-turn inserts already spoken in this call, by text (each is synthesised once, as the reference pre-renders them). */
+  let insertAudio = new Map<string, Int16Array>();
 
   const ongoingSpeech = () => {
     let n = 0;
@@ -267,12 +289,9 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
     };
   };
 
-  /** Speak `text`: synthesised, resampled to the wire rate, cut into ticks with the text spread over them. */
-  const speak = async (text: string, llmCost: number | null, llmUsage: Record<string, unknown> | null) => {
-    const began = performance.now();
-    const pcm = await synthesize(options, text, setup.signal);
-    // The utterance's cost: the words (the LLM's call) and their speech (characters, else seconds).
-    const speech = priceVoiceUsage(
+  /** The price of speaking `text` as `pcm` with the customer's speech model (characters, else seconds). */
+  const speechCost = (text: string, pcm: Int16Array) =>
+    priceVoiceUsage(
       {
         source: "speech",
         model: options.speech.spec,
@@ -281,6 +300,47 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
       },
       options.pricing,
     );
+
+  /**
+   * An off-turn insert drawn for a silent tick, with its audio (a remark not meant for the agent is said
+   * away from the phone: muffled) and what speaking it cost when it was synthesised now.
+   */
+  const offTurn = async (): Promise<{
+    state: NonNullable<CallerSpeechState["outOfTurn"]>;
+    cost: number | null;
+    usage: Record<string, unknown> | null;
+  } | null> => {
+    if (options.line === undefined) return null;
+    const insert = inserts?.duringSilence(setup.tickSeconds) ?? null;
+    if (insert === null) return null;
+    const known = insertAudio.get(insert.text);
+    if (known) return { state: { insert, audio: known }, cost: 0, usage: null };
+    const pcm = await synthesize(options, insert.text, setup.signal);
+    const audio = insert.type === "non_directed_phrase" ? muffleAwayFromPhone(pcm, WIRE_SAMPLE_RATE) : pcm;
+    insertAudio.set(insert.text, audio);
+    const speech = speechCost(insert.text, pcm);
+    return {
+      state: { insert, audio },
+      cost: speech.cost,
+      usage: {
+        tts_model: options.speech.spec,
+        tts_characters: insert.text.length,
+        tts_cost: speech.cost,
+        ...(speech.cost === null ? { cost_unknown: speech.reason } : {}),
+      },
+    };
+  };
+
+  /**
+   * Speak `words`: a vocal tic maybe put between two of them, synthesised, resampled to the wire rate,
+   * cut into ticks with the text spread over them (the tic's text too, as it was said).
+   */
+  const speak = async (words: string, llmCost: number | null, llmUsage: Record<string, unknown> | null) => {
+    const began = performance.now();
+    const { text, insert } = inserts ? inserts.forUtterance(words) : { text: words, insert: null };
+    const pcm = await synthesize(options, text, setup.signal);
+    // The utterance's cost: the words (the LLM's call) and their speech (characters, else seconds).
+    const speech = speechCost(text, pcm);
     const cost = llmCost === null || speech.cost === null ? null : llmCost + speech.cost;
     const usage: Record<string, unknown> = {
       ...llmUsage,
@@ -308,6 +368,7 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
       chunks.push({
         text: texts[i]!,
         pcm: slice,
+        insert,
         utteranceId,
         chunkId: i,
         final: i === count - 1,
@@ -318,29 +379,42 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
     return { chunks, seconds: (performance.now() - began) / 1000 };
   };
 
-  /** The tick's audio through the line, and the chunk record. */
-  const emit = (
+  /**
+   * The tick's audio through the line, and the chunk record. A silent tick may start an off-turn insert
+   * (its speech's cost is the tick's).
+   */
+  const emit = async (
     queued: QueuedChunk | undefined,
     action: TurnTakingActionRecord | null,
     timestamp: string,
-  ): { chunk: TickChunk; wire: Uint8Array } => {
+    offTurnAllowed = true,
+  ): Promise<{ chunk: TickChunk; wire: Uint8Array }> => {
     const speech = queued !== undefined;
     const utteranceStart = speech && (queued.chunkId === 0 || !speaking);
     speaking = speech;
+    const aside = speech || !offTurnAllowed ? null : await offTurn();
     const out = line.tick(queued?.pcm ?? new Int16Array(samplesPerTick), {
       speaking: speech,
       utteranceStart,
+      ...(aside ? { outOfTurn: aside.state } : {}),
     });
+    const speechEffects =
+      queued?.insert != null
+        ? {
+            dynamic_muffling_enabled: out.speechEffects?.dynamic_muffling_enabled ?? false,
+            speech_insert: queued.insert,
+          }
+        : out.speechEffects;
     return {
       wire: out.wire,
       chunk: {
         ...emptyChunk("user", timestamp),
         content: queued ? queued.text : "",
         is_audio: true,
-        cost: queued ? queued.cost : 0,
-        usage: queued ? queued.usage : null,
+        cost: queued ? queued.cost : (aside?.cost ?? 0),
+        usage: queued ? queued.usage : (aside?.usage ?? null),
         audio_format: { ...WIRE_AUDIO_FORMAT },
-        speech_effects: out.speechEffects,
+        speech_effects: speechEffects,
         source_effects: out.sourceEffects,
         channel_effects: out.channelEffects,
         turn_taking_action: action,
@@ -451,6 +525,8 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
       selfSpeaking = otherSpeaking = utterances = 0;
       backchanneling = waitingForToolResults = deliveringToolResultSpeech = speaking = false;
       samplesPerTick = wireBytesPerTick(init.tickSeconds);
+      inserts = options.speechEffects ? new SpeechInsertScheduler(options.speechEffects, init.seed) : null;
+      insertAudio = new Map();
       random = seededRandom(init.seed + 100);
       const base =
         init.tools.length > 0 ? options.guidelines.guidelinesWithTools : options.guidelines.guidelines;
@@ -500,15 +576,28 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
         if (generated.toolCalls.length > 0) {
           toolCalls = generated.toolCalls;
           waitingForToolResults = true;
-          const silent = emit(undefined, action, timestamp);
+          const silent = await emit(undefined, action, timestamp);
+          // The tick's cost: the model's message, and an off-turn insert's speech if one started.
+          const aside = silent.chunk.usage;
           return {
             ...silent,
-            chunk: { ...silent.chunk, content: generated.text, cost: generated.cost, usage: generated.usage },
+            chunk: {
+              ...silent.chunk,
+              content: generated.text,
+              cost:
+                aside === null
+                  ? generated.cost
+                  : generated.cost === null || silent.chunk.cost === null
+                    ? null
+                    : generated.cost + silent.chunk.cost,
+              usage: aside === null ? generated.usage : { ...generated.usage, ...aside },
+            },
           };
         }
         if (isCustomerStop(generated.text)) {
           stop = true;
-          const silent = emit(undefined, action, timestamp);
+          // The call ends here: nothing starts off-turn.
+          const silent = await emit(undefined, action, timestamp, false);
           // As the reference records it: the stop message's text, counted as speech.
           return {
             ...silent,
@@ -535,11 +624,11 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
         else {
           // Speech about a tool result waits for the next tick's turn-taking, and holds its ground.
           deliveringToolResultSpeech = true;
-          out = emit(undefined, null, timestamp);
+          out = await emit(undefined, null, timestamp);
           timeSinceLastTalk++;
         }
       } else if (waitingForToolResults) {
-        out = emit(undefined, null, timestamp);
+        out = await emit(undefined, null, timestamp);
         timeSinceLastTalk++;
       } else {
         const action = await policy();
@@ -569,7 +658,7 @@ export function llmVoiceCustomer(options: LlmVoiceCustomerOptions): VoiceCustome
         }
         if (done) out = done;
         else {
-          out = emit(next, action, timestamp);
+          out = await emit(next, action, timestamp);
           spoke = next !== undefined;
           if (spoke) timeSinceLastTalk = 0;
           else timeSinceLastTalk++;

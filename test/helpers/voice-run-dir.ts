@@ -53,11 +53,11 @@ export interface VoiceRunsMade {
 
 /**
  * Run `passk run --voice` for `tasks` × `trials` in airline once per speech complexity, each saved to
- * `<parent>/airline-<complexity>`.
+ * `<parent>/airline-<complexity>`; `env` is added to the command's environment (`PASSK_DATA_DIR`, …).
  */
 export async function makeVoiceRuns(
   parent: string,
-  options: { tasks: number; trials: number; complexities: readonly string[] },
+  options: { tasks: number; trials: number; complexities: readonly string[]; env?: Record<string, string> },
 ): Promise<VoiceRunsMade> {
   const tasks = voiceTestTasks(options.tasks);
   const llm = await startMockLlmServer({
@@ -113,7 +113,11 @@ export async function makeVoiceRuns(
           "--save-to",
           saveTo,
         ],
-        { OPENAI_API_KEY: "sk-realtime-test-key-0001", OPENAI_BASE_URL: `${speech.url}/v1` },
+        {
+          OPENAI_API_KEY: "sk-realtime-test-key-0001",
+          OPENAI_BASE_URL: `${speech.url}/v1`,
+          ...options.env,
+        },
       );
       folders[complexity] = saveTo;
     }

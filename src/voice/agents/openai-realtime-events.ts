@@ -24,6 +24,20 @@ export const RealtimeUsageSchema = z.looseObject({
 });
 export type RealtimeUsage = z.infer<typeof RealtimeUsageSchema>;
 
+/** What transcribing one turn of the caller cost: tokens (gpt-4o-transcribe) or seconds (whisper-1). */
+export const TranscriptionUsageSchema = z.union([
+  z.looseObject({
+    type: z.literal("tokens"),
+    input_tokens: z.number().optional(),
+    output_tokens: z.number().optional(),
+    input_token_details: z
+      .looseObject({ text_tokens: z.number().optional(), audio_tokens: z.number().optional() })
+      .optional(),
+  }),
+  z.looseObject({ type: z.literal("duration"), seconds: z.number() }),
+]);
+export type TranscriptionUsage = z.infer<typeof TranscriptionUsageSchema>;
+
 /** The server events the adapter acts on; any other type is read as `{ type }` and ignored. */
 export const RealtimeServerEventSchema = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("session.created") }),
@@ -42,6 +56,18 @@ export const RealtimeServerEventSchema = z.discriminatedUnion("type", [
     type: z.literal("input_audio_buffer.speech_started"),
     audio_start_ms: z.number().optional(),
     item_id: z.string().optional(),
+  }),
+  z.looseObject({
+    type: z.literal("input_audio_buffer.speech_stopped"),
+    audio_end_ms: z.number().optional(),
+    item_id: z.string().optional(),
+  }),
+  // The session's input transcription of one of the caller's turns (`audio.input.transcription`).
+  z.looseObject({
+    type: z.literal("conversation.item.input_audio_transcription.completed"),
+    item_id: z.string(),
+    transcript: z.string(),
+    usage: TranscriptionUsageSchema.nullable().optional(),
   }),
   z.looseObject({
     type: z.literal("response.output_audio.delta"),

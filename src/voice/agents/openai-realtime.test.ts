@@ -303,6 +303,59 @@ describe("OpenAI Realtime adapter failures", () => {
     expect(JSON.stringify(error)).not.toContain(wrong);
   });
 
+  it("asks the session to transcribe the caller; each transcription comes back as heard speech, timed in the caller's audio, its usage priced as the agent's", async () => {
+    const mock = await server({ billTranscription: true });
+    // The caller's first turn from tick 0, a second from tick 20 (after the answer began: a barge-in).
+    const outputs = await runCall(agent(mock.url), 40, [
+      [0, FIRST],
+      [20, "Wait."],
+    ]);
+    expect(mock.calls[0]!.session).toMatchObject({
+      audio: { input: { transcription: { model: "gpt-4o-transcribe", language: "en" } } },
+    });
+    const heard = outputs.flatMap((out) => out.heard ?? []);
+    expect(heard.map((h) => h.text)).toEqual([FIRST, "Wait."]);
+    // Each from the VAD's start (300 ms of padding before the speech, never before the audio began) to
+    // its stop, 500 ms of silence after the last symbol, within the tick that ended the turn.
+    const firstEnd = FIRST.length * 50 + 500;
+    expect(heard[0]!.startMs).toBe(0);
+    expect(heard[0]!.endMs).toBeGreaterThanOrEqual(firstEnd);
+    expect(heard[0]!.endMs).toBeLessThan(firstEnd + 200);
+    expect(heard[1]!.startMs).toBe(20 * 200 - 300);
+    // Reported in the tick that heard the turn end, not before.
+    const tickOf = (text: string) => outputs.findIndex((out) => out.heard?.some((h) => h.text === text));
+    expect(tickOf(FIRST)).toBe(Math.ceil(heard[0]!.endMs / 200) - 1);
+    const usage = outputs.flatMap((out) => out.usage ?? []).filter((u) => u.source === "transcription");
+    expect(usage).toEqual([
+      {
+        source: "transcription",
+        model: "openai:gpt-4o-transcribe",
+        inputAudioTokens: expect.any(Number),
+        inputTextTokens: 0,
+        outputTextTokens: Math.ceil(FIRST.length / 4),
+      },
+      {
+        source: "transcription",
+        model: "openai:gpt-4o-transcribe",
+        inputAudioTokens: expect.any(Number),
+        inputTextTokens: 0,
+        outputTextTokens: Math.ceil("Wait.".length / 4),
+      },
+    ]);
+    expect(usage[0]!.inputAudioTokens).toBe(Math.round(heard[0]!.endMs / 100));
+  });
+
+  it("no transcription when told none (or on another provider, unless asked): nothing heard is reported", async () => {
+    for (const options of [{ inputTranscription: null }, { provider: "azure", auth: "api-key" as const }]) {
+      const mock = await server();
+      const outputs = await runCall(agent(mock.url, options), 12, [[0, FIRST]]);
+      expect(mock.calls[0]!.heard).toEqual([FIRST]);
+      const input = (mock.calls[0]!.session as { audio: { input: Record<string, unknown> } }).audio.input;
+      expect(input.transcription).toBeUndefined();
+      expect(outputs.flatMap((out) => out.heard ?? [])).toEqual([]);
+    }
+  });
+
   it("a server that is down is a system failure; a key in the URL stays out of the message", async () => {
     const mock = await server();
     await mock.close();

@@ -8,6 +8,7 @@ import {
   WIRE_SILENCE,
   wireBytesPerTick,
   type CallClock,
+  type HeardSpeech,
   type VoiceAgent,
   type VoiceAgentSetup,
   type VoiceAgentTickInput,
@@ -20,11 +21,14 @@ import {
   RealtimeServerEventSchema,
   type RealtimeServerEvent,
   type RealtimeUsage,
+  type TranscriptionUsage,
 } from "./openai-realtime-events.js";
 
 /** OpenAI's realtime endpoint. */
 export const OPENAI_REALTIME_URL = "wss://api.openai.com/v1/realtime";
 export const DEFAULT_OPENAI_REALTIME_MODEL = "gpt-realtime";
+/** The model that transcribes the caller's turns for the record, on OpenAI (as the reference's). */
+export const DEFAULT_OPENAI_INPUT_TRANSCRIPTION_MODEL = "gpt-4o-transcribe";
 
 /** The provider's server-side voice activity detection (it decides when the caller's turn ends). */
 export interface RealtimeServerVad {
@@ -70,6 +74,13 @@ export interface OpenAiRealtimeAgentOptions {
   promptTemplates?: AgentPromptTemplates;
   /** How long to wait for the endpoint: connecting, configuring, answering a tick (default 30 s). */
   timeoutMs?: number;
+  /**
+   * The model the session transcribes the caller's turns with (`audio.input.transcription`), for the
+   * record's `user_transcript`: what the agent made of the caller. Default `gpt-4o-transcribe` on
+   * OpenAI (as the reference asks for), none elsewhere; null: none. Billed by the provider, and priced
+   * as the agent's (`transcription` usage). Transcriptions an endpoint sends unasked are used too.
+   */
+  inputTranscription?: string | null;
 }
 
 /** Wire bytes per millisecond (μ-law: one byte per sample). */
@@ -107,6 +118,8 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
   private readonly provider: string;
   private readonly dialect: "openai" | "xai";
   private readonly billing: "tokens" | "session-minutes";
+  /** The model the session transcribes the caller with, when passk asks for one. */
+  private readonly transcription: string | null;
   private socket?: WebSocket;
   private clock: CallClock = "virtual";
   private tickBytes = 0;
@@ -122,6 +135,9 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
   private playQueue: SpokenItem[] = [];
   private toolCalls: ToolCall[] = [];
   private usage: VoiceUsageRecord[] = [];
+  /** The caller's turns as the server's VAD timed them (ms of the input audio), by input item. */
+  private readonly inputTurns = new Map<string, { startMs: number; endMs?: number }>();
+  private heard: HeardSpeech[] = [];
 
   constructor(options: OpenAiRealtimeAgentOptions) {
     this.options = options;
@@ -130,6 +146,12 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
     this.dialect = options.dialect ?? (this.provider === "xai" ? "xai" : "openai");
     this.billing = options.billing ?? (this.provider === "xai" ? "session-minutes" : "tokens");
     this.model = `${this.provider}:${this.modelName}`;
+    this.transcription =
+      options.inputTranscription === undefined
+        ? this.provider === "openai" && this.dialect === "openai"
+          ? DEFAULT_OPENAI_INPUT_TRANSCRIPTION_MODEL
+          : null
+        : options.inputTranscription;
   }
 
   async start(setup: VoiceAgentSetup): Promise<void> {
@@ -176,12 +198,17 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
       create_response: true,
       interrupt_response: true,
     };
+    const transcription = this.transcription;
     return {
       type: "realtime",
       instructions,
       output_modalities: ["audio"],
       audio: {
-        input: { format: PCMU_FORMAT, turn_detection: turnDetection },
+        input: {
+          format: PCMU_FORMAT,
+          ...(transcription ? { transcription: { model: transcription, language: "en" } } : {}),
+          turn_detection: turnDetection,
+        },
         output: { format: PCMU_FORMAT, voice: this.options.voice ?? "alloy" },
       },
       tools,
@@ -415,8 +442,29 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
         return;
       }
       case "input_audio_buffer.speech_started":
+        if (event.item_id !== undefined)
+          this.inputTurns.set(event.item_id, { startMs: event.audio_start_ms ?? 0 });
         this.bargeIn();
         return;
+      case "input_audio_buffer.speech_stopped": {
+        const turn = event.item_id === undefined ? undefined : this.inputTurns.get(event.item_id);
+        if (turn) turn.endMs = event.audio_end_ms ?? turn.startMs;
+        return;
+      }
+      case "conversation.item.input_audio_transcription.completed": {
+        // Priced when passk asked for it (an endpoint that transcribes unasked bills it its own way).
+        if (event.usage && this.transcription)
+          this.usage.push(this.transcriptionUsage(event.usage, this.transcription));
+        // Only a turn the VAD timed can be placed on the caller's ticks.
+        const turn = this.inputTurns.get(event.item_id);
+        if (turn && event.transcript !== "")
+          this.heard.push({
+            text: event.transcript,
+            startMs: turn.startMs,
+            endMs: turn.endMs ?? turn.startMs,
+          });
+        return;
+      }
       case "response.output_audio.delta": {
         const item = this.item(event.item_id);
         if (item.truncated) return;
@@ -503,6 +551,19 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
     };
   }
 
+  private transcriptionUsage(usage: TranscriptionUsage, transcription: string): VoiceUsageRecord {
+    const model = `${this.provider}:${transcription}`;
+    if (usage.type === "duration") return { source: "transcription", model, audioSeconds: usage.seconds };
+    const details = usage.input_token_details;
+    return {
+      source: "transcription",
+      model,
+      inputAudioTokens: details?.audio_tokens ?? usage.input_tokens ?? 0,
+      inputTextTokens: details?.text_tokens ?? 0,
+      outputTextTokens: usage.output_tokens ?? 0,
+    };
+  }
+
   // ——— playing out ———
 
   /** One tick of the agent's audio from what arrived, with the part of its transcript it covers. */
@@ -542,9 +603,11 @@ export class OpenAiRealtimeAgent implements VoiceAgent {
       containsSpeech: filled > 0,
       toolCalls: this.toolCalls,
       ...(this.usage.length > 0 ? { usage: this.usage } : {}),
+      ...(this.heard.length > 0 ? { heard: this.heard } : {}),
     };
     this.toolCalls = [];
     this.usage = [];
+    this.heard = [];
     return output;
   }
 }

@@ -7,6 +7,7 @@ import {
   type CallerSpeechState,
   type EffectEvent,
   type EffectTimeline,
+  type SpeechInsert,
 } from "../call.js";
 import type { VoiceSettings } from "../voice-settings.js";
 import { BackgroundNoise } from "./background.js";
@@ -31,8 +32,10 @@ export const TELEPHONE_HEADROOM = 0.9;
  * Each tick's `speech` is the caller's clean voice at 8 kHz, any length (the tick's).
  *
  * What each tick reports, as the reference's ticks do: `speechEffects` on ticks where the caller speaks
- * (`speech_insert` is null here: the voice customer knows its inserts and fills it); `sourceEffects` on
- * the tick a burst starts; `channelEffects` on ticks that lost audio.
+ * (`speech_insert` is null here: the voice customer knows the tics it put in its words and fills it);
+ * `sourceEffects` on the tick a burst or an off-turn insert (`state.outOfTurn`) starts; `channelEffects`
+ * on ticks that lost audio. An off-turn insert plays on while the caller is silent and is cut off when
+ * they speak; the timeline holds it as `out_of_turn_speech` from its start to its end or cut.
  */
 export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, seed: number): CallerLine {
   const rate = WIRE_SAMPLE_RATE;
@@ -55,6 +58,14 @@ export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, se
   let wasSpeaking = false;
   const events: EffectEvent[] = [];
   const ms = (sample: number) => Math.round((sample * 1000) / rate);
+  /** The off-turn insert playing, its timeline event, and how much of it has played. */
+  let pending: { audio: Int16Array; played: number; event: EffectEvent } | null = null;
+  const endInsert = (at: number) => {
+    if (!pending) return;
+    pending.event.end_ms = ms(at);
+    pending.event.duration_ms = pending.event.end_ms - pending.event.start_ms;
+    pending = null;
+  };
 
   return {
     effectTimeline(): EffectTimeline {
@@ -77,6 +88,29 @@ export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, se
         muffling.apply(mix);
       }
       wasSpeaking = state.speaking;
+      // Off-turn speech: only while the caller is silent; their own speech cuts it off.
+      if (state.speaking) endInsert(start);
+      let started: SpeechInsert | null = null;
+      if (!state.speaking && state.outOfTurn && state.outOfTurn.audio.length > 0) {
+        endInsert(start);
+        started = state.outOfTurn.insert;
+        const event: EffectEvent = {
+          effect_type: "out_of_turn_speech",
+          start_ms: ms(start),
+          end_ms: null,
+          participant: "user",
+          params: { type: started.type, text: started.text },
+          duration_ms: null,
+        };
+        events.push(event);
+        pending = { audio: state.outOfTurn.audio, played: 0, event };
+      }
+      if (pending && !state.speaking) {
+        const part = pending.audio.subarray(pending.played, pending.played + mix.length);
+        for (let i = 0; i < part.length; i++) mix[i] = mix[i]! + part[i]!;
+        pending.played += part.length;
+        if (pending.played >= pending.audio.length) endInsert(start + part.length);
+      }
       background?.addTo(mix, start);
       const sounding = bursts?.active ?? false;
       const burst = bursts?.addTo(mix) ?? null;
@@ -128,7 +162,8 @@ export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, se
         speechEffects: state.speaking
           ? { dynamic_muffling_enabled: muffling.enabled, speech_insert: null }
           : null,
-        sourceEffects: burst !== null ? { burst_noise_file: burst, speech_insert: null } : null,
+        sourceEffects:
+          burst !== null || started !== null ? { burst_noise_file: burst, speech_insert: started } : null,
         channelEffects:
           lostSamples > 0
             ? { frame_drops_enabled: true, frame_drop_ms: Math.round((lostSamples * 1000) / rate) }

@@ -3,7 +3,7 @@ import { ConfigError } from "../../core/errors.js";
 import { robustnessRow, type RobustnessRow } from "../../metrics/robustness.js";
 import { createPerturbationRegistry } from "../../perturbations/registry.js";
 import { parseRobustnessThresholds, splitThresholds } from "../../runner/fail-under.js";
-import { RunConfigSchema } from "../../runner/run-config.js";
+import { RunConfigSchema } from "../../runner/run-spec.js";
 import { formatTable } from "../table.js";
 import { println, type CliContext } from "../context.js";
 import { formatRobustnessTable } from "./robustness-table.js";
@@ -95,7 +95,7 @@ async function robustnessCommand(
     perturbedRuns.push({ spec, runId: arm.runId });
   }
   const rows: RobustnessRow[] = withStore(context, flags.store, { create: false }, (store) => {
-    const numTrials = RunConfigSchema.parse(store.getRun(clean.runId!).config).num_trials;
+    const numTrials = RunConfigSchema.parse(store.getRun(clean.runId!).config).numTrials;
     const baseline = store.scoredSimulations(clean.runId!);
     return perturbedRuns.map(({ spec, runId }) => ({
       ...robustnessRow(spec, baseline, store.scoredSimulations(runId), { numTrials }),

@@ -4,7 +4,6 @@ import { isRemoteAgentSpec } from "../../agents/create-agent.js";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import type { Task } from "../../core/task.js";
-import { getDomain } from "../../domains/registry.js";
 import { dataFingerprint, type ConversationJobData } from "../../distributed/conversation-message.js";
 import {
   startConversationWorker,
@@ -23,12 +22,15 @@ import {
   type ResolvedPerturbation,
 } from "../../perturbations/registry.js";
 import { conversationJob } from "../../runner/conversation-job.js";
-import type { RunConfig } from "../../runner/run-config.js";
-import { loadDomain, withDataOption, type CliContext } from "../context.js";
+import type { RunConfig } from "../../runner/run-spec.js";
+import { withDataOption, type CliContext } from "../context.js";
+import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
+import { loadPriceOverrides } from "../../llm/index.js";
+import { domainDataOfRun, participantsOfRun } from "../../runner/run-assembly.js";
+import type { Participants } from "../../runner/build.js";
+import { traceRunConversations } from "../../runner/start-run.js";
 import { importAgentModule, loadPerturbations } from "../domain-modules.js";
-import { participantsFromFlags, type Participants } from "../model-flags.js";
-import { startCliTracing, traceRunConversations, withOtelOption } from "../otel-option.js";
-import { domainLoadOptions, modelFlagsOf } from "./run-resolve.js";
+import { startCliTracing, withOtelOption } from "../otel-option.js";
 
 const WorkerFlagsSchema = z.object({
   queue: z.string({
@@ -82,10 +84,10 @@ function perturbationsHere(registry: PerturbationRegistry, specs: readonly strin
 }
 
 const BASE_URLS = [
-  ["agentLlmBaseUrl", "agent's base URL"],
-  ["userLlmBaseUrl", "customer's base URL"],
-  ["judgeLlmBaseUrl", "judge's base URL"],
-  ["rerankerLlmBaseUrl", "reranker's base URL"],
+  ["agent", "agent's base URL"],
+  ["user", "customer's base URL"],
+  ["judge", "judge's base URL"],
+  ["reranker", "reranker's base URL"],
 ] as const;
 
 const originOf = (url: string) => (URL.canParse(url) ? new URL(url).origin : url);
@@ -96,13 +98,13 @@ const originOf = (url: string) => (URL.canParse(url) ? new URL(url).origin : url
  * `--local-workers` allow exactly these, its own flags.
  */
 export function configEndpoints(config: RunConfig): { what: string; origin: string }[] {
-  const models = config.models;
-  const found: { what: string; origin: string }[] = BASE_URLS.flatMap(([key, what]) => {
-    const url = models[key];
+  const found: { what: string; origin: string }[] = BASE_URLS.flatMap(([role, what]) => {
+    const url = config[role]?.baseUrl;
     return url === undefined ? [] : [{ what, origin: originOf(url) }];
   });
-  if (isRemoteAgentSpec(models.agentLlm))
-    found.push({ what: "remote agent", origin: originOf(models.agentLlm.replace(/^(a2a|http):/, "")) });
+  const agent = config.agent.model;
+  if (isRemoteAgentSpec(agent))
+    found.push({ what: "remote agent", origin: originOf(agent.replace(/^(a2a|http):/, "")) });
   return found;
 }
 
@@ -121,7 +123,7 @@ function checkJobAgainstOperator(
       throw new ConfigError(
         `the run's ${what} is ${origin}, and this worker sends its credentials only to endpoints its operator allowed; if you trust it, start the worker with --allow-endpoint ${origin}`,
       );
-  const agentSpec = config.models.agentLlm;
+  const agentSpec = config.agent.model;
   if (!agentSpec.startsWith("module:")) return;
   const file = agentSpec.slice("module:".length);
   const loaded =
@@ -157,8 +159,14 @@ export function prepareJobsHere(
   const prepare = async (data: ConversationJobData, task: Task): Promise<PreparedJob> => {
     const config = data.config;
     checkJobAgainstOperator(context, config, allowed);
-    const dir = dataDir ?? context.env.PASSK_DATA_DIR ?? config.data;
-    const domainData = loadDomain(context, data.domain, domainLoadOptions(context, config, data.domain, dir));
+    const dir = dataDir ?? context.env.PASSK_DATA_DIR ?? config.dataDir;
+    const assembly = {
+      env: context.env,
+      domains: context.domains,
+      catalog: (context.catalog ??= new DomainCatalog()),
+      ...(config.prices !== undefined ? { priceOverrides: loadPriceOverrides(config.prices) } : {}),
+    };
+    const domainData = domainDataOfRun(config, data.domain, assembly, dir);
     const perturbations = perturbationsHere(
       context.perturbations ?? createPerturbationRegistry(),
       config.perturbations ?? [],
@@ -169,18 +177,15 @@ export function prepareJobsHere(
       participants = (async () => {
         // The run's call limits are shared with every other worker through Redis.
         if (config.limits) limiters ??= redisLimiterFactory(address);
-        return participantsFromFlags(
-          modelFlagsOf(config),
-          context,
-          dir,
-          config.domains.map((name) => getDomain(name, context.domains)),
-          {
-            ...(tracing ? { observer: tracing.modelCalls } : {}),
-            ...(config.limits && limiters
-              ? { limiter: createCallLimiter(config.limits, limiters.factory, data.runId) }
-              : {}),
-          },
-        );
+        return participantsOfRun(config, {
+          ...assembly,
+          dataDir: dir,
+          ...(context.agentModules ? { agentModules: context.agentModules } : {}),
+          ...(tracing ? { observer: tracing.modelCalls } : {}),
+          ...(config.limits && limiters
+            ? { limiter: createCallLimiter(config.limits, limiters.factory, data.runId) }
+            : {}),
+        });
       })();
       participantsOf.set(key, participants);
       participants.catch(() => participantsOf.delete(key));
@@ -196,11 +201,11 @@ export function prepareJobsHere(
         solo: config.solo,
         protocol: built.protocol,
         ...(built.toolOverrides ? { toolOverrides: built.toolOverrides } : {}),
-        maxSteps: config.max_steps,
-        maxErrors: config.max_errors,
-        ...(config.max_sim_seconds ? { maxDurationMs: config.max_sim_seconds * 1000 } : {}),
+        maxSteps: config.maxSteps,
+        maxErrors: config.maxErrors,
+        ...(config.maxSimSeconds ? { maxDurationMs: config.maxSimSeconds * 1000 } : {}),
         ...(perturbations.length > 0 ? { perturbations } : {}),
-        ...(config.checkpoint_turns ? { checkpoints: (checkpoints ??= redisCheckpointStore(address)) } : {}),
+        ...(config.checkpointTurns ? { checkpoints: (checkpoints ??= redisCheckpointStore(address)) } : {}),
       }),
     };
     // With --otel, each conversation run here is a trace, as in a one-process run.

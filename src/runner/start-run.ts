@@ -160,7 +160,9 @@ export async function startRun(spec: RunSpec, options: StartRunOptions = {}): Pr
   });
 }
 
-export interface ResumeRunOptions extends StartRunOptions {
+export interface ResumeRunOptions extends Omit<StartRunOptions, "agent"> {
+  /** Your own agent, given again when the run's agent is one (recorded as `module:<its name>`). */
+  agent?: Agent;
   /** The store holding the run (a path); by default `PASSK_STORE` or `.passk/runs.db`. */
   storeFile?: string;
   /**
@@ -202,7 +204,17 @@ export async function resumeRun(
       store.listRuns().find((r) => r.id === idOrResultsFile)?.config,
     ).data;
     const registry = await perturbationRegistry(first?.perturbationModules, options);
-    return await launch(store, resolve, { ...options, perturbations: registry, store });
+    const own = options.agent;
+    const agentModules = own
+      ? new Map([...(options.agentModules ?? []), [`module:${own.name}`, own]])
+      : options.agentModules;
+    const { agent: _agent, ...rest } = options;
+    return await launch(store, resolve, {
+      ...rest,
+      ...(agentModules ? { agentModules } : {}),
+      perturbations: registry,
+      store,
+    });
   } finally {
     if (!options.store) store.close();
   }

@@ -291,8 +291,8 @@ describe("a job or result changed in Redis is never graded as the coordinator's"
       },
     ],
     [
-      "a job's configuration changed (max_steps 1)",
-      (d: JobData) => ({ ...d, config: { ...d.config, max_steps: 1 } as JobData["config"] }),
+      "a job's configuration changed (maxSteps 1)",
+      (d: JobData) => ({ ...d, config: { ...d.config, maxSteps: 1 } as JobData["config"] }),
     ],
   ])(
     "%s: refused as that job's infrastructure error, queued again, graded on the real task",

@@ -298,7 +298,7 @@ async function runSession(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const options: StartRunOptions = {
+  const options: Omit<StartRunOptions, "agent"> = {
     env: context.env,
     domains: context.domains,
     store: state.store,
@@ -342,7 +342,8 @@ async function openQueue(
   config: RunConfig,
 ): Promise<{ runJob: RunJobFactory; close(): Promise<void> }> {
   const { openDispatcher } = await import("../../distributed/dispatcher.js");
-  const { configEndpoints, startWorkerHere } = await import("./worker.js");
+  const { startWorkerHere } = await import("./worker.js");
+  const { configEndpoints } = await import("../../distributed/run-worker.js");
   const prefix = config.scriptedDemo ? "[scripted demo] " : "";
   // Sentences about the queue are shown whatever the progress display (a refused job, Redis away).
   const dispatcher = await openDispatcher({

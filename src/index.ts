@@ -115,6 +115,8 @@ export { runConversation } from "./runner/conversation-job.js";
 
 // Runs across machines (Redis or Valkey, BullMQ) and limits on model calls
 export { openDispatcher } from "./distributed/dispatcher.js";
+export { startRunWorker } from "./distributed/run-worker.js";
+export type { RunWorkerOptions } from "./distributed/run-worker.js";
 export type { Dispatcher, DispatcherOptions } from "./distributed/dispatcher.js";
 export { startConversationWorker } from "./distributed/conversation-worker.js";
 export type { ConversationWorker, ConversationWorkerOptions } from "./distributed/conversation-worker.js";

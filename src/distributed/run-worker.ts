@@ -7,7 +7,7 @@ import { builtinDomains } from "../domains/registry.js";
 import type { AnyDomain } from "../env/domain.js";
 import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { createCallLimiter } from "../llm/call-limits.js";
-import { loadPriceOverrides } from "../llm/index.js";
+import { loadPriceOverrides, type PriceOverrides } from "../llm/index.js";
 import type { Tracing } from "../observability/start-tracing.js";
 import {
   createPerturbationRegistry,
@@ -147,6 +147,10 @@ function prepareJobsHere(options: RunWorkerOptions): {
   // Turns are saved in Redis, so that a conversation this worker loses continues on another.
   let checkpoints: ReturnType<typeof redisCheckpointStore> | undefined;
   const allowed = new Set(options.allowedEndpoints.map(originOf));
+  // A run's price file is read once, not for each of its jobs.
+  const prices = new Map<string, PriceOverrides>();
+  const pricesOf = (file: string) =>
+    prices.get(file) ?? prices.set(file, loadPriceOverrides(file)).get(file)!;
   const prepare = async (data: ConversationJobData, task: Task): Promise<PreparedJob> => {
     const config = data.config;
     checkJobAgainstOperator(agentModules, config, allowed);
@@ -155,7 +159,7 @@ function prepareJobsHere(options: RunWorkerOptions): {
       env,
       domains,
       catalog,
-      ...(config.prices !== undefined ? { priceOverrides: loadPriceOverrides(config.prices) } : {}),
+      ...(config.prices !== undefined ? { priceOverrides: pricesOf(config.prices) } : {}),
     };
     const domainData = domainDataOfRun(config, data.domain, assembly, dir);
     const perturbations = perturbationsHere(

@@ -106,6 +106,12 @@ export type RunSpec = z.input<typeof RunSpecSchema>;
 /** A run spec with its defaults filled in. */
 export type ParsedRunSpec = z.output<typeof RunSpecSchema>;
 
+/** The process running a run now (to refuse a second runner on the same machine). */
+export const RunnerSchema = z
+  .object({ pid: z.number().int(), host: z.string(), started_at: z.string() })
+  .nullable()
+  .optional();
+
 /** The run spec as stored with a run: resolved (the customer, protocol and data directory chosen). */
 const StoredRunSpecSchema = RunSpecSchema.omit({ store: true, label: true }).extend({
   kind: z.literal("passk-run"),
@@ -119,8 +125,7 @@ const StoredRunSpecSchema = RunSpecSchema.omit({ store: true, label: true }).ext
     .optional(),
   /** Agent and user are both scripted: the run shows a harness, not a model. */
   scriptedDemo: z.boolean(),
-  /** The process running it now (to refuse a second runner on the same machine). */
-  runner: z.object({ pid: z.number().int(), host: z.string(), started_at: z.string() }).nullable().optional(),
+  runner: RunnerSchema,
 });
 
 /** How `passk run` stored a run's configuration before the typed spec: its flags as strings. */
@@ -177,7 +182,7 @@ const RunConfigV1Schema = z.object({
     .optional(),
   limits: CallLimitsSchema.nullable().optional(),
   scripted_demo: z.boolean(),
-  runner: z.object({ pid: z.number().int(), host: z.string(), started_at: z.string() }).nullable().optional(),
+  runner: RunnerSchema,
 });
 
 const def = <K extends string, V>(key: K, value: V | null | undefined) =>

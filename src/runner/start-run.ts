@@ -17,6 +17,7 @@ import type { Tracing } from "../observability/start-tracing.js";
 import { environmentSecrets } from "../observability/span-text.js";
 import {
   createPerturbationRegistry,
+  resolvePerturbations,
   type PerturbationRegistry,
   type ResolvedPerturbation,
 } from "../perturbations/registry.js";
@@ -185,11 +186,24 @@ export async function resumeRun(
 ): Promise<LaunchOutcome> {
   const store = openStore(options.storeFile, options);
   try {
+    const first = RunConfigSchema.safeParse(
+      store.listRuns().find((r) => r.id === idOrResultsFile)?.config,
+    ).data;
+    const registry = await perturbationRegistry(first?.perturbationModules, options);
+    // Perturbations given again are compared as they are stored: canonically.
+    const changes = options.changes?.perturbations
+      ? {
+          ...options.changes,
+          perturbations: resolvePerturbations(registry, options.changes.perturbations, "--perturb").map(
+            (p) => p.spec,
+          ),
+        }
+      : options.changes;
     const resolve = (): ResolvedRun => {
       const known = store.listRuns().some((r) => r.id === idOrResultsFile);
       if (known || !existsSync(idOrResultsFile)) {
         const stored = storedRun(store, idOrResultsFile);
-        return { config: continuedConfig(stored, options.changes), existing: stored };
+        return { config: continuedConfig(stored, changes), existing: stored };
       }
       const file = readResultsFile(idOrResultsFile);
       const recorded = (file.raw.info as { passk?: { config?: unknown } }).passk?.config;
@@ -200,10 +214,6 @@ export async function resumeRun(
         );
       return resolveSaveTo(store, { ...config, saveTo: path.resolve(idOrResultsFile) });
     };
-    const first = RunConfigSchema.safeParse(
-      store.listRuns().find((r) => r.id === idOrResultsFile)?.config,
-    ).data;
-    const registry = await perturbationRegistry(first?.perturbationModules, options);
     const own = options.agent;
     const agentModules = own
       ? new Map([...(options.agentModules ?? []), [`module:${own.name}`, own]])

@@ -1,7 +1,7 @@
 import { UnknownNameError } from "../core/errors.js";
 import type { SimulationRun } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
-import { RunConfigSchema } from "../runner/run-spec.js";
+import { RunnerSchema } from "../runner/run-spec.js";
 import { importResults, runsImportedFrom, withTrials } from "../store/import-results.js";
 import { sqliteSimulationNotes } from "../store/simulation-notes.js";
 import { SqliteModelCallStore } from "../store/model-call-store.js";
@@ -15,8 +15,8 @@ import { sqliteConversationStore } from "./sqlite-conversation-store.js";
  */
 export function sqliteRunStore(store: Store): RunStore {
   const toRun = (record: ReturnType<Store["getRun"]>): StoredRun => {
-    const config = RunConfigSchema.safeParse(record.config).data;
-    const sessionStartedAt = config?.runner?.started_at ?? null;
+    const runner = RunnerSchema.safeParse(record.config["runner"]);
+    const sessionStartedAt = (runner.success && runner.data?.started_at) || null;
     const progress = store.runProgress(record.id, sessionStartedAt);
     return {
       id: record.id,
@@ -32,7 +32,7 @@ export function sqliteRunStore(store: Store): RunStore {
         sessionStartedAt,
         doneThisSession: progress.doneSince,
         lastActivityAt: progress.lastActivityAt,
-        adaptive: config?.adaptive !== undefined,
+        adaptive: record.config["adaptive"] != null,
       },
     };
   };

@@ -30,7 +30,7 @@ import { openRedisClient } from "../src/distributed/redis-client.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { conversationJob } from "../src/runner/conversation-job.js";
 import { executeRun, type RunJob } from "../src/runner/execute-run.js";
-import type { RunConfig } from "../src/runner/run-config.js";
+import { RunConfigSchema, type RunConfig } from "../src/runner/run-spec.js";
 import { planRun } from "../src/runner/run-plan.js";
 import { SqliteJobQueue } from "../src/store/sqlite-job-queue.js";
 import { Store } from "../src/store/store.js";
@@ -75,28 +75,17 @@ const mock = await spawnMockLlm(latencyMs, turns);
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const tasks = data.tasks;
 const env = { ...process.env, OPENAI_COMPATIBLE_API_KEY: "bench", PASSK_DATA_DIR: tau2DataDir() };
-const config: RunConfig = {
+const config: RunConfig = RunConfigSchema.parse({
   kind: "passk-run",
-  version: 1,
+  version: 2,
   domains: ["mock"],
-  data: tau2DataDir(),
-  selection: { split: null, task_ids: null, num_tasks: null },
-  num_trials: 1,
-  seed: 300,
-  max_steps: 200,
-  max_errors: 10,
-  solo: false,
+  dataDir: tau2DataDir(),
   protocol: "passk",
-  models: {
-    agentLlm: "openai-compatible:bench-agent",
-    agentLlmBaseUrl: mock.baseUrl,
-    userLlm: "openai-compatible:bench-user",
-    userLlmBaseUrl: mock.baseUrl,
-    maxRetries: "1",
-  },
-  save_to: null,
-  scripted_demo: false,
-};
+  agent: { model: "openai-compatible:bench-agent", baseUrl: mock.baseUrl },
+  user: { model: "openai-compatible:bench-user", baseUrl: mock.baseUrl },
+  maxRetries: 1,
+  scriptedDemo: false,
+});
 
 /** Run `conversations` through the store and job queue, with `runJob` built for the run. */
 async function runOnce(
@@ -198,7 +187,7 @@ for (const count of [1, 2, 4]) {
   }
 }
 // One worker again, each turn saved in Redis (`--checkpoint-turns`).
-const checkpointed = { ...config, checkpoint_turns: true };
+const checkpointed = { ...config, checkpointTurns: true };
 const bytesIn = async () => Number(/total_net_input_bytes:(\d+)/.exec(await admin.info("stats"))![1]);
 const [checkpointWorker] = await startWorkers(1);
 await runOnce(concurrency, concurrency, (run, domains) =>

@@ -93,21 +93,30 @@ export type { RunStore, CheckpointStore, TurnCheckpoint } from "./core/run-store
 export { SqliteJobQueue } from "./store/sqlite-job-queue.js";
 export { SqliteCheckpointStore } from "./store/sqlite-checkpoint-store.js";
 export { run } from "./runner/run.js";
-export { startRun, RunSpecSchema, ModelSpecSchema } from "./runner/start-run.js";
-export type { RunSpec, ModelSpec, StartRunOptions } from "./runner/start-run.js";
+export { startRun, resumeRun, RunSpecSchema, ModelSpecSchema } from "./runner/start-run.js";
+export type {
+  RunSpec,
+  ModelSpec,
+  StartRunOptions,
+  ResumeRunOptions,
+  LaunchOutcome,
+} from "./runner/start-run.js";
 export { rescore } from "./runner/rescore.js";
 export { storedRun, continuedConfig, resolveSaveTo, checkNotRunningElsewhere } from "./runner/resume.js";
-export type { StoredRun, ResolvedRun } from "./runner/resume.js";
+export type { StoredRun, ResolvedRun, RunChanges } from "./runner/resume.js";
 export { rerankerToolModel } from "./runner/reranker-model.js";
 export { reviewRun } from "./runner/review-stored-run.js";
 export type { ReviewRunOptions } from "./runner/review-stored-run.js";
 export type { Rescored, RescoreOptions, ScoredRow } from "./runner/rescore.js";
 export type { RunOptions, RunParticipants, RunSessionEvent, RunSessionOutcome } from "./runner/run.js";
-export type { RunConfig } from "./runner/run-config.js";
+export { RunConfigSchema, migrateRunConfigV1 } from "./runner/run-spec.js";
+export type { RunConfig, ParsedRunSpec } from "./runner/run-spec.js";
 export { runConversation } from "./runner/conversation-job.js";
 
 // Runs across machines (Redis or Valkey, BullMQ) and limits on model calls
 export { openDispatcher } from "./distributed/dispatcher.js";
+export { startRunWorker } from "./distributed/run-worker.js";
+export type { RunWorkerOptions } from "./distributed/run-worker.js";
 export type { Dispatcher, DispatcherOptions } from "./distributed/dispatcher.js";
 export { startConversationWorker } from "./distributed/conversation-worker.js";
 export type { ConversationWorker, ConversationWorkerOptions } from "./distributed/conversation-worker.js";

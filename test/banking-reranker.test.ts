@@ -133,11 +133,11 @@ describe("banking_knowledge under bm25_reranker", () => {
     expect(run.code, run.stderr).toBe(0);
     const info = (
       JSON.parse(readFileSync(saveTo, "utf8")) as {
-        info: { passk: { retrieval_config: string; config: { models: Record<string, string> } } };
+        info: { passk: { retrieval_config: string; config: { reranker: { model: string } } } };
       }
     ).info.passk;
     expect(info.retrieval_config).toBe("bm25_reranker");
-    expect(info.config.models.rerankerLlm).toBe("openai-compatible:rater");
+    expect(info.config.reranker.model).toBe("openai-compatible:rater");
     // The stand-in prompt could not be checked against the reference's: the run says so.
     expect(run.stdout + run.stderr).toContain("was read from an upstream file passk cannot verify by hash");
   });

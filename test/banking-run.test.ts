@@ -42,14 +42,14 @@ describe("passk run --domain banking_knowledge --retrieval-config", () => {
     );
     expect(run.code, run.stderr).toBe(0);
     const file = JSON.parse(readFileSync(results, "utf8")) as {
-      info: { passk: { retrieval_config: string; config: { retrieval_config: string } } };
+      info: { passk: { retrieval_config: string; config: { retrievalConfig: string } } };
       simulations: Array<{
         task_id: string;
         messages: Array<{ role: string; tool_calls?: Array<{ name: string }> }>;
       }>;
     };
     expect(file.info.passk.retrieval_config).toBe("grep_only");
-    expect(file.info.passk.config.retrieval_config).toBe("grep_only");
+    expect(file.info.passk.config.retrievalConfig).toBe("grep_only");
     expect(file.simulations).toHaveLength(2);
 
     const resumed = await runCli(

@@ -45,6 +45,30 @@ describe("passk from TypeScript", () => {
     }
   }, 150_000);
 
+  it("examples/library-resume.ts stops its run after one conversation and resumes it: each (task, trial) stored once", async () => {
+    const store = path.join(mkdtempSync(path.join(tmpdir(), "passk-library-resume-")), "runs.db");
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "examples/library-resume.ts"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PASSK_STORE: store, PASSK_DATA_DIR: dataDir },
+      timeout: 120_000,
+    });
+    const stopped = /^run (\S+): interrupted with (\d+) conversations$/m.exec(stdout);
+    expect(stopped, stdout).not.toBeNull();
+    // Stopped after the first conversation ended: those in flight (one at a time) finish, nothing new starts.
+    expect(Number(stopped![2])).toBeGreaterThanOrEqual(1);
+    expect(Number(stopped![2])).toBeLessThan(10);
+    expect(stdout).toContain(`run ${stopped![1]}: completed with 10 conversations`);
+
+    const opened = Store.open(store, { create: false });
+    const simulations = opened.scoredSimulations(stopped![1]!);
+    opened.close();
+    const keys = simulations.map((s) => `${s.task_id}/${s.trial}`);
+    expect(new Set(keys).size).toBe(10);
+    expect(keys).toHaveLength(10);
+    const passed = simulations.filter((s) => s.reward_info?.reward === 1).length;
+    expect(stdout).toContain(`pass^1 = ${(passed / 10).toFixed(3)}`);
+  }, 150_000);
+
   it("examples/library-review.ts reviews its run's failures and re-grades its results file, as stored", async () => {
     const folder = mkdtempSync(path.join(tmpdir(), "passk-library-review-"));
     const store = path.join(folder, "runs.db");

@@ -177,9 +177,9 @@ describe("Anthropic: a τ² airline conversation through `passk run`", () => {
     );
     const shown = (r: MockLlmRequest) => ({ system: r.system, messages: r.messages, tools: r.tools });
     expect(all(uncached).map(shown)).toEqual(all(cached).map(shown));
-    expect(
-      (uncached.info as { passk?: { config?: { models?: unknown } } }).passk?.config?.models,
-    ).toMatchObject({ promptCache: false });
+    expect((uncached.info as { passk?: { config?: unknown } }).passk?.config).toMatchObject({
+      promptCache: false,
+    });
 
     // Each model call's cached tokens, as the mock reported them, are on its message and priced at the
     // cache rates: reads at 0.3, writes at 3.75, the rest of the prompt at 3, output at 15 (per million).

@@ -314,7 +314,7 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     }
     const [stored] = query<{ label: string; config: string }>(store, "SELECT label, config FROM runs");
     expect(stored!.label).toBe("scripted demo");
-    expect(JSON.parse(stored!.config)).toMatchObject({ scripted_demo: true, domains: ["mock", "airline"] });
+    expect(JSON.parse(stored!.config)).toMatchObject({ scriptedDemo: true, domains: ["mock", "airline"] });
     // Reading the results back says so too.
     const mockFile = path.join(dir, "demo.mock.json");
     const runId = /run (\S+) · mock, airline/.exec(run.stdout)![1]!;

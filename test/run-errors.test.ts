@@ -301,9 +301,9 @@ describe("passk run refuses bad input before any model call", () => {
       const config = JSON.parse(
         (db.prepare("SELECT config FROM runs").get() as { config: string }).config,
       ) as {
-        models: { agentLlmBaseUrl: string };
+        agent: { baseUrl: string };
       };
-      expect(config.models.agentLlmBaseUrl).toBe(server.baseUrl);
+      expect(config.agent.baseUrl).toBe(server.baseUrl);
       db.close();
     } finally {
       await wrong.close();

@@ -14,7 +14,7 @@ import {
 } from "../runner/build.js";
 import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
 import type { CliContext } from "./context.js";
-import { readToolSpecFile } from "./commands/tools.js";
+import { readToolSpecFile } from "../runner/run-assembly.js";
 
 /** Flags naming the models of a conversation (the reference's names where it has them). */
 export interface ModelFlags {
@@ -132,7 +132,7 @@ export function callAttempts(text: string): number {
 }
 
 /** `--max-agent-message-bytes`: a whole number of bytes from 1 KiB to 32 MiB. */
-function agentMessageBytes(text: string): number {
+export function agentMessageBytes(text: string): number {
   const bytes = Number(text);
   if (!/^\d+$/.test(text.trim()) || bytes < 1024 || bytes > 32 * 1024 * 1024)
     throw new ConfigError(

@@ -1,8 +1,6 @@
 import type { Command } from "commander";
 import { resolveOtelSettings } from "../observability/otel-settings.js";
 import type { Tracing } from "../observability/start-tracing.js";
-import type { RunJob } from "../runner/execute-run.js";
-import type { RunConfig } from "../runner/run-config.js";
 import type { CliContext } from "./context.js";
 
 /** `--otel [endpoint]` / `--no-otel`, as commander hands them over. */
@@ -34,22 +32,4 @@ export async function startCliTracing(flags: OtelFlags, context: CliContext): Pr
     env: context.env,
     warn: (message) => context.stderr.write(`${message}\n`),
   });
-}
-
-/**
- * What wraps a run's job so that each conversation is traced (`passk run`, and a worker running a
- * coordinator's run): the trace names the run, the (task, trial), its seed and the run's models.
- */
-export function traceRunConversations(tracing: Tracing, config: RunConfig): (job: RunJob) => RunJob {
-  return (job) =>
-    tracing.traceRunJob(job, ({ job: { runId, domain, taskId, trial }, seed }) => ({
-      runId,
-      domain,
-      taskId,
-      trial,
-      seed,
-      agentLlm: config.models.agentLlm,
-      ...(config.solo ? {} : { userLlm: config.models.userLlm }),
-      protocol: config.protocol,
-    }));
 }

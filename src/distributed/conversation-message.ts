@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { JobKey } from "../core/job-queue.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
-import { RunConfigSchema, runIdentity } from "../runner/run-config.js";
+import { RunConfigSchema, runIdentity } from "../runner/run-spec.js";
 
 /** The BullMQ queue passk's coordinators and workers share (one per Redis database). */
 export const CONVERSATION_QUEUE = "passk-conversations";

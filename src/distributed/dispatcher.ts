@@ -4,7 +4,7 @@ import type { SimulationRunInput } from "../formats/tau2/results.js";
 import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
 import type { RunJob } from "../runner/execute-run.js";
 import type { RunJobFactory } from "../runner/run.js";
-import { storableConfig } from "../runner/run-config.js";
+import { storableConfig } from "../runner/run-spec.js";
 import { passkVersion } from "../version.js";
 import { ConfigError } from "../core/errors.js";
 import { bullmqConnection, damagedQueueSentence } from "./bullmq-connection.js";

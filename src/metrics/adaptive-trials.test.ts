@@ -120,7 +120,7 @@ describe("adaptive allocation (simulated trials at known probabilities)", () => 
     const { interval, tallies } = adaptiveRun(3, 0.05);
     const k = fixedDesignTrials(tallies, interval.halfWidth, { minTrials: 2 });
     expect(interval.trials).toBeLessThan(k * probabilities.length);
-    expect(describeAdaptive(tallies, { minTrials: 2, max_trials: 40, target_ci: 0.05 })).toMatch(
+    expect(describeAdaptive(tallies, { minTrials: 2, maxTrials: 40, targetCi: 0.05 })).toMatch(
       /target ± 0\.05 reached[\s\S]*a fixed design needs \d+ trials per task \(\d+ conversations\) for the same interval: adaptive saved \d+ \(\d+%\)/,
     );
   });

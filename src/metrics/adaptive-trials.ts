@@ -146,26 +146,26 @@ export function trialTallies(
 /** What an adaptive run measured and what it saved, in three lines. */
 export function describeAdaptive(
   tallies: readonly TrialTally[],
-  plan: { minTrials: number; max_trials: number; target_ci: number },
+  plan: { minTrials: number; maxTrials: number; targetCi: number },
 ): string {
   const interval = meanSuccessInterval(tallies);
-  const reached = interval.halfWidth <= plan.target_ci;
+  const reached = interval.halfWidth <= plan.targetCi;
   const perTask = new Map<number, number>();
   for (const t of tallies) perTask.set(t.trials, (perTask.get(t.trials) ?? 0) + 1);
   const distribution = [...perTask]
     .sort((a, b) => a[0] - b[0])
     .map(([trials, tasks]) => `${trials} trials × ${tasks} task${tasks === 1 ? "" : "s"}`)
     .join(", ");
-  const atMax = tallies.every((t) => t.trials >= plan.max_trials);
+  const atMax = tallies.every((t) => t.trials >= plan.maxTrials);
   const fixedK = fixedDesignTrials(tallies, interval.halfWidth, { minTrials: plan.minTrials });
   const fixedTotal = fixedK * interval.tasks;
   const saved = fixedTotal - interval.trials;
   return [
     `adaptive: mean success rate ${interval.estimate.toFixed(3)} ± ${interval.halfWidth.toFixed(3)} ` +
-      `(95%, over these tasks' trials) — target ± ${plan.target_ci} ` +
+      `(95%, over these tasks' trials) — target ± ${plan.targetCi} ` +
       (reached
         ? "reached"
-        : `not reached (${atMax ? `every task has --max-trials ${plan.max_trials}` : "the run stopped first"})`),
+        : `not reached (${atMax ? `every task has --max-trials ${plan.maxTrials}` : "the run stopped first"})`),
     `trials per task: ${distribution} — ${interval.trials} graded conversations; pass^k is reported up to k = ${plan.minTrials}, each task's from all its trials`,
     `a fixed design needs ${fixedK} trials per task (${fixedTotal} conversations) for the same interval: ` +
       (saved > 0

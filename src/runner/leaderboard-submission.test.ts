@@ -14,27 +14,30 @@ import {
   type SubmissionMetadata,
   type SubmissionRun,
 } from "./leaderboard-submission.js";
-import type { RunConfig } from "./run-config.js";
+import type { RunConfig } from "./run-spec.js";
 import { tau2Comparability } from "./tau2-comparability.js";
 
 const TASKS = ["0", "1", "2"];
 
-function config(overrides: Partial<RunConfig> = {}, models: Partial<RunConfig["models"]> = {}): RunConfig {
+function config(overrides: Partial<RunConfig> = {}, agent: Partial<RunConfig["agent"]> = {}): RunConfig {
   return {
     kind: "passk-run",
-    version: 1,
+    version: 2,
     domains: ["airline"],
-    data: "/nowhere",
-    selection: { split: null, task_ids: null, num_tasks: null },
-    num_trials: 4,
+    dataDir: "/nowhere",
+    numTrials: 4,
     seed: 300,
-    max_steps: 200,
-    max_errors: 10,
+    maxSteps: 200,
+    maxErrors: 10,
     solo: false,
     protocol: "tau2",
-    models: { agentLlm: "openai:gpt-4.1", userLlm: "openai:gpt-4.1", ...models },
-    save_to: null,
-    scripted_demo: false,
+    agent: { model: "openai:gpt-4.1", ...agent },
+    user: { model: "openai:gpt-4.1" },
+    timeoutSeconds: 120,
+    maxRetries: 5,
+    maxConcurrency: 3,
+    maxAttempts: 4,
+    scriptedDemo: false,
     ...overrides,
   };
 }
@@ -56,8 +59,8 @@ function run(options: RunOptions = {}): ResultsInput {
   const domain = options.domain ?? "airline";
   const trials = options.trials ?? 4;
   const tasks = options.tasks ?? TASKS;
-  const cfg = options.config ?? config({ domains: [domain], num_trials: trials });
-  const agentLlm = options.agentLlm ?? cfg.models.agentLlm;
+  const cfg = options.config ?? config({ domains: [domain], numTrials: trials });
+  const agentLlm = options.agentLlm ?? cfg.agent.model;
   const cost = options.cost ?? { agent: 0.01, user: 0.002 };
   return {
     timestamp: "2025-06-01T10:00:00.000",
@@ -66,7 +69,7 @@ function run(options: RunOptions = {}): ResultsInput {
       num_trials: trials,
       max_steps: 200,
       max_errors: 10,
-      user_info: { implementation: "user_simulator", llm: cfg.models.userLlm, llm_args: { temperature: 0 } },
+      user_info: { implementation: "user_simulator", llm: cfg.user.model, llm_args: { temperature: 0 } },
       agent_info: { implementation: "llm_agent", llm: agentLlm, llm_args: options.agentArgs ?? {} },
       environment_info: { domain_name: domain, policy: "be nice", tool_defs: null },
       seed: 300,
@@ -132,16 +135,16 @@ describe("tau2Comparability's deviations", () => {
     tau2Comparability({ info, taskIds: TASKS, numTrials: 4, rewardInfos: [], ...extra }).deviations;
 
   it("sorts every way a run departs from the standard setup by its consequence for a submission", () => {
-    const info = (cfg: RunConfig, agent = cfg.models.agentLlm, extra: Record<string, unknown> = {}) => ({
+    const info = (cfg: RunConfig, agent = cfg.agent.model, extra: Record<string, unknown> = {}) => ({
       agent_info: { llm: agent },
       passk: { protocol: cfg.protocol, config: cfg, ...extra },
     });
     const cases: Array<[ReturnType<typeof deviationsOf>, string]> = [
       [deviationsOf(info(config(), "scripted:gold")), "scripted-demo"],
       [deviationsOf(info(config({ protocol: "passk" }))), "modified-prompts"],
-      [deviationsOf(info(config({}, { agentLlm: "module:./agent.ts" }))), "modified-prompts"],
-      [deviationsOf(info(config({}, { agentPromptTemplate: "p.json" }))), "modified-prompts"],
-      [deviationsOf(info(config({}, { toolSpec: "tools.json" }))), "modified-prompts"],
+      [deviationsOf(info(config({}, { model: "module:./agent.ts" }))), "modified-prompts"],
+      [deviationsOf(info(config({ agentPromptTemplate: "p.json" }))), "modified-prompts"],
+      [deviationsOf(info(config({ toolSpec: "tools.json" }))), "modified-prompts"],
       [
         deviationsOf(info(config(), undefined, { nested_model_descriptions: { airline: "missing" } }), {
           domain: "airline",
@@ -149,12 +152,9 @@ describe("tau2Comparability's deviations", () => {
         "modified-prompts",
       ],
       [deviationsOf(info(config({ solo: true }))), "modified-protocol"],
-      [deviationsOf(info(config({ max_steps: 50 }))), "modified-protocol"],
-      [deviationsOf(info(config({ max_errors: 3 }))), "modified-protocol"],
-      [
-        deviationsOf(info(config({ selection: { split: null, task_ids: null, num_tasks: 2 } }))),
-        "task-subset",
-      ],
+      [deviationsOf(info(config({ maxSteps: 50 }))), "modified-protocol"],
+      [deviationsOf(info(config({ maxErrors: 3 }))), "modified-protocol"],
+      [deviationsOf(info(config({ numTasks: 2 }))), "task-subset"],
       [deviationsOf(info(config()), { baseTaskIds: [...TASKS, "3"] }), "task-subset"],
       [deviationsOf(info(config()), { baseTaskIds: ["0", "1"] }), "task-subset"],
       [deviationsOf(info(config()), { numTrials: 2 }), "trials"],
@@ -285,8 +285,8 @@ describe("prepareSubmission", () => {
   it("passk's protocol, a custom prompt or a module agent make it custom, with modified_prompts and the reasons", () => {
     for (const cfg of [
       config({ protocol: "passk" }),
-      config({}, { agentPromptTemplate: "prompt.json" }),
-      config({}, { agentLlm: "module:./agent.ts" }),
+      config({ agentPromptTemplate: "prompt.json" }),
+      config({}, { model: "module:./agent.ts" }),
     ]) {
       const { submission, deviations } = prepareSubmission([entry(run({ config: cfg }))], METADATA, {
         baseTaskIds: base,
@@ -477,7 +477,7 @@ describe("validateSubmission", () => {
   });
 
   it("without the data, a subset is told by the run's recorded selection", () => {
-    const cfg = config({ selection: { split: null, task_ids: null, num_tasks: 1 } });
+    const cfg = config({ numTasks: 1 });
     const dir = writePrepared([entry(run({ tasks: ["0"], config: cfg }))]);
     expect(validateSubmission(dir).errors).toEqual([expect.stringMatching(/is a task subset/)]);
   });

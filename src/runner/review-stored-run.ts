@@ -8,7 +8,7 @@ import type { DomainData } from "../formats/tau2/domain-data.js";
 import { createLanguageModel } from "../llm/index.js";
 import { reviewSimulations, type ReviewedSimulation } from "../review/review-run.js";
 import type { Store } from "../store/store.js";
-import { RunConfigSchema } from "./run-config.js";
+import { RunConfigSchema } from "./run-spec.js";
 
 export interface ReviewRunOptions {
   /** The model that reviews what no deterministic check places (`<provider>:<model>`); none by default. */
@@ -35,7 +35,7 @@ export async function reviewRun(
   const env = options.env ?? process.env;
   const run = store.getRun(runId);
   const config = RunConfigSchema.safeParse(run.config);
-  const dataDir = config.success ? config.data.data : undefined;
+  const dataDir = config.success ? config.data.dataDir : undefined;
   const known = new Map([...builtinDomains, ...(options.domains ?? [])]);
   const catalog = new DomainCatalog();
   const domainData =

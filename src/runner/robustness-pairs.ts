@@ -1,7 +1,7 @@
 import type { RunStatus, RunStore } from "../core/run-store.js";
 import { robustnessRow, type RobustnessRow } from "../metrics/robustness.js";
 import type { ScoredSimulation } from "../metrics/run-metrics.js";
-import { identityDifferences, RunConfigSchema, type RunConfig } from "./run-config.js";
+import { identityDifferences, RunConfigSchema, type RunConfig } from "./run-spec.js";
 
 /** A perturbed run's label: its perturbations joined (`tool-faults@1 + persona@1:trait=terse`). */
 export const perturbationLabel = (config: Pick<RunConfig, "perturbations">) =>
@@ -52,7 +52,7 @@ function robustnessRowsOf(
     .filter((o): o is { id: string; config: RunConfig } => o.config !== undefined)
     .filter((o) => sameButPerturbations(o.config, config));
   const row = (clean: string, perturbed: string, label: string): RobustnessRow => ({
-    ...robustnessRow(label, simulationsOf(clean), simulationsOf(perturbed), { numTrials: config.num_trials }),
+    ...robustnessRow(label, simulationsOf(clean), simulationsOf(perturbed), { numTrials: config.numTrials }),
     run_id: perturbed,
     baseline_run_id: clean,
   });

@@ -24,7 +24,7 @@ import {
 import { checkThresholds, type Threshold, type ThresholdResult } from "./fail-under.js";
 import { junitReport } from "./junit-report.js";
 import { resultsFiles, writeResults } from "./results-writer.js";
-import { storableConfig, type RunConfig } from "./run-config.js";
+import { storableConfig, type RunConfig } from "./run-spec.js";
 import type { RunEvent } from "./run-events.js";
 import { runInfo } from "./run-info.js";
 import { planRun, trialSeeds, type RunPlan } from "./run-plan.js";
@@ -96,7 +96,7 @@ export interface RunOptions {
    * models' observers) and save them beside its result; `prune` drops those of results not kept.
    */
   modelCalls?: { recorder: ModelCallRecorder; sink: ModelCallSink & { prune?(runId: string): unknown } };
-  /** Where conversations run in this process save their turns, when `config.checkpoint_turns` is on. */
+  /** Where conversations run in this process save their turns, when `config.checkpointTurns` is on. */
   checkpoints?: CheckpointStore;
   /**
    * Called with each event as it happens, before the generator yields it: a display that must keep
@@ -137,18 +137,18 @@ function infoOf(options: RunOptions, runId: string, domain: string): ResultsInpu
     policy: config.solo ? (data.soloPolicy ?? "") : data.policy,
     agent: {
       name: participants.agent.name,
-      llm: participants.agent.model ?? config.models.agentLlm,
+      llm: participants.agent.model ?? config.agent.model,
       llmArgs: participants.agentLlmArgs,
     },
     user: {
       name: config.solo ? "dummy_user" : participants.user.name,
-      llm: config.solo ? null : (participants.user.model ?? config.models.userLlm),
+      llm: config.solo ? null : (participants.user.model ?? config.user.model),
       llmArgs: config.solo ? {} : participants.userLlmArgs,
       guidelines: guidelines ? (hasUserTools ? guidelines.guidelinesWithTools : guidelines.guidelines) : null,
     },
-    numTrials: config.num_trials,
-    maxSteps: config.max_steps,
-    maxErrors: config.max_errors,
+    numTrials: config.numTrials,
+    maxSteps: config.maxSteps,
+    maxErrors: config.maxErrors,
     seed: config.seed,
     version: `passk ${passkVersion()}`,
     passk: {
@@ -156,7 +156,7 @@ function infoOf(options: RunOptions, runId: string, domain: string): ResultsInpu
       protocol: config.protocol,
       // The commit whose prompt and tool texts the models were shown (τ² protocol, models reading them).
       upstream_commit: texts?.commit ?? null,
-      ...(config.retrieval_config ? { retrieval_config: config.retrieval_config } : {}),
+      ...(config.retrievalConfig ? { retrieval_config: config.retrievalConfig } : {}),
       // Per domain: whether the tools' nested models carried the reference's descriptions.
       ...(texts
         ? {
@@ -200,7 +200,7 @@ function storeRun(options: RunOptions): RunRecord {
       ...(useAdoptedId ? { id: adoptedId } : {}),
       status: "running",
       label: options.label ?? (options.participants.scriptedDemo ? "scripted demo" : null),
-      numTrials: config.num_trials,
+      numTrials: config.numTrials,
       config: stored,
       timestamp: adopt?.results.timestamp ?? new Date().toISOString().replace("Z", ""),
     });
@@ -220,13 +220,13 @@ async function runSession(
 ): Promise<RunSessionOutcome> {
   const { store, queue, config, participants } = options;
   // Where the results go is checked before anything runs, not found wrong after the run is paid for.
-  if (config.save_to)
-    for (const file of resultsFiles(config.save_to, config.domains).values())
+  if (config.saveTo)
+    for (const file of resultsFiles(config.saveTo, config.domains).values())
       checkFileTarget(file, "--save-to");
   if (options.junit) checkFileTarget(options.junit, "--junit");
   const plan = planRun({
     domains: [...options.domains].map(([domain, { tasks }]) => ({ domain, tasks: [...tasks] })),
-    numTrials: config.num_trials,
+    numTrials: config.numTrials,
     seed: config.seed,
   });
   const run = storeRun(options);
@@ -247,7 +247,7 @@ async function runSession(
   const adaptive = config.adaptive ?? null;
   // Adaptive runs go past --num-trials; τ²'s trial seeds are a prefix-stable sequence, so trial t keeps
   // the seed it would have in a fixed run of more trials.
-  const seeds = adaptive ? trialSeeds(config.seed, adaptive.max_trials) : plan.trialSeeds;
+  const seeds = adaptive ? trialSeeds(config.seed, adaptive.maxTrials) : plan.trialSeeds;
   const domains = new Map(
     [...options.domains].map(([name, { data, tasks }]) => [
       name,
@@ -262,13 +262,13 @@ async function runSession(
     solo: config.solo,
     protocol: participants.protocol,
     ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
-    maxSteps: config.max_steps,
-    maxErrors: config.max_errors,
-    ...(config.max_sim_seconds ? { maxDurationMs: config.max_sim_seconds * 1000 } : {}),
+    maxSteps: config.maxSteps,
+    maxErrors: config.maxErrors,
+    ...(config.maxSimSeconds ? { maxDurationMs: config.maxSimSeconds * 1000 } : {}),
     ...(options.perturbations && options.perturbations.length > 0
       ? { perturbations: options.perturbations }
       : {}),
-    ...(config.checkpoint_turns && options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+    ...(config.checkpointTurns && options.checkpoints ? { checkpoints: options.checkpoints } : {}),
   });
   const recorded = options.modelCalls
     ? options.modelCalls.recorder.recordRunJob(local, options.modelCalls.sink)
@@ -278,13 +278,13 @@ async function runSession(
     : options.wrapJob
       ? options.wrapJob(recorded)
       : recorded;
-  const maxCost = config.max_cost ?? undefined;
+  const maxCost = config.maxCost ?? undefined;
   const started = performance.now();
   const runOptions: ExecuteRunOptions = {
     queue,
     runId: run.id,
     // No more workers than conversations to run.
-    concurrency: Math.max(1, Math.min(config.max_concurrency ?? 3, plan.jobs.length)),
+    concurrency: Math.max(1, Math.min(config.maxConcurrency ?? 3, plan.jobs.length)),
     seedOf: (job) => seeds[job.trial]!,
     ...(maxCost !== undefined ? { maxCost } : {}),
     previous: {
@@ -302,9 +302,9 @@ async function runSession(
     adaptiveOutcome = await executeAdaptiveRun({
       ...runOptions,
       plan: {
-        minTrials: config.num_trials,
-        maxTrials: adaptive.max_trials,
-        targetHalfWidth: adaptive.target_ci,
+        minTrials: config.numTrials,
+        maxTrials: adaptive.maxTrials,
+        targetHalfWidth: adaptive.targetCi,
       },
       tallies: () => trialTallies(store.scoredSimulations(run.id), plan.domains),
       onRound: (round) => emit({ type: "adaptive-round", round }),
@@ -330,15 +330,15 @@ async function runSession(
 
   // Results: files, metrics, gates.
   const written: string[] = [];
-  if (config.save_to) {
-    for (const [domain, file] of resultsFiles(config.save_to, config.domains)) {
+  if (config.saveTo) {
+    for (const [domain, file] of resultsFiles(config.saveTo, config.domains)) {
       const results = runResults(store, run.id, { domain });
       writeResults(file, { ...results, info: infoOf(options, run.id, domain) });
       written.push(file);
     }
   }
   const simulations = store.scoredSimulations(run.id);
-  const metrics = computeRunMetrics(simulations, { numTrials: config.num_trials, bootstrap: { seed: 0 } });
+  const metrics = computeRunMetrics(simulations, { numTrials: config.numTrials, bootstrap: { seed: 0 } });
   if (options.junit) {
     writeFileAtomic(
       options.junit,
@@ -346,13 +346,13 @@ async function runSession(
         name: `passk run ${run.id}${participants.scriptedDemo ? " (scripted demo)" : ""}`,
         tasks: plan.domains.flatMap((d) => d.tasks.map((t) => ({ domain: d.domain, taskId: t.id }))),
         simulations,
-        numTrials: config.num_trials,
+        numTrials: config.numTrials,
         timestamp: run.createdAt,
         properties: {
           run_id: run.id,
-          agent: config.models.agentLlm,
-          user: config.models.userLlm,
-          num_trials: config.num_trials,
+          agent: config.agent.model,
+          user: config.user.model,
+          num_trials: config.numTrials,
           seed: config.seed,
           ...(participants.scriptedDemo ? { scripted_demo: SCRIPTED_DEMO_NOTICE } : {}),
         },

@@ -1,182 +1,427 @@
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
-import { z } from "zod";
+import { RateLimiterMemory } from "rate-limiter-flexible";
 import type { Agent } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
+import { TaskSchema, type Task } from "../core/task.js";
+import { builtinDomains } from "../domains/registry.js";
 import type { AnyDomain } from "../env/domain.js";
-import { getDomain, builtinDomains } from "../domains/registry.js";
-import { resolveDataDir } from "../formats/tau2/data-dir.js";
 import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
-import { LlmArgsSchema } from "../llm/llm-args.js";
-import { resolveStorePath } from "../store/store-location.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
+import { readResultsFile } from "../formats/tau2/results.js";
+import { createCallLimiter } from "../llm/call-limits.js";
+import { loadPriceOverrides } from "../llm/index.js";
+import { combineObservers } from "../llm/model-call-observer.js";
+import type { Tracing } from "../observability/start-tracing.js";
+import { environmentSecrets } from "../observability/span-text.js";
+import {
+  createPerturbationRegistry,
+  resolvePerturbations,
+  type PerturbationRegistry,
+  type ResolvedPerturbation,
+} from "../perturbations/registry.js";
 import { SqliteCheckpointStore } from "../store/sqlite-checkpoint-store.js";
 import { SqliteJobQueue } from "../store/sqlite-job-queue.js";
+import { SqliteModelCallStore } from "../store/model-call-store.js";
+import { resolveStorePath } from "../store/store-location.js";
 import { Store } from "../store/store.js";
-import { customerSpecFor, readUserGuidelines } from "../users/create-user.js";
-import { buildParticipants, DEFAULT_CALL_SETTINGS } from "./build.js";
-import { run, type RunSessionEvent, type RunSessionOutcome } from "./run.js";
-import type { RunConfig } from "./run-config.js";
+import { readUserGuidelines } from "../users/create-user.js";
+import type { Participants } from "./build.js";
+import { cannotContinueFromHistory } from "./conversation-job.js";
+import type { RunJob } from "./execute-run.js";
+import {
+  parseRobustnessThresholds,
+  parseThresholds,
+  splitThresholds,
+  type RobustnessThreshold,
+} from "./fail-under.js";
+import { ModelCallRecorder } from "./model-call-recorder.js";
+import {
+  domainDataOfRun,
+  participantsOfRun,
+  resolveRunSpec,
+  type RunAssemblyContext,
+} from "./run-assembly.js";
 import { selectTasksOfDomains } from "./run-plan.js";
+import {
+  checkNotRunningElsewhere,
+  continuedConfig,
+  resolveSaveTo,
+  storedRun,
+  type ResolvedRun,
+  type RunChanges,
+} from "./resume.js";
+import {
+  ModelSpecSchema,
+  RunConfigSchema,
+  RunSpecSchema,
+  type ModelSpec,
+  type RunConfig,
+  type RunSpec,
+} from "./run-spec.js";
+import { run, type RunJobFactory, type RunSessionEvent, type RunSessionOutcome } from "./run.js";
 
-/** A participant's model: `<provider>:<model>` (or `scripted:gold`, `a2a:URL`…), its base URL and call args. */
-export const ModelSpecSchema = z.strictObject({
-  model: z.string().min(1, { error: "a model spec, e.g. openai:gpt-4.1 or scripted:gold" }),
-  baseUrl: z.url().optional(),
-  args: LlmArgsSchema.optional(),
-});
-export type ModelSpec = z.infer<typeof ModelSpecSchema>;
-
-/**
- * What a run is, as a library user writes it: the domains and tasks, the participants and the limits.
- * The same settings as `passk run`'s flags, with the same defaults, typed.
- */
-export const RunSpecSchema = z.strictObject({
-  domains: z.array(z.string().min(1)).min(1, { error: "name at least one, e.g. ['airline']" }),
-  taskIds: z.array(z.string()).min(1).optional(),
-  /** The task split (τ²'s `base` by default where the domain has splits). */
-  split: z.string().optional(),
-  numTasks: z.number().int().min(1).optional(),
-  numTrials: z.number().int().min(1).max(1000).default(1),
-  seed: z.number().int().refine(Number.isSafeInteger).default(300),
-  maxSteps: z.number().int().min(1).default(200),
-  maxErrors: z.number().int().min(1).default(10),
-  maxConcurrency: z.number().int().min(1).max(1000).default(3),
-  /** Attempts per conversation that ends in an infrastructure error (τ²: 4). */
-  maxAttempts: z.number().int().min(1).max(100).default(4),
-  /** The customer; by default τ²'s pairing for the agent (`scripted:gold` for a scripted agent). */
-  user: ModelSpecSchema.optional(),
-  judge: ModelSpecSchema.optional(),
-  protocol: z.enum(["tau2", "passk"]).optional(),
-  /** banking_knowledge: how the agent searches its knowledge base (`bm25`, `alltools`…). */
-  retrievalConfig: z.string().optional(),
-  /** The τ² data directory: by default `PASSK_DATA_DIR` or where `passk data pull` puts it. */
-  dataDir: z.string().optional(),
-  /** The store the run is written to (created if absent): by default `PASSK_STORE` or `.passk/runs.db`. */
-  store: z.string().optional(),
-  /** Also write τ²-format results here (one file per domain when there are several). */
-  saveTo: z.string().optional(),
-  label: z.string().optional(),
-  timeoutSeconds: z.number().positive().default(DEFAULT_CALL_SETTINGS.timeoutSeconds),
-});
-export type RunSpec = z.input<typeof RunSpecSchema>;
+export { ModelSpecSchema, RunSpecSchema, type ModelSpec, type RunSpec };
 
 export interface StartRunOptions {
   /**
-   * The agent under test: a model spec (`{ model: "openai:gpt-4.1" }`) or your own {@link Agent},
-   * which runs in this process and is recorded as `module:<its name>`.
+   * The agent under test, if the spec does not name it: a model spec (`{ model: "openai:gpt-4.1" }`) or
+   * your own {@link Agent}, which runs in this process and is recorded as `module:<its name>`.
    */
-  agent: ModelSpec | Agent;
+  agent?: ModelSpec | Agent;
   /** API keys and `PASSK_*` settings; by default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Your own domains beside the built-in ones (`defineDomain`). */
   domains?: ReadonlyMap<string, AnyDomain>;
+  /** An open store to write to (it stays open); by default the spec's `store`, opened and closed here. */
+  store?: Store;
   /** Each event of the run as it happens (progress, costs, conversations ended). */
   onEvent?: (event: RunSessionEvent) => void;
+  /** Sentences about the run worth telling its user (a default retrieval config, tasks left out). */
+  onNote?: (text: string) => void;
   /** Domain data already parsed (runs started with the same catalog parse each domain once). */
   catalog?: DomainCatalog;
-  /** Stop: no new conversations; those in flight finish and are stored (resume with `passk run --resume`). */
+  /** Stop: no new conversations; those in flight finish and are stored (resume with `resumeRun`). */
   signal?: AbortSignal;
+  /** Hard stop: conversations in flight are abandoned and run again on resume. */
+  abortSignal?: AbortSignal;
+  /** The perturbations the spec may name (passk's own by default). */
+  perturbations?: PerturbationRegistry;
+  /** Loads the perturbation modules a run names (a resumed run's, again). */
+  loadPerturbationModules?: (files: readonly string[]) => Promise<PerturbationRegistry>;
+  /** Agents of `module:` specs loaded so far, and how to load one a resumed run names. */
+  agentModules?: ReadonlyMap<string, Agent>;
+  loadAgentModule?: (spec: string) => Promise<Agent>;
+  /** `--fail-under` gates (`pass^4=0.8`, `robustness.NAME=MIN`), checked before anything runs. */
+  failUnder?: readonly string[];
+  /** Write a JUnit XML report here. */
+  junit?: string;
+  /** Trace each conversation and model call (OpenTelemetry). */
+  tracing?: Tracing;
+  /**
+   * Hand the run's conversations to workers elsewhere (a queue): called once the run is resolved;
+   * `close` is called when the run ends. The workers limit their calls together.
+   */
+  distribute?: (config: RunConfig) => Promise<{ runJob: RunJobFactory; close(): Promise<void> }>;
+}
+
+/** A run's session outcome, with the run's resolved configuration and what its report needs. */
+export interface LaunchOutcome extends RunSessionOutcome {
+  config: RunConfig;
+  perturbations: ResolvedPerturbation[];
+  robustnessThresholds: RobustnessThreshold[];
 }
 
 const isAgent = (agent: ModelSpec | Agent): agent is Agent =>
   typeof (agent as Partial<Agent>).start === "function";
 
-/**
- * Start a run and wait for it: the conversations are stored as they end (a run of model specs that is
- * interrupted resumes with `passk run --resume <id>`), and the outcome holds the run, its metrics
- * (pass^k) and every graded simulation. Everything that can be wrong — the spec, the data, the models and their keys —
- * is refused with a sentence before the first model call.
- */
-export async function startRun(spec: RunSpec, options: StartRunOptions): Promise<RunSessionOutcome> {
+function parseSpec(spec: RunSpec) {
   const parsed = RunSpecSchema.safeParse(spec);
   if (!parsed.success)
     throw new ConfigError(
       `the run spec is not valid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(spec)"}: ${i.message}`).join("; ")}`,
     );
-  const s = parsed.data;
-  const env = options.env ?? process.env;
-  const known = new Map([...builtinDomains, ...(options.domains ?? [])]);
-  const dataDir = resolveDataDir(s.dataDir, env);
-  const domainNames = [...new Set(s.domains)];
-  const catalog = options.catalog ?? new DomainCatalog();
-  const datas = domainNames.map((name) =>
-    catalog.load(getDomain(name, known), {
-      dataDir,
-      ...(s.retrievalConfig !== undefined ? { config: s.retrievalConfig } : {}),
-    }),
-  );
-  const selected = selectTasksOfDomains(datas, {
-    ...(s.split !== undefined ? { split: s.split } : {}),
-    ...(s.taskIds ? { taskIds: s.taskIds } : {}),
-    ...(s.numTasks !== undefined ? { numTasks: s.numTasks } : {}),
-  });
-  for (const data of datas) data.assertConversable();
+  return parsed.data;
+}
 
-  const own = isAgent(options.agent) ? options.agent : undefined;
-  const agent: ModelSpec = own ? { model: `module:${own.name}` } : ModelSpecSchema.parse(options.agent);
-  const participants = buildParticipants({
-    agent,
-    ...(s.user ? { user: s.user } : {}),
-    ...(s.judge ? { judge: s.judge } : {}),
-    ...(s.protocol ? { protocol: s.protocol } : {}),
-    dataDir,
-    domains: datas.map((d) => d.domain),
-    env,
-    timeoutSeconds: s.timeoutSeconds,
-    ...(own ? { agentModules: new Map([[agent.model, own]]) } : {}),
+const openStore = (file: string | undefined, options: StartRunOptions) =>
+  options.store ?? Store.open(resolveStorePath(file, options.env ?? process.env), { create: true });
+
+/**
+ * Start a run and wait for it: the conversations are stored as they end (a run that is interrupted
+ * continues with {@link resumeRun}, or `passk run --resume <id>`), and the outcome holds the run, its
+ * metrics (pass^k) and every graded simulation. A spec whose `saveTo` file belongs to an earlier run
+ * configured the same continues that run. Everything that can be wrong — the spec, the data, the models
+ * and their keys — is refused with a sentence before the first model call.
+ */
+export async function startRun(spec: RunSpec, options: StartRunOptions = {}): Promise<LaunchOutcome> {
+  const s = parseSpec(spec);
+  const given = options.agent ?? s.agent;
+  if (!given) throw new ConfigError("the run spec names no agent: give spec.agent or options.agent");
+  const own = isAgent(given) ? given : undefined;
+  const agent: ModelSpec = own ? { model: `module:${own.name}` } : ModelSpecSchema.parse(given);
+  const modules = own ? new Map([...(options.agentModules ?? []), [agent.model, own]]) : options.agentModules;
+  const registry = await perturbationRegistry(s.perturbationModules, options);
+  const env = options.env ?? process.env;
+  const domains = new Map([...builtinDomains, ...(options.domains ?? [])]);
+  const config = resolveRunSpec({ ...s, agent }, { env, domains, perturbations: registry });
+  if (s.retrievalConfig === undefined)
+    for (const name of config.domains) {
+      const note = domains.get(name)?.configs?.defaultNote?.();
+      if (note) options.onNote?.(`note: ${note}`);
+    }
+  const store = openStore(s.store, options);
+  return launch(store, () => resolveSaveTo(store, config), {
+    ...options,
+    ...(modules ? { agentModules: modules } : {}),
+    perturbations: registry,
+    splitIsDefault: s.split === undefined,
+    ...(s.label !== undefined ? { label: s.label } : {}),
   });
-  const config: RunConfig = {
-    kind: "passk-run",
-    version: 1,
-    domains: domainNames,
-    data: dataDir,
-    selection: { split: s.split ?? null, task_ids: s.taskIds ?? null, num_tasks: s.numTasks ?? null },
-    num_trials: s.numTrials,
-    seed: s.seed,
-    max_steps: s.maxSteps,
-    max_errors: s.maxErrors,
-    solo: false,
-    protocol: participants.protocol.name,
-    retrieval_config: datas.find((d) => d.domain.configs)?.config ?? null,
-    models: {
-      agentLlm: agent.model,
-      ...(s.user?.args ? { userLlmArgs: JSON.stringify(s.user.args) } : {}),
-      ...(agent.args ? { agentLlmArgs: JSON.stringify(agent.args) } : {}),
-      userLlm: customerSpecFor(agent.model, s.user?.model, false),
-      ...(s.judge ? { judgeLlm: s.judge.model } : {}),
-      ...(agent.baseUrl ? { agentLlmBaseUrl: agent.baseUrl } : {}),
-      ...(s.user?.baseUrl ? { userLlmBaseUrl: s.user.baseUrl } : {}),
-      ...(s.judge?.baseUrl ? { judgeLlmBaseUrl: s.judge.baseUrl } : {}),
-      timeout: String(s.timeoutSeconds),
-    },
-    save_to: s.saveTo ? path.resolve(s.saveTo) : null,
-    max_concurrency: s.maxConcurrency,
-    scripted_demo: participants.scriptedDemo,
-  };
-  const store = Store.open(resolveStorePath(s.store, env), { create: true });
+}
+
+export interface ResumeRunOptions extends Omit<StartRunOptions, "agent"> {
+  /** Your own agent, given again when the run's agent is one (recorded as `module:<its name>`). */
+  agent?: Agent;
+  /** The store holding the run (a path); by default `PASSK_STORE` or `.passk/runs.db`. */
+  storeFile?: string;
+  /**
+   * Settings given again: those that define what the run measures must repeat the stored ones; the
+   * others (base URLs, timeout, prices, budget, concurrency…) replace them.
+   */
+  changes?: RunChanges;
+  label?: string;
+}
+
+/**
+ * Continue a run: a stored run by id, or a results file an earlier run wrote (`saveTo`): the stored run
+ * writing it is continued, or, when no store knows it, its simulations seed a new run configured as the
+ * file records. The run keeps its configuration and its tasks; jobs whose (task, trial) holds a graded
+ * simulation never run again.
+ */
+export async function resumeRun(
+  idOrResultsFile: string,
+  options: ResumeRunOptions = {},
+): Promise<LaunchOutcome> {
+  const store = openStore(options.storeFile, options);
   try {
-    const events = run({
+    const first = RunConfigSchema.safeParse(
+      store.listRuns().find((r) => r.id === idOrResultsFile)?.config,
+    ).data;
+    const registry = await perturbationRegistry(first?.perturbationModules, options);
+    // Perturbations given again are compared as they are stored: canonically.
+    const changes = options.changes?.perturbations
+      ? {
+          ...options.changes,
+          perturbations: resolvePerturbations(registry, options.changes.perturbations, "--perturb").map(
+            (p) => p.spec,
+          ),
+        }
+      : options.changes;
+    const resolve = (): ResolvedRun => {
+      const known = store.listRuns().some((r) => r.id === idOrResultsFile);
+      if (known || !existsSync(idOrResultsFile)) {
+        const stored = storedRun(store, idOrResultsFile);
+        return { config: continuedConfig(stored, changes), existing: stored };
+      }
+      const file = readResultsFile(idOrResultsFile);
+      const recorded = (file.raw.info as { passk?: { config?: unknown } }).passk?.config;
+      const config = RunConfigSchema.safeParse(recorded).data;
+      if (!config)
+        throw new ConfigError(
+          `${idOrResultsFile} holds results that \`passk run\` did not write; nothing to resume`,
+        );
+      return resolveSaveTo(store, { ...config, saveTo: path.resolve(idOrResultsFile) });
+    };
+    const own = options.agent;
+    const agentModules = own
+      ? new Map([...(options.agentModules ?? []), [`module:${own.name}`, own]])
+      : options.agentModules;
+    const { agent: _agent, ...rest } = options;
+    return await launch(store, resolve, {
+      ...rest,
+      ...(agentModules ? { agentModules } : {}),
+      perturbations: registry,
       store,
-      queue: new SqliteJobQueue(store, { maxAttempts: s.maxAttempts }),
+    });
+  } finally {
+    if (!options.store) store.close();
+  }
+}
+
+async function perturbationRegistry(
+  modules: readonly string[] | undefined,
+  options: StartRunOptions,
+): Promise<PerturbationRegistry> {
+  if (modules && modules.length > 0) {
+    if (!options.loadPerturbationModules)
+      throw new ConfigError(
+        `the run names perturbation modules (${modules.join(", ")}): pass loadPerturbationModules`,
+      );
+    return options.loadPerturbationModules(modules);
+  }
+  return options.perturbations ?? createPerturbationRegistry();
+}
+
+/** Each domain's data and the tasks the run runs on it (a resumed run: the tasks it stored). */
+function runDomains(
+  resolved: ResolvedRun,
+  store: Store,
+  assembly: RunAssemblyContext,
+  splitIsDefault: boolean,
+): Map<string, { data: DomainData; tasks: Task[] }> {
+  const { config, existing } = resolved;
+  const datas = config.domains.map((name) => domainDataOfRun(config, name, assembly));
+  const selected = existing
+    ? config.domains.map((name) => store.getTasks(existing.run.id, name).map((t) => TaskSchema.parse(t.task)))
+    : selectTasksOfDomains(
+        datas,
+        {
+          split: config.split ?? "base",
+          ...(config.taskIds ? { taskIds: config.taskIds } : {}),
+          ...(config.numTasks !== undefined ? { numTasks: config.numTasks } : {}),
+        },
+        { splitIsDefault: splitIsDefault && !resolved.adopt },
+      );
+  for (const data of datas) data.assertConversable();
+  return new Map(config.domains.map((name, i) => [name, { data: datas[i]!, tasks: selected[i]! }]));
+}
+
+/** As τ²: a solo agent works from the ticket, so tasks without one are left out, and said so. */
+function keepTicketedTasks(
+  domains: Map<string, { data: DomainData; tasks: Task[] }>,
+  onNote: (text: string) => void,
+): void {
+  for (const [name, entry] of domains) {
+    if (entry.data.soloPolicy === undefined)
+      throw new ConfigError(`domain ${name} has no solo policy, so it cannot run in --solo mode`);
+    const withTicket = entry.tasks.filter((t) => t.ticket);
+    if (withTicket.length === 0)
+      throw new ConfigError(
+        `--solo needs tasks with a ticket, and none of the selected ${name} tasks has one`,
+      );
+    if (withTicket.length < entry.tasks.length) {
+      onNote(
+        `--solo: running ${withTicket.length} of ${entry.tasks.length} ${name} tasks (the others have no ticket)`,
+      );
+      entry.tasks = withTicket;
+    }
+  }
+}
+
+/** Said, not refused: the run is the same, only an interruption costs more. */
+function noteCheckpointLimits(
+  config: RunConfig,
+  participants: Participants,
+  onNote: (text: string) => void,
+): void {
+  const cannot = cannotContinueFromHistory({
+    agent: participants.agent,
+    user: participants.user,
+    solo: config.solo,
+  });
+  if (cannot.length > 0)
+    onNote(
+      `--checkpoint-turns: ${cannot.join(" and ")} cannot continue a conversation from its history, so an interrupted conversation starts over (passk's LLM agent and customer can)`,
+    );
+}
+
+/**
+ * What wraps a run's job so that each conversation is traced (a run, and a worker running a
+ * coordinator's run): the trace names the run, the (task, trial), its seed and the run's models.
+ */
+export function traceRunConversations(tracing: Tracing, config: RunConfig): (job: RunJob) => RunJob {
+  return (job) =>
+    tracing.traceRunJob(job, ({ job: { runId, domain, taskId, trial }, seed }) => ({
+      runId,
+      domain,
+      taskId,
+      trial,
+      seed,
+      agentLlm: config.agent.model,
+      ...(config.solo ? {} : { userLlm: config.user.model }),
+      protocol: config.protocol,
+    }));
+}
+
+/** Resolve the run, check everything, build its participants, then run it. */
+async function launch(
+  store: Store,
+  resolve: () => ResolvedRun,
+  options: StartRunOptions & {
+    perturbations: PerturbationRegistry;
+    splitIsDefault?: boolean;
+    label?: string;
+  },
+): Promise<LaunchOutcome> {
+  const onNote = options.onNote ?? (() => undefined);
+  const env = options.env ?? process.env;
+  let dispatcher: { runJob: RunJobFactory; close(): Promise<void> } | undefined;
+  let participants: Participants | undefined;
+  try {
+    const resolved = resolve();
+    const config = resolved.config;
+    if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
+    const perturbations = (config.perturbations ?? []).map((spec) => options.perturbations.resolve(spec));
+    const assembly: RunAssemblyContext = {
+      env,
+      domains: new Map([...builtinDomains, ...(options.domains ?? [])]),
+      catalog: options.catalog ?? new DomainCatalog(),
+      ...(config.prices !== undefined ? { priceOverrides: loadPriceOverrides(config.prices) } : {}),
+    };
+    const domains = runDomains(resolved, store, assembly, options.splitIsDefault ?? false);
+    let agentModules = options.agentModules;
+    const agentSpec = config.agent.model;
+    if (agentSpec.startsWith("module:") && !agentModules?.has(agentSpec)) {
+      if (!options.loadAgentModule)
+        throw new ConfigError(
+          `the run's agent is ${agentSpec}: pass its Agent (or loadAgentModule) to continue it`,
+        );
+      agentModules = new Map([
+        ...(agentModules ?? []),
+        [agentSpec, await options.loadAgentModule(agentSpec)],
+      ]);
+    }
+    const distributed = options.distribute !== undefined;
+    // The model calls behind each turn of the conversations run here, kept beside the results.
+    const recorder = distributed ? undefined : new ModelCallRecorder({ secrets: environmentSecrets(env) });
+    const observer = combineObservers([options.tracing?.modelCalls, recorder]);
+    participants = participantsOfRun(config, {
+      ...assembly,
+      dataDir: [...domains.values()][0]!.data.dataDir,
+      ...(agentModules ? { agentModules } : {}),
+      ...(observer ? { observer } : {}),
+      // In a distributed run the workers limit their calls together.
+      ...(config.limits && !distributed
+        ? { limiter: createCallLimiter(config.limits, (o) => new RateLimiterMemory(o), "local") }
+        : {}),
+    });
+    config.scriptedDemo = participants.scriptedDemo;
+    if (config.checkpointTurns) noteCheckpointLimits(config, participants, onNote);
+    const gates = splitThresholds(options.failUnder ?? []);
+    const thresholds = parseThresholds(gates.run, { numTrials: config.numTrials, domains: config.domains });
+    const robustnessThresholds = parseRobustnessThresholds(
+      gates.robustness,
+      perturbations.map((p) => p.definition.name),
+    );
+    if (config.solo) keepTicketedTasks(domains, onNote);
+    dispatcher = await options.distribute?.(config);
+    const tracing = options.tracing;
+    const events = run({
+      ...(dispatcher ? { runJob: dispatcher.runJob } : {}),
+      store,
+      queue: new SqliteJobQueue(store, { maxAttempts: config.maxAttempts }),
       checkpoints: new SqliteCheckpointStore(store),
+      ...(recorder ? { modelCalls: { recorder, sink: new SqliteModelCallStore(store) } } : {}),
       config,
-      domains: new Map(domainNames.map((name, i) => [name, { data: datas[i]!, tasks: selected[i]! }])),
+      domains,
       participants: {
         ...participants,
-        userGuidelines: participants.scriptedDemo ? null : readUserGuidelines(dataDir),
+        userGuidelines: participants.scriptedDemo
+          ? null
+          : readUserGuidelines([...domains.values()][0]!.data.dataDir),
       },
-      ...(s.label !== undefined ? { label: s.label } : {}),
+      ...(resolved.existing ? { existing: resolved.existing.run } : {}),
+      ...(resolved.adopt ? { adopt: resolved.adopt } : {}),
+      ...(options.label !== undefined ? { label: options.label } : {}),
       runner: { pid: process.pid, host: hostname(), started_at: new Date().toISOString() },
-      maxAttempts: s.maxAttempts,
+      ...(options.junit ? { junit: options.junit } : {}),
+      thresholds,
+      ...(perturbations.length > 0 ? { perturbations } : {}),
+      ...(tracing ? { wrapJob: traceRunConversations(tracing, config) } : {}),
+      maxAttempts: config.maxAttempts,
       ...(options.signal ? { stopSignal: options.signal } : {}),
+      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     });
     for (;;) {
       const next = await events.next();
-      if (next.done) return next.value;
+      if (next.done) return { ...next.value, config, perturbations, robustnessThresholds };
     }
   } finally {
-    participants.cache?.close();
-    store.close();
+    await dispatcher?.close();
+    participants?.cache?.close();
+    if (!options.store) store.close();
   }
 }

@@ -1,4 +1,4 @@
-import { RunConfigSchema } from "./run-config.js";
+import { RunConfigSchema } from "./run-spec.js";
 
 /**
  * How a run departs from the leaderboard's standard setup, by consequence: `trials` (fewer than four:
@@ -79,16 +79,15 @@ export function tau2Comparability(input: ComparabilityInput): Tau2Comparability 
       );
   }
   if (config) {
-    if (/^(module|a2a|http):/.test(config.models.agentLlm))
-      add("modified-prompts", `a custom agent (${config.models.agentLlm}) instead of τ²'s LLM agent`);
-    if (config.models.agentPromptTemplate !== undefined)
+    if (/^(module|a2a|http):/.test(config.agent.model))
+      add("modified-prompts", `a custom agent (${config.agent.model}) instead of τ²'s LLM agent`);
+    if (config.agentPromptTemplate !== undefined)
       add("modified-prompts", "a custom agent prompt (--agent-prompt-template)");
-    if (config.models.toolSpec !== undefined)
-      add("modified-prompts", "custom tool descriptions (--tool-spec)");
-    if (config.retrieval_config?.includes("_reranker"))
+    if (config.toolSpec !== undefined) add("modified-prompts", "custom tool descriptions (--tool-spec)");
+    if (config.retrievalConfig?.includes("_reranker"))
       add(
         "modified-prompts",
-        `the reranker's prompt (${config.retrieval_config}) was read from an upstream file passk cannot verify by hash`,
+        `the reranker's prompt (${config.retrievalConfig}) was read from an upstream file passk cannot verify by hash`,
       );
     if (config.solo) add("modified-protocol", "solo mode");
     if ((config.perturbations ?? []).length > 0)
@@ -96,12 +95,12 @@ export function tau2Comparability(input: ComparabilityInput): Tau2Comparability 
         "modified-protocol",
         `perturbed (--perturb ${config.perturbations!.join(", ")}): a robustness measurement, not the benchmark's conditions`,
       );
-    if (config.max_steps !== 200) add("modified-protocol", `--max-steps ${config.max_steps} (τ²: 200)`);
-    if (config.max_errors !== 10) add("modified-protocol", `--max-errors ${config.max_errors} (τ²: 10)`);
+    if (config.maxSteps !== 200) add("modified-protocol", `--max-steps ${config.maxSteps} (τ²: 200)`);
+    if (config.maxErrors !== 10) add("modified-protocol", `--max-errors ${config.maxErrors} (τ²: 10)`);
     if (config.adaptive)
       add(
         "modified-protocol",
-        `adaptive trials (${config.num_trials} to ${config.adaptive.max_trials} per task, more where tasks were undecided)`,
+        `adaptive trials (${config.numTrials} to ${config.adaptive.maxTrials} per task, more where tasks were undecided)`,
       );
   }
   const ran = new Set(input.taskIds);
@@ -113,8 +112,8 @@ export function tau2Comparability(input: ComparabilityInput): Tau2Comparability 
       add("task-subset", `${missing} of ${base.size} base-split tasks not run (a task subset)`);
     if (extra > 0) add("task-subset", `${extra} task(s) outside the base split`);
   } else if (config) {
-    const { split, task_ids: taskIds, num_tasks: numTasks } = config.selection;
-    if (taskIds !== null || numTasks !== null || (split !== null && split !== "base"))
+    const { split, taskIds, numTasks } = config;
+    if (taskIds !== undefined || numTasks !== undefined || (split !== undefined && split !== "base"))
       add("task-subset", "a task subset (--task-ids, --num-tasks or a split other than base)");
   }
   if (input.numTrials !== null && input.numTrials < LEADERBOARD_TRIALS)

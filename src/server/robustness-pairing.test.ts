@@ -6,7 +6,6 @@ import { goldAgent } from "../agents/gold-agent.js";
 import type { RunStatus, RunStore } from "../core/run-store.js";
 import type { Results } from "../core/simulation.js";
 import { builtinDomains } from "../domains/registry.js";
-import type { RunConfig } from "../runner/run-config.js";
 import { storedRobustnessRows } from "../runner/robustness-pairs.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
 import { Store } from "../store/store.js";
@@ -26,7 +25,8 @@ let folder: string;
 let clean: Results;
 let perturbed: Results;
 
-const config = (perturbations: string[]): RunConfig => ({
+// As `passk run` stored configurations before the typed spec (version 1): read back migrated.
+const config = (perturbations: string[]) => ({
   kind: "passk-run",
   version: 1,
   domains: ["mock"],

@@ -5,7 +5,7 @@ import type { SimulationModelCalls } from "../core/model-calls.js";
 import type { Task } from "../core/task.js";
 import type { ResultsFile } from "../formats/tau2/results.js";
 import type { RobustnessRow } from "../metrics/robustness.js";
-import { RunConfigSchema } from "../runner/run-config.js";
+import { RunnerSchema } from "../runner/run-spec.js";
 import { storedRobustnessRows } from "../runner/robustness-pairs.js";
 import { importResults, withTrials } from "../store/import-results.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
@@ -118,9 +118,8 @@ export function runCatalog(
   } = {},
 ): RunCatalog {
   const toRun = (record: RunRecord): StoredRun => {
-    const runner = RunConfigSchema.shape.runner.safeParse(record.config["runner"]);
+    const runner = RunnerSchema.safeParse(record.config["runner"]);
     const sessionStartedAt = (runner.success && runner.data?.started_at) || null;
-    const adaptive = RunConfigSchema.shape.adaptive.safeParse(record.config["adaptive"]);
     const progress = store.runProgress(record.id, sessionStartedAt);
     return {
       id: record.id,
@@ -136,7 +135,7 @@ export function runCatalog(
         sessionStartedAt,
         doneThisSession: progress.doneSince,
         lastActivityAt: progress.lastActivityAt,
-        adaptive: adaptive.success && adaptive.data != null,
+        adaptive: record.config["adaptive"] != null,
       },
     };
   };

@@ -48,7 +48,7 @@ afterAll(async () => {
  */
 async function tamperedJob(
   name: string,
-  tamper: (data: { config: { models: Record<string, unknown> } }) => void,
+  tamper: (data: { config: Record<string, { model?: string; baseUrl?: string } | undefined> }) => void,
   workerArgs: string[],
   agent: string[] = mockModelFlags(model.baseUrl),
 ): Promise<{ worker: SpawnedPassk; coordinator: SpawnedPassk }> {
@@ -97,7 +97,7 @@ describe("a job naming code: the worker imports nothing its operator did not loa
       `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, String(process.pid));\n` +
         `export default { name: "evil", start: () => ({ reply: async () => ({ role: "assistant", content: "pwned ###STOP###" }) }) };\n`,
     );
-    const { worker } = await tamperedJob("module", (d) => (d.config.models.agentLlm = `module:${evil}`), [
+    const { worker } = await tamperedJob("module", (d) => (d.config.agent = { model: `module:${evil}` }), [
       "--allow-endpoint",
       model.baseUrl,
     ]);
@@ -148,15 +148,17 @@ describe("a job naming an endpoint: the worker's credentials go only where its o
   const recorded = () => recorder.requests.map((r) => JSON.stringify(r));
 
   it.each([
-    ["agent's base URL", "agentLlmBaseUrl"],
-    ["customer's base URL", "userLlmBaseUrl"],
-    ["judge's base URL", "judgeLlmBaseUrl"],
+    ["agent's base URL", "agent"],
+    ["customer's base URL", "user"],
+    ["judge's base URL", "judge"],
   ])("the %s rewritten to another server: refused, nothing sent there", async (what, key) => {
     const from = recorder.requests.length;
-    const { worker } = await tamperedJob(key, (d) => (d.config.models[key] = `${recorder.baseUrl}`), [
-      "--allow-endpoint",
-      model.baseUrl,
-    ]);
+    const { worker } = await tamperedJob(
+      key,
+      (d) =>
+        (d.config[key] = { model: "openai-compatible:mock", ...d.config[key], baseUrl: recorder.baseUrl }),
+      ["--allow-endpoint", model.baseUrl],
+    );
     const origin = new URL(recorder.baseUrl).origin;
     expect(worker.output()).toContain(
       `the run's ${what} is ${origin}, and this worker sends its credentials only to endpoints its operator allowed; if you trust it, start the worker with --allow-endpoint ${origin}`,
@@ -171,7 +173,7 @@ describe("a job naming an endpoint: the worker's credentials go only where its o
       const from = recorder.requests.length;
       const { worker } = await tamperedJob(
         `remote-${protocol}`,
-        (d) => (d.config.models.agentLlm = `${protocol}:${new URL(recorder.baseUrl).origin}`),
+        (d) => (d.config.agent = { model: `${protocol}:${new URL(recorder.baseUrl).origin}` }),
         ["--allow-endpoint", model.baseUrl],
       );
       expect(worker.output()).toContain(`the run's remote agent is ${new URL(recorder.baseUrl).origin}`);
@@ -289,8 +291,8 @@ describe("a job or result changed in Redis is never graded as the coordinator's"
       },
     ],
     [
-      "a job's configuration changed (max_steps 1)",
-      (d: JobData) => ({ ...d, config: { ...d.config, max_steps: 1 } as JobData["config"] }),
+      "a job's configuration changed (maxSteps 1)",
+      (d: JobData) => ({ ...d, config: { ...d.config, maxSteps: 1 } as JobData["config"] }),
     ],
   ])(
     "%s: refused as that job's infrastructure error, queued again, graded on the real task",

@@ -4,7 +4,6 @@ import { parseResults } from "../../src/formats/tau2/results.js";
 import type { AgentScore, RunDetail } from "../../src/server/api-schemas.js";
 import { runCatalog } from "../../src/server/run-catalog.js";
 import { MemoryRunStore } from "../../src/store/memory-run-store.js";
-import type { RunConfig } from "../../src/runner/run-config.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
 import { buildResults } from "./helpers/seed-results.js";
@@ -21,7 +20,8 @@ const CLEAN_FAILS = (task: string, trial: number) =>
 const PERTURBED_FAILS = (task: string, trial: number) =>
   CLEAN_FAILS(task, trial) || (task === "8" && trial === 0);
 
-const config = (perturbations?: string[]): RunConfig => ({
+// Stored as `passk run` wrote configurations before the typed spec: the store reads them as the spec.
+const config = (perturbations?: string[]) => ({
   kind: "passk-run",
   version: 1,
   domains: ["airline"],
@@ -48,7 +48,7 @@ beforeAll(async () => {
   ensureWebBuilt();
   const runStore = new MemoryRunStore();
   // As `passk run` stores a finished run: its configuration, status completed, tasks and simulations.
-  const add = async (fails: typeof CLEAN_FAILS, label: string, runConfig: RunConfig) => {
+  const add = async (fails: typeof CLEAN_FAILS, label: string, runConfig: ReturnType<typeof config>) => {
     const results = await buildResults(airline, { taskIds: TASKS, trials: 4, fails });
     const withConfig = { ...results, info: { ...results.info, passk: { config: runConfig } } };
     if (runConfig.perturbations) {

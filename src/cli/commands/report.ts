@@ -18,7 +18,7 @@ import type { Review } from "../../review/blame.js";
 import { notTheAgentsKeys } from "../../review/review-run.js";
 import { describeBlame } from "./review.js";
 import { describeAdaptive } from "../../metrics/adaptive-trials.js";
-import { RunConfigSchema } from "../../runner/run-config.js";
+import { RunConfigSchema } from "../../runner/run-spec.js";
 import type { SimulationNote } from "../../core/simulation-note.js";
 import { sqliteSimulationNotes } from "../../store/simulation-notes.js";
 import { println, wholeNumber, type CliContext } from "../context.js";

@@ -1,87 +1,56 @@
-import { isRemoteAgentSpec } from "../../agents/remote/index.js";
 import { existsSync, rmSync } from "node:fs";
-import { hostname } from "node:os";
 import { Option, type Command } from "commander";
+import { isRemoteAgentSpec } from "../../agents/remote/index.js";
 import { ConfigError } from "../../core/errors.js";
-import { TaskSchema, type Task } from "../../core/task.js";
-import type { DomainData } from "../../formats/tau2/domain-data.js";
-import type { RunMetrics } from "../../metrics/run-metrics.js";
-import { run, type RunSessionEvent, type RunSessionOutcome } from "../../runner/run.js";
-import { RateLimiterMemory } from "rate-limiter-flexible";
-import { createCallLimiter, parseCallLimits } from "../../llm/call-limits.js";
-import type { ConversationWorker } from "../../distributed/conversation-worker.js";
-import type { Dispatcher } from "../../distributed/dispatcher.js";
 import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js";
+import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
-import {
-  checkRobustnessThresholds,
-  parseRobustnessThresholds,
-  parseThresholds,
-  splitThresholds,
-  type RobustnessThreshold,
-  type Threshold,
-} from "../../runner/fail-under.js";
-import { createPerturbationRegistry, type ResolvedPerturbation } from "../../perturbations/registry.js";
-import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
-import { perturbationLabel } from "../../runner/robustness-pairs.js";
-import { startCliTracing, traceRunConversations, withOtelOption } from "../otel-option.js";
+import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
+import type { RunMetrics } from "../../metrics/run-metrics.js";
 import type { Tracing } from "../../observability/start-tracing.js";
-import { describeBlame, reviewStoredRun } from "./review.js";
-import type { RunConfig } from "../../runner/run-config.js";
-import { selectTasksOfDomains } from "../../runner/run-plan.js";
+import { checkRobustnessThresholds } from "../../runner/fail-under.js";
+import { perturbationLabel } from "../../runner/robustness-pairs.js";
+import { RunConfigSchema, type RunConfig } from "../../runner/run-spec.js";
 import { formatDuration } from "../../runner/run-progress.js";
-import { readUserGuidelines } from "../../users/create-user.js";
-import { cannotContinueFromHistory } from "../../runner/conversation-job.js";
-import { SqliteCheckpointStore } from "../../store/sqlite-checkpoint-store.js";
-import { SqliteModelCallStore } from "../../store/model-call-store.js";
-import { ModelCallRecorder } from "../../runner/model-call-recorder.js";
-import { combineObservers } from "../../llm/model-call-observer.js";
-import { environmentSecrets } from "../../observability/span-text.js";
-import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
+import type { RunJobFactory, RunSessionEvent } from "../../runner/run.js";
+import { resumeRun, startRun, type LaunchOutcome, type StartRunOptions } from "../../runner/start-run.js";
+import { describeComparability } from "../../runner/tau2-comparability.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import type { RunRecord, Store } from "../../store/store.js";
 import {
-  loadDomain,
   println,
   systemFailure,
   withDataOption,
   withRetrievalConfigOption,
   type CliContext,
 } from "../context.js";
-import {
-  participantsFromFlags,
-  SCRIPTED_DEMO_BANNER,
-  withModelFlags,
-  type Participants,
-} from "../model-flags.js";
-import { fixed, formatMetrics } from "./metrics-table.js";
-import { voiceRunCommand, withVoiceOptions, type VoiceRunFlags } from "./voice-run.js";
-import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
-import { sourceComparability } from "./report.js";
-import { describeComparability } from "../../runner/tau2-comparability.js";
-import { openStore, withStoreOption } from "./run-source.js";
 import { importAgentModule, loadPerturbations } from "../domain-modules.js";
+import { SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
+import { startCliTracing, withOtelOption } from "../otel-option.js";
+import { fixed, formatMetrics } from "./metrics-table.js";
+import { sourceComparability } from "./report.js";
+import { describeBlame, reviewStoredRun } from "./review.js";
+import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
-import { checkNotRunningElsewhere, type ResolvedRun } from "../../runner/resume.js";
 import {
-  domainLoadOptions,
-  modelFlagsOf,
   parseFlagNumbers,
-  resolveAdaptive,
-  resolveRun,
+  runChangesOfFlags,
+  runSpecOfFlags,
   type FlagNumbers,
   type RunFlags,
 } from "./run-resolve.js";
+import { openStore, withStoreOption } from "./run-source.js";
+import { voiceRunCommand, withVoiceOptions, type VoiceRunFlags } from "./voice-run.js";
 
 /** Exit codes a CI script can branch on. */
 export const RUN_EXIT = { ok: 0, belowThreshold: 1, nothingGraded: 3, interrupted: 130 } as const;
 
 function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
-  const who = config.scripted_demo
+  const who = config.scriptedDemo
     ? "scripted:gold (agent and user)"
-    : `agent ${config.models.agentLlm}, user ${config.models.userLlm}`;
+    : `agent ${config.agent.model}, user ${config.user.model}`;
   const perturbed = perturbationLabel(config);
-  return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.num_trials} trial(s) · seed ${config.seed} · ${config.protocol === "tau2" ? "τ²" : "passk"} protocol${perturbed ? ` · perturbed: ${perturbed}` : ""}`;
+  return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.numTrials} trial(s) · seed ${config.seed} · ${config.protocol === "tau2" ? "τ²" : "passk"} protocol${perturbed ? ` · perturbed: ${perturbed}` : ""}`;
 }
 
 function costLine(metrics: RunMetrics, spent: number, agentCounted: boolean): string {
@@ -247,26 +216,13 @@ function withRunScaleOptions(command: Command): Command {
     );
 }
 
-/** A run ready to start: its configuration as it will run, its tasks, its participants and its gates. */
-interface PreparedRun {
-  resolved: ResolvedRun;
-  config: RunConfig;
-  domains: Map<string, { data: DomainData; tasks: Task[] }>;
-  perturbations: ResolvedPerturbation[];
-  participants: Participants;
-  recorder: ModelCallRecorder | undefined;
-  thresholds: Threshold[];
-  robustnessThresholds: RobustnessThreshold[];
-  adaptive: RunConfig["adaptive"];
-  maxCost: number | undefined;
-}
-
 interface RunCommandState {
   numbers: FlagNumbers;
-  queueAddress: RedisAddress | undefined;
   store: Store;
   tracing?: Tracing;
   runId?: string;
+  /** The terminal's progress display, from the moment the run is stored. */
+  display?: ReturnType<typeof progressDisplay>;
 }
 
 export async function runCommand(
@@ -278,8 +234,6 @@ export async function runCommand(
     throw new ConfigError(
       "--checkpoint-turns and --no-checkpoint-turns contradict each other: give one of them",
     );
-  if (flags.perturbationModule && flags.perturbationModule.length > 0)
-    await loadPerturbations(context, flags.perturbationModule);
   const numbers = parseFlagNumbers(flags);
   // A distributed run checks its queue before anything is stored: a wrong URL leaves nothing behind.
   const queueAddress = flags.queue !== undefined ? parseRedisUrl(flags.queue) : undefined;
@@ -288,19 +242,13 @@ export async function runCommand(
     await (await import("../../distributed/bullmq-connection.js")).checkRedisReachable(queueAddress);
   else if (numbers.localWorkers > 0)
     throw new ConfigError("--local-workers applies to distributed runs: add --queue redis://HOST:PORT");
-  // Everything that can be wrong is checked before the first model call: the store, the run, the
-  // domains and tasks, the models and their keys, the thresholds.
   const storePath = resolveStorePath(flags.store, context.env);
   const storeIsNew = !existsSync(storePath);
-  const state: RunCommandState = {
-    numbers,
-    queueAddress,
-    store: openStore(context, flags.store, { create: true }),
-  };
+  const state: RunCommandState = { numbers, store: openStore(context, flags.store, { create: true }) };
   try {
-    const prepared = await prepareRun(flags, command, context, state);
-    const session = await executeRun(flags, context, state, prepared);
-    return await reportRun(flags, context, state, prepared, session);
+    state.tracing = await startCliTracing(flags, context);
+    const session = await runSession(flags, command, context, state, queueAddress);
+    return await reportRun(flags, context, state, session);
   } catch (error) {
     // A full disk, a store gone read-only: what was stored stays; say how to go on with this run.
     const { runId } = state;
@@ -312,6 +260,7 @@ export async function runCommand(
       { cause: error },
     );
   } finally {
+    state.display?.stop();
     // Spans reach the collector before the process exits (a failed or interrupted run included).
     await state.tracing?.shutdown();
     state.store.close();
@@ -322,257 +271,66 @@ export async function runCommand(
   }
 }
 
-/** Which run, on which tasks, with which participants and gates: everything checked, nothing spent. */
-async function prepareRun(
-  flags: RunFlags,
-  command: Command,
-  context: CliContext,
-  state: RunCommandState,
-): Promise<PreparedRun> {
-  const { numbers, store, queueAddress } = state;
-  const resolved = resolveRun(store, flags, command, numbers, context);
-  const { config } = resolved;
-  if (!resolved.existing && flags.retrievalConfig === undefined)
-    for (const name of config.domains) {
-      const note = context.domains.get(name)?.configs?.defaultNote?.();
-      if (note) context.stderr.write(`note: ${note}\n`);
-    }
-  // A resumed run of a team's own perturbations loads their modules again.
-  if (config.perturbation_modules && config.perturbation_modules.length > 0)
-    await loadPerturbations(context, config.perturbation_modules);
-  const registry = context.perturbations ?? createPerturbationRegistry();
-  const perturbations = (config.perturbations ?? []).map((spec) => registry.resolve(spec));
-  if (resolved.existing) checkNotRunningElsewhere(resolved.existing);
-  const domains = runDomains(context, command, store, resolved);
-  const runConfig = configAsRun(flags, command, numbers, resolved);
-  // A resumed run of a team's own agent loads its module again (the flag was not repeated).
-  const agentSpec = runConfig.models.agentLlm;
-  if (agentSpec.startsWith("module:") && !context.agentModules?.has(agentSpec))
-    context.agentModules = new Map([
-      ...(context.agentModules ?? []),
-      [agentSpec, await importAgentModule(agentSpec.slice("module:".length))],
-    ]);
-  state.tracing = await startCliTracing(flags, context);
-  // The model calls behind each turn of the conversations run here, kept beside the results.
-  const recorder = queueAddress
-    ? undefined
-    : new ModelCallRecorder({ secrets: environmentSecrets(context.env) });
-  const observer = combineObservers([state.tracing?.modelCalls, recorder]);
-  const datas = [...domains.values()].map((d) => d.data);
-  const participants = participantsFromFlags(
-    modelFlagsOf(runConfig),
-    context,
-    datas[0]!.dataDir,
-    datas.map((d) => d.domain),
-    {
-      ...(observer ? { observer } : {}),
-      // In a distributed run the workers limit their calls together, through Redis.
-      ...(runConfig.limits && !queueAddress
-        ? { limiter: createCallLimiter(runConfig.limits, (o) => new RateLimiterMemory(o), "local") }
-        : {}),
-    },
-  );
-  runConfig.scripted_demo = participants.scriptedDemo;
-  if (runConfig.checkpoint_turns) noteCheckpointLimits(context, runConfig, participants);
-  const gates = splitThresholds(flags.failUnder ?? []);
-  const thresholds = parseThresholds(gates.run, {
-    numTrials: runConfig.num_trials,
-    domains: runConfig.domains,
-  });
-  const robustnessThresholds = parseRobustnessThresholds(
-    gates.robustness,
-    perturbations.map((p) => p.definition.name),
-  );
-  if (runConfig.solo) keepTicketedTasks(context, domains);
-  return {
-    resolved,
-    config: runConfig,
-    domains,
-    perturbations,
-    participants,
-    recorder,
-    thresholds,
-    robustnessThresholds,
-    adaptive: runConfig.adaptive,
-    maxCost: runConfig.max_cost ?? undefined,
-  };
-}
-
-/** Each domain's data and the tasks the run runs on it (a resumed run: the tasks it stored). */
-function runDomains(
-  context: CliContext,
-  command: Command,
-  store: Store,
-  resolved: ResolvedRun,
-): Map<string, { data: DomainData; tasks: Task[] }> {
-  const { config, existing } = resolved;
-  const datas = config.domains.map((name) =>
-    loadDomain(context, name, domainLoadOptions(context, config, name, config.data)),
-  );
-  const selected = existing
-    ? config.domains.map((name) => store.getTasks(existing.run.id, name).map((t) => TaskSchema.parse(t.task)))
-    : selectTasksOfDomains(
-        datas,
-        {
-          split: config.selection.split ?? undefined,
-          ...(config.selection.task_ids ? { taskIds: config.selection.task_ids } : {}),
-          ...(config.selection.num_tasks !== null ? { numTasks: config.selection.num_tasks } : {}),
-        },
-        { splitIsDefault: command.getOptionValueSource("taskSplitName") !== "cli" && !resolved.adopt },
-      );
-  for (const data of datas) data.assertConversable();
-  return new Map(config.domains.map((name, i) => [name, { data: datas[i]!, tasks: selected[i]! }]));
-}
-
-/** The run's configuration with this session's settings (a resume that does not repeat them keeps the run's). */
-function configAsRun(
-  flags: RunFlags,
-  command: Command,
-  numbers: FlagNumbers,
-  resolved: ResolvedRun,
-): RunConfig {
-  const { config } = resolved;
-  const storedConfig = resolved.existing?.config;
-  const concurrency =
-    command.getOptionValueSource("maxConcurrency") === "cli"
-      ? numbers.maxConcurrency
-      : (storedConfig?.max_concurrency ?? numbers.maxConcurrency);
-  const maxCost = numbers.maxCost ?? storedConfig?.max_cost ?? undefined;
-  const maxSimSeconds = numbers.maxSimSeconds ?? storedConfig?.max_sim_seconds ?? undefined;
-  const checkpointTurns = flags.checkpointTurns ?? storedConfig?.checkpoint_turns ?? false;
-  const adaptive = resolveAdaptive(flags, numbers, config.num_trials, storedConfig?.adaptive);
-  const resolvedConfig: RunConfig = {
-    ...config,
-    max_concurrency: concurrency,
-    max_cost: maxCost ?? null,
-    max_sim_seconds: maxSimSeconds ?? null,
-    // Recorded only when on: the configurations of runs without it stay as they were.
-    ...(checkpointTurns ? { checkpoint_turns: true } : { checkpoint_turns: undefined }),
-    adaptive,
-    limits:
-      parseCallLimits(
-        {
-          "--max-concurrent-requests": flags.maxConcurrentRequests,
-          "--requests-per-minute": flags.requestsPerMinute,
-          "--tokens-per-minute": flags.tokensPerMinute,
-        },
-        numbers.limitWindow,
-      ) ??
-      storedConfig?.limits ??
-      null,
-  };
-  return resolvedConfig;
-}
-
-/** Said, not refused: the run is the same, only an interruption costs more. */
-function noteCheckpointLimits(context: CliContext, config: RunConfig, participants: Participants): void {
-  const cannot = cannotContinueFromHistory({
-    agent: participants.agent,
-    user: participants.user,
-    solo: config.solo,
-  });
-  if (cannot.length > 0)
-    context.stderr.write(
-      `--checkpoint-turns: ${cannot.join(" and ")} cannot continue a conversation from its history, so an interrupted conversation starts over (passk's LLM agent and customer can)\n`,
-    );
-}
-
-/** As τ²: a solo agent works from the ticket, so tasks without one are left out, and said so. */
-function keepTicketedTasks(
-  context: CliContext,
-  domains: Map<string, { data: DomainData; tasks: Task[] }>,
-): void {
-  for (const [name, entry] of domains) {
-    if (entry.data.soloPolicy === undefined)
-      throw new ConfigError(`domain ${name} has no solo policy, so it cannot run in --solo mode`);
-    const withTicket = entry.tasks.filter((t) => t.ticket);
-    if (withTicket.length === 0)
-      throw new ConfigError(
-        `--solo needs tasks with a ticket, and none of the selected ${name} tasks has one`,
-      );
-    if (withTicket.length < entry.tasks.length) {
-      context.stderr.write(
-        `--solo: running ${withTicket.length} of ${entry.tasks.length} ${name} tasks (the others have no ticket)\n`,
-      );
-      entry.tasks = withTicket;
-    }
-  }
-}
-
 /**
- * Run the prepared run until it completes, its budget is spent or it is stopped. Ctrl-C once: no new
- * conversations, those in flight finish and are stored. Twice: stop them now.
+ * The flags as a run spec (or, with `--resume`, the settings typed again), run by the library until it
+ * completes, its budget is spent or it is stopped. Ctrl-C once: no new conversations, those in flight
+ * finish and are stored. Twice: stop them now.
  */
-async function executeRun(
+async function runSession(
   flags: RunFlags,
+  command: Command,
   context: CliContext,
   state: RunCommandState,
-  prepared: PreparedRun,
-): Promise<RunSessionOutcome> {
-  const { numbers, store, queueAddress, tracing } = state;
-  const { config, participants, resolved, recorder, perturbations } = prepared;
-  const prefix = participants.scriptedDemo ? "[scripted demo] " : "";
-  const display = progressDisplay({
-    stream: context.stderr,
-    mode: numbers.progress as ProgressMode,
-    intervalMs: numbers.progressInterval * 1000,
-    prefix,
-  });
+  queueAddress: RedisAddress | undefined,
+): Promise<LaunchOutcome> {
   const stop = new AbortController();
   const abort = new AbortController();
   const onSignal = () => {
     if (!stop.signal.aborted) {
-      display.note(
+      state.display?.note(
         "stopping: no new conversations; waiting for those in flight (Ctrl-C again to stop them now)",
       );
       stop.abort();
     } else if (!abort.signal.aborted) {
-      display.note("stopping now: conversations in flight are abandoned and will run again on resume");
+      state.display?.note("stopping now: conversations in flight are abandoned and will run again on resume");
       abort.abort();
     }
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  let queue: { dispatcher: Dispatcher; localWorker?: ConversationWorker } | undefined;
+  const options: Omit<StartRunOptions, "agent"> = {
+    env: context.env,
+    domains: context.domains,
+    store: state.store,
+    catalog: (context.catalog ??= new DomainCatalog()),
+    ...(context.perturbations ? { perturbations: context.perturbations } : {}),
+    loadPerturbationModules: async (files) => {
+      await loadPerturbations(context, files);
+      return context.perturbations!;
+    },
+    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
+    loadAgentModule: (spec) => importAgentModule(spec.slice("module:".length)),
+    ...(flags.failUnder ? { failUnder: flags.failUnder } : {}),
+    ...(flags.junit ? { junit: flags.junit } : {}),
+    ...(state.tracing ? { tracing: state.tracing } : {}),
+    ...(queueAddress ? { distribute: (config) => openQueue(context, state, queueAddress, config) } : {}),
+    signal: stop.signal,
+    abortSignal: abort.signal,
+    onNote: (text) => context.stderr.write(`${text}\n`),
+    // The display follows the run as it happens.
+    onEvent: runEventPrinter(context, state),
+  };
   try {
-    if (queueAddress) queue = await openQueue(context, state, config, prefix);
-    const events = run({
-      ...(queue ? { runJob: queue.dispatcher.runJob } : {}),
-      store,
-      queue: new SqliteJobQueue(store, { maxAttempts: numbers.maxAttempts }),
-      checkpoints: new SqliteCheckpointStore(store),
-      ...(recorder ? { modelCalls: { recorder, sink: new SqliteModelCallStore(store) } } : {}),
-      config,
-      domains: prepared.domains,
-      participants: {
-        ...participants,
-        userGuidelines: participants.scriptedDemo
-          ? null
-          : readUserGuidelines([...prepared.domains.values()][0]!.data.dataDir),
-      },
-      ...(resolved.existing ? { existing: resolved.existing.run } : {}),
-      ...(resolved.adopt ? { adopt: resolved.adopt } : {}),
-      ...(flags.label !== undefined ? { label: flags.label } : {}),
-      runner: { pid: process.pid, host: hostname(), started_at: new Date().toISOString() },
-      ...(flags.junit ? { junit: flags.junit } : {}),
-      thresholds: prepared.thresholds,
-      ...(perturbations.length > 0 ? { perturbations } : {}),
-      // With --otel, each conversation run here is a trace (those of --local-workers too).
-      ...(tracing ? { wrapJob: traceRunConversations(tracing, config) } : {}),
-      maxAttempts: numbers.maxAttempts,
-      stopSignal: stop.signal,
-      abortSignal: abort.signal,
-      // The display follows the run as it happens (the events the generator yields are left unread).
-      onEvent: runEventPrinter(context, state, prepared, display, prefix),
-    });
-    for (let next = await events.next(); ; next = await events.next()) if (next.done) return next.value;
+    if (flags.resume)
+      return await resumeRun(flags.resume, {
+        ...options,
+        changes: runChangesOfFlags(flags, command, state.numbers),
+        ...(flags.label !== undefined ? { label: flags.label } : {}),
+      });
+    return await startRun(runSpecOfFlags(flags, command, state.numbers), options);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    display.stop();
-    await queue?.localWorker?.close();
-    await queue?.dispatcher.close();
-    participants.cache?.close();
   }
 }
 
@@ -580,56 +338,71 @@ async function executeRun(
 async function openQueue(
   context: CliContext,
   state: RunCommandState,
+  address: RedisAddress,
   config: RunConfig,
-  prefix: string,
-): Promise<{ dispatcher: Dispatcher; localWorker?: ConversationWorker }> {
-  const address = state.queueAddress!;
+): Promise<{ runJob: RunJobFactory; close(): Promise<void> }> {
   const { openDispatcher } = await import("../../distributed/dispatcher.js");
-  const { configEndpoints, startWorkerHere } = await import("./worker.js");
+  const { startWorkerHere } = await import("./worker.js");
+  const { configEndpoints } = await import("../../distributed/run-worker.js");
+  const prefix = config.scriptedDemo ? "[scripted demo] " : "";
   // Sentences about the queue are shown whatever the progress display (a refused job, Redis away).
   const dispatcher = await openDispatcher({
     address,
     onNote: (text) => context.stderr.write(`${prefix}${text}\n`),
   });
-  if (state.numbers.localWorkers === 0) return { dispatcher };
-  const localWorker = await startWorkerHere(context, {
-    address,
-    concurrency: state.numbers.localWorkers,
-    lockMs: 30_000,
-    // Its credentials go where this run's own flags point, nowhere a job names.
-    allowedEndpoints: configEndpoints(config).map((e) => e.origin),
-    quiet: true,
-    ...(state.tracing ? { tracing: state.tracing } : {}),
-  });
-  return { dispatcher, localWorker };
+  const localWorker =
+    state.numbers.localWorkers === 0
+      ? undefined
+      : await startWorkerHere(context, {
+          address,
+          concurrency: state.numbers.localWorkers,
+          lockMs: 30_000,
+          // Its credentials go where this run's own flags point, nowhere a job names.
+          allowedEndpoints: configEndpoints(config).map((e) => e.origin),
+          quiet: true,
+          ...(state.tracing ? { tracing: state.tracing } : {}),
+        });
+  return {
+    runJob: dispatcher.runJob,
+    close: async () => {
+      await localWorker?.close();
+      await dispatcher.close();
+    },
+  };
 }
 
 /** What the terminal shows of the run's events as they happen. */
-function runEventPrinter(
-  context: CliContext,
-  state: RunCommandState,
-  prepared: PreparedRun,
-  display: ReturnType<typeof progressDisplay>,
-  prefix: string,
-): (event: RunSessionEvent) => void {
-  const { config, domains, participants, adaptive, maxCost } = prepared;
+function runEventPrinter(context: CliContext, state: RunCommandState): (event: RunSessionEvent) => void {
+  let config: RunConfig | undefined;
   return (event) => {
     if (event.type === "run-stored") {
       state.runId = event.run.id;
-      if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+      const stored = RunConfigSchema.parse(event.run.config);
+      config = stored;
+      const prefix = stored.scriptedDemo ? "[scripted demo] " : "";
+      state.display = progressDisplay({
+        stream: context.stderr,
+        mode: state.numbers.progress as ProgressMode,
+        intervalMs: state.numbers.progressInterval * 1000,
+        prefix,
+      });
+      if (config.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
       context.stderr.write(
         `${prefix}${event.resumed ? "resuming" : "starting"} run ${event.run.id}: ${event.conversations} conversations ` +
-          `(${[...domains].map(([d, { tasks }]) => `${d} ${tasks.length} tasks`).join(", ")} × ${config.num_trials} trial${config.num_trials === 1 ? "" : "s"}), ` +
-          `concurrency ${config.max_concurrency}${maxCost !== undefined ? `, budget $${maxCost}` : ""}; store ${state.store.file}\n`,
+          `(${event.plan.domains.map((d) => `${d.domain} ${d.tasks.length} tasks`).join(", ")} × ${config.numTrials} trial${config.numTrials === 1 ? "" : "s"}), ` +
+          `concurrency ${config.maxConcurrency}${config.maxCost !== undefined ? `, budget $${config.maxCost}` : ""}; store ${state.store.file}\n`,
       );
       return;
     }
+    const display = state.display;
+    if (!display || !config) return;
+    const { maxCost, adaptive } = config;
     if (event.type === "adaptive-round") {
       const { round, interval, added } = event.round;
       if (added > 0 && adaptive)
         display.note(
           `adaptive round ${round + 1}: mean success ${fixed(interval.estimate, 3)} ± ${fixed(interval.halfWidth, 3)} ` +
-            `after ${interval.trials} trials (target ± ${adaptive.target_ci}); ${added} more trials queued`,
+            `after ${interval.trials} trials (target ± ${adaptive.targetCi}); ${added} more trials queued`,
         );
       return;
     }
@@ -655,22 +428,22 @@ async function reportRun(
   flags: RunFlags,
   context: CliContext,
   state: RunCommandState,
-  prepared: PreparedRun,
-  session: RunSessionOutcome,
+  session: LaunchOutcome,
 ): Promise<{ code: number; runId: string }> {
+  state.display?.stop();
   const { store } = state;
-  const { config, participants, perturbations, adaptive } = prepared;
-  const { outcome, metrics, simulations, plan, written } = session;
+  const { config, perturbations, outcome, metrics, simulations, plan, written } = session;
+  const { adaptive } = config;
   const stored = session.run;
-  const prefix = participants.scriptedDemo ? "[scripted demo] " : "";
+  const prefix = config.scriptedDemo ? "[scripted demo] " : "";
   println(context);
   const coverage = partialCoverageLabel(gradingCoverage(metrics, outcome.counts.total));
   println(context, `${prefix}${describeMetricsHeader(config, stored)}${coverage ? ` · ${coverage}` : ""}`);
-  const agentCounted = !isRemoteAgentSpec(config.models.agentLlm);
+  const agentCounted = !isRemoteAgentSpec(config.agent.model);
   println(context, formatMetrics(metrics, { agentCostCounted: agentCounted }));
   const comparability = sourceComparability(context, {
     label: `run ${stored.id}`,
-    numTrials: config.num_trials,
+    numTrials: config.numTrials,
     simulations,
     run: stored,
   });
@@ -691,26 +464,26 @@ async function reportRun(
     println(
       context,
       describeAdaptive(trialTallies(simulations, plan.domains), {
-        minTrials: config.num_trials,
+        minTrials: config.numTrials,
         ...adaptive,
       }),
     );
   if (flags.review) {
     const { reviews } = await reviewStoredRun(context, store, stored.id, {
-      ...(config.models.judgeLlm ? { judgeLlm: config.models.judgeLlm } : {}),
-      ...(config.models.judgeLlmBaseUrl ? { judgeLlmBaseUrl: config.models.judgeLlmBaseUrl } : {}),
+      ...(config.judge ? { judgeLlm: config.judge.model } : {}),
+      ...(config.judge?.baseUrl ? { judgeLlmBaseUrl: config.judge.baseUrl } : {}),
     });
     println(context, `review: ${describeBlame(reviews)} (details: \`passk review ${stored.id}\`)`);
   }
-  println(context, `${prefix}${stopLine(session, prepared.maxCost)}`);
+  println(context, `${prefix}${stopLine(session, config.maxCost)}`);
   for (const file of written) println(context, `wrote ${file}`);
-  if (participants.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-  const gated = gateCode(context, session, prepared, robustnessRows);
+  if (config.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+  const gated = gateCode(context, session, robustnessRows);
   return { code: Math.max(gated, nothingGradedCode(context, store, session)), runId: stored.id };
 }
 
 /** How the run ended, and how to go on with it. */
-function stopLine(session: RunSessionOutcome, maxCost: number | undefined): string {
+function stopLine(session: LaunchOutcome, maxCost: number | undefined): string {
   const { outcome, wallMs } = session;
   const id = session.run.id;
   const unfinished = outcome.counts.queued + outcome.counts.claimed;
@@ -735,17 +508,16 @@ function stopLine(session: RunSessionOutcome, maxCost: number | undefined): stri
 /** `--fail-under`: each gate printed PASS or FAIL; an incomplete run fails them too. */
 function gateCode(
   context: CliContext,
-  session: RunSessionOutcome,
-  prepared: PreparedRun,
+  session: LaunchOutcome,
   robustnessRows: ReturnType<typeof storedRobustnessRows>,
 ): number {
   const { outcome } = session;
   const interrupted = outcome.reason === "interrupted";
   let code: number = interrupted ? RUN_EXIT.interrupted : RUN_EXIT.ok;
-  if (prepared.thresholds.length + prepared.robustnessThresholds.length === 0) return code;
+  if (session.thresholds.length + session.robustnessThresholds.length === 0) return code;
   const results = [
     ...session.thresholds,
-    ...checkRobustnessThresholds(robustnessRows, prepared.robustnessThresholds),
+    ...checkRobustnessThresholds(robustnessRows, session.robustnessThresholds),
   ];
   for (const r of results)
     println(
@@ -760,7 +532,7 @@ function gateCode(
 }
 
 /** A run that graded nothing measured nothing: never "completed" with exit 0. */
-function nothingGradedCode(context: CliContext, store: Store, session: RunSessionOutcome): number {
+function nothingGradedCode(context: CliContext, store: Store, session: LaunchOutcome): number {
   const { outcome, metrics, simulations } = session;
   if (simulations.length === 0 || metrics.total_simulations > 0 || outcome.reason === "interrupted")
     return RUN_EXIT.ok;

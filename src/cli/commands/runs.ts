@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
-import { RunConfigSchema } from "../../runner/run-config.js";
+import { RunConfigSchema } from "../../runner/run-spec.js";
 import { checkNotRunningElsewhere } from "../../runner/resume.js";
 import { computeRunMetrics, failingTasks, type RunMetrics } from "../../metrics/run-metrics.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";

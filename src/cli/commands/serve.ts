@@ -42,7 +42,7 @@ import {
   type CliContext,
 } from "../context.js";
 import { callAttempts, callTimeoutMs } from "../model-flags.js";
-import { readToolSpecFile } from "./tools.js";
+import { readToolSpecFile } from "../../runner/run-assembly.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 
 const ServeOptionsSchema = z.object({

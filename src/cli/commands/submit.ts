@@ -12,7 +12,7 @@ import {
   type SubmissionRun,
 } from "../../runner/leaderboard-submission.js";
 import { partialCoverageLabel } from "../../metrics/coverage.js";
-import { RunConfigSchema } from "../../runner/run-config.js";
+import { RunConfigSchema } from "../../runner/run-spec.js";
 import { writeFileAtomic } from "../../core/write-file-atomic.js";
 import { stringifyKeepingPyFloats } from "../../python/py-float.js";
 import { runResults } from "../../store/run-results.js";
@@ -71,7 +71,7 @@ function baseSplitOf(context: CliContext, domain: string, dataDir: string | unde
 /** The data directory a run recorded (`info.passk.config.data`), if it still exists here. */
 function recordedDataDir(info: unknown): string | undefined {
   const config = RunConfigSchema.safeParse((info as { passk?: { config?: unknown } } | null)?.passk?.config);
-  return config.success && existsSync(config.data.data) ? config.data.data : undefined;
+  return config.success && existsSync(config.data.dataDir) ? config.data.dataDir : undefined;
 }
 
 /**

@@ -1,13 +1,7 @@
 import { Option, type Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
-import {
-  overridesFromSpecFile,
-  toOpenAiTools,
-  toolSpecs,
-  ToolSpecFileSchema,
-  type ToolOverrides,
-} from "../../env/tool-schema.js";
-import { readJsonFile } from "../../formats/json-file.js";
+import { toOpenAiTools, toolSpecs, type ToolOverrides } from "../../env/tool-schema.js";
+import { readToolSpecFile } from "../../runner/run-assembly.js";
 import { getDomain } from "../../domains/registry.js";
 import type { AnyDomain } from "../../env/domain.js";
 import { println, type CliContext } from "../context.js";
@@ -62,15 +56,6 @@ function referenceTextsFor(
     return undefined;
   }
   return loadReferenceTexts(dir);
-}
-
-/** Read a `--tool-spec FILE` (τ² tools JSON) into description/parameter overrides. */
-export function readToolSpecFile(file: string): ToolOverrides {
-  const specFile = readJsonFile(file, ToolSpecFileSchema, {
-    syntax: "give a JSON file in the format of tau2 fixtures/tools/<domain>.json.",
-    schema: "expected {agent_tools: [{type, function: {name, description, parameters}}], user_tools: […]}.",
-  });
-  return overridesFromSpecFile(specFile);
 }
 
 export function registerTools(program: Command, context: CliContext): void {

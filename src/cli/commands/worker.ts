@@ -1,34 +1,15 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { isRemoteAgentSpec } from "../../agents/create-agent.js";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
-import type { Task } from "../../core/task.js";
-import { getDomain } from "../../domains/registry.js";
-import { dataFingerprint, type ConversationJobData } from "../../distributed/conversation-message.js";
-import {
-  startConversationWorker,
-  type ConversationWorker,
-  type PreparedJob,
-} from "../../distributed/conversation-worker.js";
 import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
-import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js";
-import { redisCheckpointStore } from "../../distributed/redis-checkpoint-store.js";
-import { redisLimiterFactory } from "../../distributed/redis-limiter.js";
-import { createCallLimiter } from "../../llm/call-limits.js";
-import type { Tracing } from "../../observability/start-tracing.js";
-import {
-  createPerturbationRegistry,
-  type PerturbationRegistry,
-  type ResolvedPerturbation,
-} from "../../perturbations/registry.js";
-import { conversationJob } from "../../runner/conversation-job.js";
-import type { RunConfig } from "../../runner/run-config.js";
-import { loadDomain, withDataOption, type CliContext } from "../context.js";
+import type { ConversationWorker } from "../../distributed/conversation-worker.js";
+import { parseRedisUrl } from "../../distributed/redis-url.js";
+import { startRunWorker, type RunWorkerOptions } from "../../distributed/run-worker.js";
+import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
+import { withDataOption, type CliContext } from "../context.js";
 import { importAgentModule, loadPerturbations } from "../domain-modules.js";
-import { participantsFromFlags, type Participants } from "../model-flags.js";
-import { startCliTracing, traceRunConversations, withOtelOption } from "../otel-option.js";
-import { domainLoadOptions, modelFlagsOf } from "./run-resolve.js";
+import { startCliTracing, withOtelOption } from "../otel-option.js";
 
 const WorkerFlagsSchema = z.object({
   queue: z.string({
@@ -59,193 +40,23 @@ const WorkerFlagsSchema = z.object({
 });
 type WorkerFlags = z.infer<typeof WorkerFlagsSchema>;
 
-/**
- * The run's perturbations, as this worker has them: the job names each by its spec (name, version,
- * settings), and only the perturbations this process loaded run — a job never makes a worker import
- * code. A missing one, or another version, is a ConfigError: the job is left to a matching worker.
- */
-function perturbationsHere(registry: PerturbationRegistry, specs: readonly string[]): ResolvedPerturbation[] {
-  return specs.map((spec) => {
-    const id = spec.split(":")[0]!;
-    const [name, version] = id.split("@") as [string, string | undefined];
-    const here = registry.get(name);
-    if (!here)
-      throw new ConfigError(
-        `it does not have the run's perturbation ${id}; start it with --perturbation-module FILE defining ${name}`,
-      );
-    if (version !== undefined && Number(version) !== here.version)
-      throw new ConfigError(
-        `it has ${name}@${here.version}, and the run perturbs with ${id}; start it with the --perturbation-module defining ${id}`,
-      );
-    return registry.resolve(spec);
-  });
-}
-
-const BASE_URLS = [
-  ["agentLlmBaseUrl", "agent's base URL"],
-  ["userLlmBaseUrl", "customer's base URL"],
-  ["judgeLlmBaseUrl", "judge's base URL"],
-  ["rerankerLlmBaseUrl", "reranker's base URL"],
-] as const;
-
-const originOf = (url: string) => (URL.canParse(url) ? new URL(url).origin : url);
-
-/**
- * The places a run's configuration makes a worker send its own credentials (API keys,
- * PASSK_REMOTE_AGENT_TOKEN): the base URLs and a remote agent's URL, as origins. A coordinator's
- * `--local-workers` allow exactly these, its own flags.
- */
-export function configEndpoints(config: RunConfig): { what: string; origin: string }[] {
-  const models = config.models;
-  const found: { what: string; origin: string }[] = BASE_URLS.flatMap(([key, what]) => {
-    const url = models[key];
-    return url === undefined ? [] : [{ what, origin: originOf(url) }];
-  });
-  if (isRemoteAgentSpec(models.agentLlm))
-    found.push({ what: "remote agent", origin: originOf(models.agentLlm.replace(/^(a2a|http):/, "")) });
-  return found;
-}
-
-/**
- * A job's data comes from whoever can write to Redis, so it names code and endpoints only by what this
- * worker's operator gave it: an agent module loaded with `--agent-module`, endpoints listed with
- * `--allow-endpoint`. Anything else is a ConfigError, and the job is left to another worker.
- */
-function checkJobAgainstOperator(
-  context: CliContext,
-  config: RunConfig,
-  allowedEndpoints: ReadonlySet<string>,
-): void {
-  for (const { what, origin } of configEndpoints(config))
-    if (!allowedEndpoints.has(origin))
-      throw new ConfigError(
-        `the run's ${what} is ${origin}, and this worker sends its credentials only to endpoints its operator allowed; if you trust it, start the worker with --allow-endpoint ${origin}`,
-      );
-  const agentSpec = config.models.agentLlm;
-  if (!agentSpec.startsWith("module:")) return;
-  const file = agentSpec.slice("module:".length);
-  const loaded =
-    context.agentModules?.get(agentSpec) ?? context.agentModules?.get(`module:${path.resolve(file)}`);
-  if (!loaded)
-    throw new ConfigError(
-      `the run's agent is the module ${file}, which this worker did not load; a job never makes a worker import code: start the worker with --agent-module ${file} (the coordinator's agent file)`,
-    );
-  // The job's spelling of the path (the coordinator's) now finds the module this worker loaded.
-  if (!context.agentModules?.has(agentSpec))
-    context.agentModules = new Map([...(context.agentModules ?? []), [agentSpec, loaded]]);
-}
-
-/**
- * What runs a job on this machine: the domain's data from `--data`, `PASSK_DATA_DIR` or the job's data
- * directory, participants built from the job's configuration with this machine's keys (built once per
- * run and reused), the run's perturbations from this process's registry, and with `tracing` each
- * conversation traced as a local run traces it.
- */
-export function prepareJobsHere(
-  context: CliContext,
-  dataDir: string | undefined,
-  address: RedisAddress,
-  allowedEndpoints: readonly string[],
-  tracing?: Tracing,
-): { prepare: (data: ConversationJobData, task: Task) => Promise<PreparedJob>; close(): void } {
-  const participantsOf = new Map<string, Promise<Participants>>();
-  // One store client for every run's limiters; the limits themselves are per run.
-  let limiters: ReturnType<typeof redisLimiterFactory> | undefined;
-  // Turns are saved in Redis, so that a conversation this worker loses continues on another.
-  let checkpoints: ReturnType<typeof redisCheckpointStore> | undefined;
-  const allowed = new Set(allowedEndpoints.map(originOf));
-  const prepare = async (data: ConversationJobData, task: Task): Promise<PreparedJob> => {
-    const config = data.config;
-    checkJobAgainstOperator(context, config, allowed);
-    const dir = dataDir ?? context.env.PASSK_DATA_DIR ?? config.data;
-    const domainData = loadDomain(context, data.domain, domainLoadOptions(context, config, data.domain, dir));
-    const perturbations = perturbationsHere(
-      context.perturbations ?? createPerturbationRegistry(),
-      config.perturbations ?? [],
-    );
-    const key = `${data.runId}\u0000${JSON.stringify(config)}`;
-    let participants = participantsOf.get(key);
-    if (!participants) {
-      participants = (async () => {
-        // The run's call limits are shared with every other worker through Redis.
-        if (config.limits) limiters ??= redisLimiterFactory(address);
-        return participantsFromFlags(
-          modelFlagsOf(config),
-          context,
-          dir,
-          config.domains.map((name) => getDomain(name, context.domains)),
-          {
-            ...(tracing ? { observer: tracing.modelCalls } : {}),
-            ...(config.limits && limiters
-              ? { limiter: createCallLimiter(config.limits, limiters.factory, data.runId) }
-              : {}),
-          },
-        );
-      })();
-      participantsOf.set(key, participants);
-      participants.catch(() => participantsOf.delete(key));
-    }
-    const built = await participants;
-    const prepared: PreparedJob = {
-      dataFingerprint: dataFingerprint(domainData),
-      runJob: conversationJob({
-        domains: new Map([[data.domain, { data: domainData, tasks: new Map([[task.id, task]]) }]]),
-        agent: built.agent,
-        user: built.user,
-        ...(built.judge ? { judge: built.judge } : {}),
-        solo: config.solo,
-        protocol: built.protocol,
-        ...(built.toolOverrides ? { toolOverrides: built.toolOverrides } : {}),
-        maxSteps: config.max_steps,
-        maxErrors: config.max_errors,
-        ...(config.max_sim_seconds ? { maxDurationMs: config.max_sim_seconds * 1000 } : {}),
-        ...(perturbations.length > 0 ? { perturbations } : {}),
-        ...(config.checkpoint_turns ? { checkpoints: (checkpoints ??= redisCheckpointStore(address)) } : {}),
-      }),
-    };
-    // With --otel, each conversation run here is a trace, as in a one-process run.
-    return tracing
-      ? { ...prepared, runJob: traceRunConversations(tracing, config)(prepared.runJob) }
-      : prepared;
-  };
-  return {
-    prepare,
-    close: () => {
-      limiters?.close();
-      checkpoints?.close();
-    },
-  };
-}
-
 /** Start a conversation worker on this process (`passk worker`, and `passk run --local-workers`). */
-export async function startWorkerHere(
+export function startWorkerHere(
   context: CliContext,
-  options: {
-    address: RedisAddress;
-    concurrency: number;
-    lockMs: number;
-    data?: string;
-    /** Origins this worker may send its credentials to (`--allow-endpoint`; a coordinator's own URLs). */
-    allowedEndpoints: readonly string[];
+  options: Omit<RunWorkerOptions, "env" | "domains" | "catalog" | "perturbations" | "agentModules"> & {
     quiet?: boolean;
-    /** `--otel`: each conversation this worker runs is a trace. */
-    tracing?: Tracing;
   },
 ): Promise<ConversationWorker> {
-  const here = prepareJobsHere(
-    context,
-    options.data,
-    options.address,
-    options.allowedEndpoints,
-    options.tracing,
-  );
-  const worker = await startConversationWorker({
-    address: options.address,
-    concurrency: options.concurrency,
-    lockMs: options.lockMs,
-    prepare: here.prepare,
+  const { quiet, ...rest } = options;
+  return startRunWorker({
+    ...rest,
+    env: context.env,
+    domains: context.domains,
+    catalog: (context.catalog ??= new DomainCatalog()),
+    ...(context.perturbations ? { perturbations: context.perturbations } : {}),
+    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
     onNote: (text) => context.stderr.write(`${text}\n`),
-    ...(options.quiet
+    ...(quiet
       ? {}
       : {
           onJobEnd: (data, reason) =>
@@ -254,13 +65,6 @@ export async function startWorkerHere(
             ),
         }),
   });
-  return {
-    id: worker.id,
-    close: async () => {
-      await worker.close();
-      here.close();
-    },
-  };
 }
 
 export function registerWorker(program: Command, context: CliContext): void {
@@ -312,7 +116,7 @@ export function registerWorker(program: Command, context: CliContext): void {
       address,
       concurrency: flags.concurrency,
       lockMs: flags.lockSeconds * 1000,
-      ...(flags.data ? { data: flags.data } : {}),
+      ...(flags.data ? { dataDir: flags.data } : {}),
       allowedEndpoints: flags.allowEndpoint ?? [],
       ...(tracing ? { tracing } : {}),
     });

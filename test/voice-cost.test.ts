@@ -535,5 +535,9 @@ describe("a voice run's cost, against mock providers", () => {
       "openai:gpt-4o-mini-tts has no price for its characters",
     );
     expect(result.stdout).toContain("customer unknown (");
+    // Each reason once, however many utterances gave it.
+    const reasons = String(simulation!.info.user_cost_unknown).split("; ");
+    expect(reasons.length).toBeGreaterThan(1);
+    expect(new Set(reasons).size).toBe(reasons.length);
   }, 240_000);
 });

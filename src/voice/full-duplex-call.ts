@@ -435,11 +435,12 @@ function customerCost(ticks: readonly Tick[]): { cost: number | null; unknown?: 
     if (chunk.cost === null) {
       if (!chunk.usage) continue;
       const reason = chunk.usage.cost_unknown;
-      unknown.add(
+      // Each utterance says all its reasons in one; the call says each reason once.
+      const reasons =
         typeof reason === "string"
-          ? reason
-          : "the customer's language model is not in the price table (pass --prices FILE)",
-      );
+          ? reason.split("; ")
+          : ["the customer's language model is not in the price table (pass --prices FILE)"];
+      for (const one of reasons) unknown.add(one);
       continue;
     }
     total += chunk.cost;

@@ -7,11 +7,11 @@ import type { CallLimiter } from "../llm/call-limits.js";
 import { loadPriceOverrides, parseLlmArgs, type ModelCallObserver } from "../llm/index.js";
 import {
   buildParticipants,
-  DEFAULT_CALL_SETTINGS,
   type ModelSpec,
   type Participants,
   type ParticipantsSpec,
 } from "../runner/build.js";
+import { DEFAULT_CALL_SETTINGS } from "../runner/run-spec.js";
 import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
 import type { CliContext } from "./context.js";
 import { readToolSpecFile } from "../runner/run-assembly.js";

@@ -14,12 +14,9 @@ import {
   loadProviderPackage,
   type ProviderRegistry,
 } from "./provider-registry.js";
-import type { ModelCallObserver } from "./model-call-observer.js";
+import type { LlmRole, ModelCallObserver } from "./model-call-observer.js";
 import type { ResponseCache } from "./response-cache.js";
 import { resolveRetryOptions, type RetryOptions } from "./retry.js";
-
-/** Which participant the model plays; only used to name the right flags in error messages. */
-export type LlmRole = "agent" | "user" | "judge" | "reranker";
 
 export interface CreateLanguageModelOptions {
   role?: LlmRole;

@@ -1,5 +1,6 @@
 export { createLanguageModel, DEFAULT_TIMEOUT_MS } from "./create-language-model.js";
-export type { CreateLanguageModelOptions, LlmRole } from "./create-language-model.js";
+export type { CreateLanguageModelOptions } from "./create-language-model.js";
+export type { LlmRole } from "./model-call-observer.js";
 export { parseLlmArgs, checkLlmArgs, mergeLlmArgs, LlmArgsSchema } from "./llm-args.js";
 export type { LlmArgs } from "./llm-args.js";
 export { parseModelSpec, formatModelSpec } from "./model-spec.js";

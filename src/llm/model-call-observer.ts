@@ -1,6 +1,8 @@
 import type { LanguageModel } from "../core/llm.js";
-import type { LlmRole } from "./create-language-model.js";
 import type { RetryEvent } from "./retry.js";
+
+/** Which participant the model plays; only used to name the right flags in error messages. */
+export type LlmRole = "agent" | "user" | "judge" | "reranker";
 
 /** A model as whoever watches its calls sees it: never a key or a base URL. */
 export interface ObservedModel {

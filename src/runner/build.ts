@@ -24,10 +24,8 @@ import {
 } from "../llm/index.js";
 import { createUserSimulator, customerSpecFor, readUserGuidelines } from "../users/create-user.js";
 import type { RunParticipants } from "./run.js";
+import { DEFAULT_CALL_SETTINGS } from "./run-spec.js";
 import type { ConversationProtocol } from "./simulation-setup.js";
-
-/** Model calls' defaults, named once: the CLI's flags, stored run configs and the builder use them. */
-export const DEFAULT_CALL_SETTINGS = { timeoutSeconds: 120, maxAttempts: 5 } as const;
 
 /** One participant's model: its spec (`<provider>:<model>`, `scripted:gold`, …), base URL and call settings. */
 export interface ModelSpec {

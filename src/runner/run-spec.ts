@@ -4,7 +4,9 @@ import { RetrievalConfigKwargsSchema } from "../knowledge/configs.js";
 import { CallLimitsSchema } from "../llm/call-limits.js";
 import { LlmArgsSchema } from "../llm/llm-args.js";
 import { redactUrl } from "../llm/redact.js";
-import { DEFAULT_CALL_SETTINGS } from "./build.js";
+
+/** Model calls' defaults, named once: the CLI's flags, stored run configs and the builder use them. */
+export const DEFAULT_CALL_SETTINGS = { timeoutSeconds: 120, maxAttempts: 5 } as const;
 
 /** A participant's model: `<provider>:<model>` (or `scripted:gold`, `a2a:URL`…), its base URL and call args. */
 export const ModelSpecSchema = z.strictObject({

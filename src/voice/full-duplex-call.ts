@@ -1,6 +1,6 @@
 import { voiceSessionCost, type VoicePricing, type VoiceSessionCost } from "./voice-cost.js";
 import { randomUUID } from "node:crypto";
-import { DEFAULT_FIRST_AGENT_MESSAGE, USER_STOP_TOKENS } from "../core/agent.js";
+import { DEFAULT_FIRST_AGENT_MESSAGE } from "../core/agent.js";
 import { ConfigError, SimulationAbortedError } from "../core/errors.js";
 import { InfrastructureError, type LlmToolSpec } from "../core/llm.js";
 import type { ToolCall, ToolMessage } from "../core/message.js";
@@ -466,9 +466,4 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done, { once: true });
   });
-}
-
-/** Whether a customer's text ends the call (a stop, transfer or out-of-scope token). */
-export function isCustomerStop(text: string | null): boolean {
-  return text !== null && USER_STOP_TOKENS.some((token) => text.includes(token));
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { USER_STOP_TOKENS } from "../core/agent.js";
 import path from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { InfrastructureError, type LanguageModel, type LlmMessage, type LlmToolSpec } from "../core/llm.js";
@@ -20,7 +21,6 @@ import {
 import { muffleAwayFromPhone } from "./effects/muffling.js";
 import { SpeechInsertScheduler } from "./effects/speech-inserts.js";
 import type { SpeechEffectsSettings } from "./voice-settings.js";
-import { isCustomerStop } from "./full-duplex-call.js";
 import { priceVoiceUsage, type VoicePricing } from "./voice-cost.js";
 import { linearizeTicks, type ParticipantTick, type SelfChunk, type SpeechChunk } from "./linearize.js";
 import {
@@ -719,4 +719,9 @@ async function synthesize(
     );
   }
   return resample(audio.samples, audio.sampleRate, WIRE_SAMPLE_RATE);
+}
+
+/** Whether a customer's text ends the call (a stop, transfer or out-of-scope token). */
+export function isCustomerStop(text: string | null): boolean {
+  return text !== null && USER_STOP_TOKENS.some((token) => text.includes(token));
 }

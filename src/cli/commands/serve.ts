@@ -13,12 +13,8 @@ import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { AgentGym } from "../../gym/agent-gym.js";
 import { GymSessions } from "../../gym/gym-sessions.js";
 import { loadPriceOverrides, parseLlmArgs } from "../../llm/index.js";
-import {
-  DEFAULT_CALL_SETTINGS,
-  participantMaker,
-  type ModelSpec,
-  type ParticipantMaker,
-} from "../../runner/build.js";
+import { participantMaker, type ModelSpec, type ParticipantMaker } from "../../runner/build.js";
+import { DEFAULT_CALL_SETTINGS } from "../../runner/run-spec.js";
 import type { ConversationProtocol } from "../../runner/simulation-setup.js";
 import type { Judge } from "../../core/judge.js";
 import type { Tracing } from "../../observability/start-tracing.js";

@@ -1,13 +1,15 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import wavefile from "wavefile";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { goldVoicePolicy } from "../src/testing/gold-voice-policy.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/mock-llm-server.js";
 import { startMockRealtimeServer, type MockRealtimeServer } from "../src/testing/mock-realtime-server.js";
 import { startMockSpeechServer, type MockSpeechServer } from "../src/testing/mock-speech-server.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
+import { AUDIO_TAPS, simulationAudioDir } from "../src/voice/audio-artifacts.js";
 import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { customerScript, mishearingBrain, taskWithSpokenId } from "./helpers/voice-mocks.js";
 
@@ -93,6 +95,44 @@ describe("passk simulate --voice against mock providers", () => {
     expect(recording && existsSync(recording)).toBe(true);
     expect(readdirSync(path.join(saveTo, "simulations"))).toHaveLength(1);
     expect(result.stdout).not.toContain(KEY);
+  }, 300_000);
+
+  it("--audio-taps records each stage of the call's audio, as long as the call, beside both.wav", async () => {
+    const saveTo = path.join(dir, "taps");
+    const result = await simulate(gold.url, [
+      "--save-to",
+      saveTo,
+      "--audio-taps",
+      "--speech-complexity",
+      "regular",
+      "--substitute-missing-noise",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const [file] = readdirSync(path.join(saveTo, "simulations"));
+    const record = JSON.parse(readFileSync(path.join(saveTo, "simulations", file!), "utf8")) as {
+      id: string;
+      ticks: unknown[];
+    };
+    const tapsDir = path.join(simulationAudioDir(saveTo, task.id, record.id), "taps");
+    const stages = Object.values(AUDIO_TAPS);
+    expect(readdirSync(tapsDir).sort()).toEqual(stages.map((name) => `${name}.wav`).sort());
+    const samples = new Map(
+      stages.map((name) => {
+        const wav = new wavefile.WaveFile(readFileSync(path.join(tapsDir, `${name}.wav`)));
+        expect(wav.fmt).toMatchObject({ numChannels: 1, sampleRate: 8000, bitsPerSample: 16 });
+        return [name, Int16Array.from(wav.getSamples(false, Int16Array) as unknown as Int16Array)];
+      }),
+    );
+    // Every stage covers the whole call, tick by tick.
+    for (const name of stages) expect(samples.get(name)!.length).toBe(record.ticks.length * 1600);
+    const energy = (x: Int16Array) => x.reduce((sum, v) => sum + v * v, 0) / x.length;
+    const speech = samples.get(AUDIO_TAPS.userSpeech)!;
+    const afterEffects = samples.get(AUDIO_TAPS.userAfterEffects)!;
+    expect(energy(speech)).toBeGreaterThan(0);
+    expect(energy(samples.get(AUDIO_TAPS.agentWire)!)).toBeGreaterThan(0);
+    // regular's surroundings: the caller's silences are no longer silent once the effects are on.
+    const silentInSpeech = speech.reduce((n, v, i) => n + (v === 0 && afterEffects[i] !== 0 ? 1 : 0), 0);
+    expect(silentInSpeech).toBeGreaterThan(1000);
   }, 300_000);
 
   it("a misheard id: reward 0, and why — the value the caller said and the one the agent used; --json carries the record", async () => {

@@ -64,6 +64,8 @@ export const VoiceRunStartSpecSchema = z.strictObject({
   saveTo: z.string().optional(),
   /** Write both.wav and the label tracks of each call. */
   audio: z.boolean().default(true),
+  /** Also record each call's audio at each stage of the pipeline (`audio/taps/`). */
+  audioTaps: z.boolean().default(false),
   /** Stand in for noise recordings the data dir lacks (offline), and say so; not τ-voice-comparable. */
   substituteMissingNoise: z.boolean().default(false),
 });
@@ -258,6 +260,7 @@ export async function startVoiceRun(
     resume,
     dataDir,
     audio: s.audio,
+    audioTaps: s.audioTaps,
     noiseSubstitutes: s.substituteMissingNoise,
     ...(options.priceOverrides ? { pricing: { overrides: options.priceOverrides } } : {}),
   };

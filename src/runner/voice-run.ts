@@ -24,6 +24,7 @@ import { gradeVoiceCall } from "../voice/linearize.js";
 import { explainVoiceCall } from "../voice/explain-call.js";
 import type { VoiceCustomer } from "../voice/voice-customer.js";
 import { voiceSettingsFor, type TasksVoiceFile, type VoiceSettings } from "../voice/voice-settings.js";
+import { AUDIO_TAPS, AudioTapRecorder, tappedLine } from "../voice/audio-artifacts.js";
 import { createCallerLine } from "../voice/effects/caller-line.js";
 import { loadCallerNoise } from "../voice/effects/noise.js";
 import { VoiceResultsWriter, voiceRunInfo, type VoiceParticipantInfo } from "../voice/results-dir.js";
@@ -62,6 +63,8 @@ export interface VoiceRunSpec {
   noiseSubstitutes?: boolean;
   /** Write both.wav and the label tracks of each call (default true). */
   audio?: boolean;
+  /** Also record each call's audio at each stage of the pipeline into its `audio/taps/` (`--audio-taps`). */
+  audioTaps?: boolean;
   /** How the agent's usage is priced: the price table, with `--prices` overrides. */
   pricing?: VoicePricing;
 }
@@ -172,7 +175,9 @@ async function runOneCall(
   const noise = loadCallerNoise(spec.dataDir, settings, {
     onMissing: spec.noiseSubstitutes ? "substitute" : "error",
   });
-  const line = createCallerLine(settings, noise, seed);
+  const taps = spec.audioTaps ? new AudioTapRecorder() : undefined;
+  const plainLine = createCallerLine(settings, noise, seed);
+  const line = taps ? tappedLine(plainLine, taps) : plainLine;
   const noiseSubstitutions = noise.substitutions.map((sub) => `${sub.wanted} → ${sub.used ?? "none"}`);
   const world = spec.data.newWorld({ task });
   const agent = participants.agent();
@@ -208,7 +213,10 @@ async function runOneCall(
         speech_environment: speechEnvironment(settings, seed, participants.customerVoice?.(settings), noise),
         effect_timeline: effectTimeline(line),
       },
-      (spec.audio ?? true) ? { wire: result.audio } : undefined,
+      {
+        ...((spec.audio ?? true) ? { wire: result.audio } : {}),
+        ...(taps ? { taps: agentTaps(taps, result.audio) } : {}),
+      },
     );
     const { ticks } = result.simulation;
     const explanation = explainVoiceCall(
@@ -339,6 +347,16 @@ export function speechEnvironment(
     speech_effects_config: settings.speech_effects_config,
     channel_effects_config: settings.channel_effects_config,
   };
+}
+
+/** `taps` with the agent's side added: what it heard of the caller in each tick, and what it said. */
+function agentTaps(
+  taps: AudioTapRecorder,
+  audio: { user: readonly Uint8Array[]; agent: readonly Uint8Array[] },
+): AudioTapRecorder {
+  for (const chunk of audio.user) taps.recordWire(AUDIO_TAPS.agentInput, chunk);
+  for (const chunk of audio.agent) taps.recordWire(AUDIO_TAPS.agentWire, chunk);
+  return taps;
 }
 
 /**

@@ -90,6 +90,7 @@ export async function simulateVoice(
         saveTo: folder,
         dataDir: prepared.dataDir,
         audio: kept !== null && s.audio,
+        audioTaps: kept !== null && s.audioTaps,
         noiseSubstitutes: s.substituteMissingNoise,
         ...(options.priceOverrides ? { pricing: { overrides: options.priceOverrides } } : {}),
       },

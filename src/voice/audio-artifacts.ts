@@ -2,7 +2,7 @@ import path from "node:path";
 import alawmulaw from "alawmulaw";
 import wavefile from "wavefile";
 import { writeFileAtomic } from "../core/write-file-atomic.js";
-import { WIRE_SAMPLE_RATE, wireBytesPerTick } from "./call.js";
+import { WIRE_SAMPLE_RATE, wireBytesPerTick, type CallerLine } from "./call.js";
 
 // The audio of a voice simulation, where the reference keeps it: beside the run's results,
 // `artifacts/task_<task id>/sim_<simulation id>/audio/` holds `both.wav` (the call in stereo: the
@@ -246,4 +246,21 @@ export class AudioTapRecorder {
     }
     return written;
   }
+}
+
+/**
+ * `line`, recording the caller's stages into `taps` as they pass: their clean voice, their audio after
+ * the effects of their surroundings and voice, and what went onto the line (before frames were lost).
+ */
+export function tappedLine(line: CallerLine, taps: AudioTapRecorder): CallerLine {
+  return {
+    ...(line.effectTimeline ? { effectTimeline: () => line.effectTimeline!() } : {}),
+    tick(speech, state) {
+      const out = line.tick(speech, state);
+      taps.recordPcm16(AUDIO_TAPS.userSpeech, speech, WIRE_SAMPLE_RATE);
+      taps.recordPcm16(AUDIO_TAPS.userAfterEffects, out.stages?.postNoise ?? speech, WIRE_SAMPLE_RATE);
+      taps.recordWire(AUDIO_TAPS.userWire, out.stages?.sent ?? out.wire);
+      return out;
+    },
+  };
 }

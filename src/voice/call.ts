@@ -167,6 +167,11 @@ export interface CallerSpeechState {
 export interface CallerLineTick {
   /** What the agent hears: μ-law at 8 kHz, `wireBytesPerTick` bytes. */
   wire: Uint8Array;
+  /**
+   * For `--audio-taps`, when the line has these stages: the caller's audio after the effects of their
+   * surroundings and voice (PCM16, 8 kHz), and what went onto the line before frames were lost (μ-law).
+   */
+  stages?: { postNoise: Int16Array; sent: Uint8Array };
   speechEffects: SpeechEffectsInTick | null;
   sourceEffects: SourceEffectsInTick | null;
   channelEffects: ChannelEffectsInTick | null;

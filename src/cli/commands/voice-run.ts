@@ -23,6 +23,7 @@ export interface VoiceRunFlags {
   clock: "virtual" | "realtime";
   maxCallSeconds: string;
   audio: boolean;
+  audioTaps?: boolean;
   substituteMissingNoise?: boolean;
 }
 
@@ -75,7 +76,11 @@ export function withVoiceOptions(command: Command): Command {
       "--substitute-missing-noise",
       "with --voice: stand in for noise recordings the data dir lacks (offline), and say so; not τ-voice-comparable",
     )
-    .option("--no-audio", "with --voice: do not write both.wav and the label tracks of each call");
+    .option("--no-audio", "with --voice: do not write both.wav and the label tracks of each call")
+    .option(
+      "--audio-taps",
+      "with --voice: also record each call's audio at each stage (clean speech, after the effects, on the line, heard by the agent, said by the agent) into audio/taps/",
+    );
 }
 
 function positive(flag: string, value: string): number {
@@ -128,6 +133,7 @@ export function voiceSpecFlags(flags: VoiceRunFlags) {
     agentTts: flags.agentTts,
     userVoice: flags.userVoice,
     audio: flags.audio,
+    audioTaps: flags.audioTaps ?? false,
     substituteMissingNoise: flags.substituteMissingNoise ?? false,
   } satisfies Partial<VoiceRunStartSpec>;
 }

@@ -132,10 +132,12 @@ export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, se
           open.duration_ms = open.end_ms - open.start_ms;
         }
       }
+      const postNoise = Int16Array.from(mix, clip16);
       band?.process(mix);
       const pcm = new Int16Array(mix.length);
       for (let i = 0; i < mix.length; i++) pcm[i] = clip16(mix[i]! * gain);
       const wire = mulawEncode(pcm);
+      const sent = wire.slice();
       const lost = new Uint8Array(wire.length);
       const lostSamples = drops.lose(lost, start);
       if (lostSamples > 0) for (let i = 0; i < wire.length; i++) if (lost[i]) wire[i] = WIRE_SILENCE;
@@ -159,6 +161,7 @@ export function createCallerLine(settings: VoiceSettings, noise: CallerNoise, se
       }
       return {
         wire,
+        stages: { postNoise, sent },
         speechEffects: state.speaking
           ? { dynamic_muffling_enabled: muffling.enabled, speech_insert: null }
           : null,

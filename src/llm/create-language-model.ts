@@ -2,7 +2,7 @@ import { ConfigError } from "../core/errors.js";
 import type { LanguageModel } from "../core/llm.js";
 import { aiSdkErrorPolicy, createAiSdkLanguageModel } from "./ai-sdk-language-model.js";
 import type { CallLimiter } from "./call-limits.js";
-import { environmentSecrets } from "../observability/span-text.js";
+import { environmentSecrets } from "./environment-secrets.js";
 import { composeLanguageModel } from "./compose-language-model.js";
 import type { PriceOverrides } from "./cost.js";
 import { checkLlmArgs, parseLlmArgs, type LlmArgs } from "./llm-args.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { environmentSecrets, spanTextFilter } from "./span-text.js";
+import { environmentSecrets } from "../llm/environment-secrets.js";
+import { spanTextFilter } from "./span-text.js";
 
 describe("spanTextFilter", () => {
   it("removes the environment's keys, base-URL credentials and anything shaped like a key, then bounds the text", () => {

@@ -18,7 +18,8 @@ import {
 import { GuardedExporter } from "./guarded-exporter.js";
 import { modelCallSpans } from "./model-call-spans.js";
 import type { OtelSettings } from "./otel-settings.js";
-import { environmentSecrets, spanTextFilter } from "./span-text.js";
+import { environmentSecrets } from "../llm/environment-secrets.js";
+import { spanTextFilter } from "./span-text.js";
 import { TraceScopes } from "./trace-scope.js";
 
 /** How long the exit waits for the last spans to reach the collector. */

@@ -14,7 +14,7 @@ import { createCallLimiter } from "../llm/call-limits.js";
 import { loadPriceOverrides } from "../llm/index.js";
 import { combineObservers } from "../llm/model-call-observer.js";
 import type { Tracing } from "../observability/start-tracing.js";
-import { environmentSecrets } from "../observability/span-text.js";
+import { environmentSecrets } from "../llm/environment-secrets.js";
 import {
   createPerturbationRegistry,
   resolvePerturbations,

@@ -21,13 +21,8 @@ import {
 } from "./api-schemas.js";
 import { createMemoryConversationStore } from "./conversation-store.js";
 import { HUMAN_PACED_REPLAY, SCRIPTED_REPLAY_NOTICE } from "./scripted-replay.js";
-import {
-  MAX_JSON_BODY_BYTES,
-  createServer,
-  type AppType,
-  type Participants,
-  type ServerDeps,
-} from "./create-server.js";
+import { MAX_JSON_BODY_BYTES, createServer, type AppType } from "./create-server.js";
+import type { Participants, ServerDeps } from "./server-deps.js";
 
 const SECRET = "sk-test-0123456789abcdefSECRET";
 

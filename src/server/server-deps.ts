@@ -7,7 +7,8 @@ import type { AnyDomain } from "../env/domain.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
-import type { ConversationStore } from "./conversation-store.js";
+import type { ConversationStore } from "../core/conversation-record.js";
+import type { SequencedEvent } from "./api-schemas.js";
 import type { ConversationLimits } from "./conversations.js";
 import type { GymSessions } from "../gym/gym-sessions.js";
 import type { RunCatalog } from "./run-catalog.js";
@@ -60,7 +61,7 @@ export interface ServerDeps {
    * Where playground conversations are kept (reopenable by URL, listed in the explorer); default: the
    * run store's, else memory.
    */
-  conversations?: ConversationStore;
+  conversations?: ConversationStore<SequencedEvent>;
   /** Judges NL assertions at the end of a playground conversation; without one they show as not judged. */
   judge?: Judge;
   /** Perturbations a simulated conversation may ask for; default: passk's own. */

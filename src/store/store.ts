@@ -18,8 +18,6 @@ import { RunTasksTable } from "./run-tasks-table.js";
 import { RunsTable } from "./runs-table.js";
 import { SimulationsTable } from "./simulations-table.js";
 
-export type { StoreOptions };
-
 /**
  * The embedded SQLite store of runs, their tasks and simulations (WAL journal, one transaction per
  * write): core's {@link RunStore} over one module per table (`runs-table.ts`, `run-tasks-table.ts`,

@@ -13,6 +13,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
@@ -120,9 +121,11 @@ const offWall = perConversation(off, "wallMs");
 const onWall = perConversation(on, "wallMs");
 const stored = sink.bytes(runId);
 // What the records would be as plain JSON, each with its prompts (as the API answers them).
-const ids = store.db.prepare("SELECT simulation_id FROM simulation_model_calls").all() as Array<{
+const db = new Database(store.file, { readonly: true });
+const ids = db.prepare("SELECT simulation_id FROM simulation_model_calls").all() as Array<{
   simulation_id: string;
 }>;
+db.close();
 const jsonBytes = ids.reduce(
   (sum, row) => sum + JSON.stringify(sink.load(runId, row.simulation_id)).length,
   0,

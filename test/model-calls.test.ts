@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LlmMessage } from "../src/core/llm.js";
 import { sentMessages, type SentMessage } from "../src/core/model-calls.js";
@@ -165,8 +166,8 @@ describe("passk run records the model call behind each turn", { timeout: 180_000
     // No API key anywhere in the store: its files, and every record unzipped.
     for (const file of readdirSync(dir).filter((f) => f.startsWith("calls.db")))
       expect(readFileSync(path.join(dir, file)).includes(API_KEY)).toBe(false);
-    const reopened = Store.open(path.join(dir, "calls.db"), { create: false });
-    const rows = reopened.db
+    const reopened = new Database(path.join(dir, "calls.db"), { readonly: true, fileMustExist: true });
+    const rows = reopened
       .prepare(
         "SELECT calls AS blob FROM simulation_model_calls UNION ALL SELECT prompt FROM model_call_prompts",
       )
@@ -256,15 +257,17 @@ describe("passk run records the model call behind each turn", { timeout: 180_000
     const store = Store.open(file, { create: false });
     const runId = store.listRuns()[0]!.id;
     const calls = new SqliteModelCallStore(store);
+    const db = new Database(file, { readonly: true });
     const rows = (
-      store.db.prepare("SELECT simulation_id FROM simulation_model_calls").all() as Array<{
+      db.prepare("SELECT simulation_id FROM simulation_model_calls").all() as Array<{
         simulation_id: string;
       }>
     ).map((r) => r.simulation_id);
     const records = results.simulations.map((s) => calls.load(runId, s.id));
-    const rerun = store.db
+    const rerun = db
       .prepare("SELECT attempts FROM jobs WHERE task_id = 'update_task_1' AND trial = 1")
       .get() as { attempts: number };
+    db.close();
     store.close();
     // That conversation's first attempt failed and was run again.
     expect(rerun.attempts).toBe(2);

@@ -15,7 +15,8 @@ import {
 import { checkLlmArgs, type LlmArgs } from "./llm-args.js";
 import { formatModelSpec, type ModelSpec } from "./model-spec.js";
 import { promptCacheMarkers, type PromptCacheMarkers, type PromptCacheStyle } from "./prompt-cache.js";
-import type { ProviderDefinition, SdkLanguageModel } from "./provider-registry.js";
+import type { ProviderDefinition } from "./provider-registry.js";
+import type { SdkLanguageModel } from "./sdk-language-model.js";
 import { redactSecrets } from "./redact.js";
 import { parseRetryAfterMs, retryDelayFromBodyMs, type AttemptFailure } from "./retry.js";
 import { classifyFault, infrastructureFailure, type RetryPolicy } from "./with-retry.js";

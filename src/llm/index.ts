@@ -17,7 +17,6 @@ export {
 export type {
   ProviderDefinition,
   ProviderRegistry,
-  SdkLanguageModel,
   ProviderEnv,
   ProviderEnvVar,
   ProviderEnvListing,
@@ -48,6 +47,7 @@ export type { RetryPolicy } from "./with-retry.js";
 export { withTimeout, CallTimeoutError } from "./with-timeout.js";
 export { createAiSdkLanguageModel, aiSdkErrorPolicy } from "./ai-sdk-language-model.js";
 export { promptCacheMarkers, bedrockCachesPrompts } from "./prompt-cache.js";
+export type { SdkLanguageModel } from "./sdk-language-model.js";
 export type { PromptCacheStyle } from "./prompt-cache.js";
 export {
   callCost,

@@ -1,4 +1,4 @@
-import type { SdkLanguageModel } from "./provider-registry.js";
+import type { SdkLanguageModel } from "./sdk-language-model.js";
 
 /** The AI SDK's provider options of a prompt part or a tool. */
 type ProviderOptions = NonNullable<Parameters<SdkLanguageModel["doGenerate"]>[0]["providerOptions"]>;

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI, type OpenAIProvider } from "@ai-sdk/openai";
+import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type * as AmazonBedrockPackage from "@ai-sdk/amazon-bedrock";
 import type * as AzurePackage from "@ai-sdk/azure";
@@ -18,9 +18,7 @@ import { ConfigError, UnknownNameError } from "../core/errors.js";
 import type { PriceLookup } from "./cost.js";
 import { httpFetch } from "./http-fetch.js";
 import { bedrockCachesPrompts, type PromptCacheStyle } from "./prompt-cache.js";
-
-/** The AI SDK's language model (specification v3), named through a provider package's own types. */
-export type SdkLanguageModel = ReturnType<OpenAIProvider["chat"]>;
+import type { SdkLanguageModel } from "./sdk-language-model.js";
 
 /** Where a provider reads its credentials and settings from (`process.env` unless told otherwise). */
 export type ProviderEnv = Readonly<Record<string, string | undefined>>;

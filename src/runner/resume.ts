@@ -3,7 +3,8 @@ import { hostname } from "node:os";
 import { ConfigError } from "../core/errors.js";
 import { readResultsFile, type ResultsInput } from "../formats/tau2/results.js";
 import { isRedactedUrl } from "../llm/redact.js";
-import type { RunRecord, Store } from "../store/store.js";
+import type { RunRecord } from "../core/run-store.js";
+import type { Store } from "../store/store.js";
 import path from "node:path";
 import {
   identityDifferences,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MessageSchema, ToolCallSchema, ToolMessageSchema } from "../core/message.js";
+import { ConversationModeSchema, ConversationSummarySchema } from "../core/conversation-record.js";
 import { RunStatusSchema } from "../core/run-store.js";
 import { RewardInfoSchema, SimulationRunSchema, TerminationReasonSchema } from "../core/simulation.js";
 import { TaskSchema } from "../core/task.js";
@@ -158,9 +159,6 @@ const name = (what: string, max = 200) =>
     .string({ error: `${what} must be a string` })
     .min(1, `${what} must not be empty`)
     .max(max, `${what} is longer than ${max} characters`);
-
-export const ConversationModeSchema = z.enum(["simulate", "human"]);
-export type ConversationMode = z.infer<typeof ConversationModeSchema>;
 
 export const StartConversationRequestSchema = z
   .strictObject({
@@ -351,31 +349,6 @@ export const SequencedEventSchema = z.intersection(
   PlaygroundEventSchema,
 );
 export type SequencedEvent = z.infer<typeof SequencedEventSchema>;
-
-export const ConversationStatusSchema = z.enum(["running", "finished", "abandoned", "failed", "interrupted"]);
-export type ConversationStatus = z.infer<typeof ConversationStatusSchema>;
-
-/** A playground conversation as kept in the store: reopenable by its URL, listed in the explorer. */
-export const ConversationSummarySchema = z.object({
-  id: z.string(),
-  domain: z.string(),
-  /** Null for a free conversation (a person typing, no task). */
-  taskId: z.string().nullable(),
-  mode: ConversationModeSchema,
-  agent: z.string(),
-  user: z.string().nullable(),
-  startedAt: z.string(),
-  endedAt: z.string().nullable(),
-  status: ConversationStatusSchema,
-  terminationReason: z.string().nullable(),
-  /** The reward when graded. */
-  reward: z.number().nullable(),
-  /** Messages so far (tool results included). */
-  messages: z.number().int(),
-  /** The customer's first words, for the list. */
-  firstLine: z.string().nullable(),
-});
-export type ConversationSummary = z.infer<typeof ConversationSummarySchema>;
 
 export const ConversationListSchema = z.object({ conversations: z.array(ConversationSummarySchema) });
 export type ConversationList = z.infer<typeof ConversationListSchema>;

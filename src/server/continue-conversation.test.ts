@@ -10,9 +10,10 @@ import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldAgent } from "../agents/gold-agent.js";
 import { SequencedEventSchema, StartConversationResponseSchema, type SequencedEvent } from "./api-schemas.js";
-import { createServer, type Participants } from "./create-server.js";
-import type { ConversationStore } from "./conversation-store.js";
-import { sqliteConversationStore } from "./sqlite-conversation-store.js";
+import { createServer } from "./create-server.js";
+import type { Participants } from "./server-deps.js";
+import type { ConversationStore } from "../core/conversation-record.js";
+import { sqliteConversationStore } from "../store/conversation-store.js";
 import { Store } from "../store/store.js";
 
 const catalog = new DomainCatalog();
@@ -82,7 +83,7 @@ function customer(conversations = 0): UserSimulator {
   };
 }
 
-function server(participants: Participants, conversations?: ConversationStore) {
+function server(participants: Participants, conversations?: ConversationStore<SequencedEvent>) {
   return createServer({
     domains: builtinDomains,
     dataDir: tau2DataDir(),
@@ -271,7 +272,10 @@ describe("continuing a stopped playground conversation", () => {
     });
     // The first server: the agent cancels EHGLP3; the server then goes away while the customer thinks.
     const before = Store.open(file, { create: true });
-    const first = server(participants(customer()), sqliteConversationStore(before));
+    const first = server(
+      participants(customer()),
+      sqliteConversationStore(before, { events: SequencedEventSchema }),
+    );
     const opened = await started(
       await post(first, "/api/conversations", { domain: "airline", taskId: "0", mode: "simulate" }),
     );
@@ -284,9 +288,17 @@ describe("continuing a stopped playground conversation", () => {
     );
     // The store holds its events (kept soon after each one), with who started it — as a digest only.
     await expect
-      .poll(() => messagesOf(sqliteConversationStore(before).get(opened.conversationId)?.events ?? []).length)
+      .poll(
+        () =>
+          messagesOf(
+            sqliteConversationStore(before, { events: SequencedEventSchema }).get(opened.conversationId)
+              ?.events ?? [],
+          ).length,
+      )
       .toBeGreaterThanOrEqual(4);
-    const kept = sqliteConversationStore(before).get(opened.conversationId)!;
+    const kept = sqliteConversationStore(before, { events: SequencedEventSchema }).get(
+      opened.conversationId,
+    )!;
     expect(kept.ownerDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(kept)).not.toContain(opened.ownerToken);
     before.close();
@@ -295,7 +307,10 @@ describe("continuing a stopped playground conversation", () => {
     const after = Store.open(file, { create: false });
     try {
       // The same customer, on its second conversation (the continued one).
-      const second = server(participants(customer(1)), sqliteConversationStore(after));
+      const second = server(
+        participants(customer(1)),
+        sqliteConversationStore(after, { events: SequencedEventSchema }),
+      );
       const path_ = `/api/conversations/${opened.conversationId}/continue`;
       const noToken = await post(second, path_, {});
       expect(noToken.status, await noToken.clone().text()).toBe(403);

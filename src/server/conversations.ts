@@ -19,19 +19,14 @@ import { costBesidesParticipants } from "../runner/execute-run.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type {
-  ConversationDetail,
   ConversationMode,
+  ConversationStore,
   ConversationSummary,
-  PlaygroundEvent,
-  SequencedEvent,
-} from "./api-schemas.js";
+  StoredConversation,
+} from "../core/conversation-record.js";
+import type { ConversationDetail, PlaygroundEvent, SequencedEvent } from "./api-schemas.js";
 import type { ConversationFeed } from "./api-services.js";
-import {
-  summarizeConversation,
-  type ConversationMeta,
-  type ConversationStore,
-  type StoredConversation,
-} from "./conversation-store.js";
+import { summarizeConversation, type ConversationMeta } from "./conversation-summary.js";
 import { HumanCustomer, NotAwaitingCustomerError, type CustomerTurn } from "../users/human-customer.js";
 import { currentRecords, recordChanges, recordsNamedBy } from "./record-changes.js";
 import { playgroundReview } from "./playground-review.js";
@@ -164,7 +159,7 @@ export class ConversationHub {
   readonly #now: () => Date;
   readonly #newId: () => string;
   readonly #log: (line: string) => void;
-  readonly #store: ConversationStore | undefined;
+  readonly #store: ConversationStore<SequencedEvent> | undefined;
   readonly #saveDelayMs: number;
   readonly #trace: ((about: ConversationAbout) => ConversationTrace) | undefined;
 
@@ -180,7 +175,7 @@ export class ConversationHub {
     newId?: () => string;
     log?: (line: string) => void;
     /** Where conversations are kept as they go (reopenable by URL, listed in the explorer). */
-    store?: ConversationStore;
+    store?: ConversationStore<SequencedEvent>;
     /** How long events may wait before the conversation is written again (default 100 ms). */
     saveDelayMs?: number;
     /** Traces each conversation (`passk serve --otel`). */
@@ -262,7 +257,7 @@ export class ConversationHub {
   }
 
   /** A conversation from the store, ended as interrupted when its server stopped while it ran. */
-  #kept(id: string): StoredConversation | undefined {
+  #kept(id: string): StoredConversation<SequencedEvent> | undefined {
     const kept = this.#store?.get(id);
     if (!kept || kept.summary.status !== "running") return kept;
     const last = kept.events.at(-1);
@@ -387,7 +382,11 @@ export class ConversationHub {
   }
 
   /** A conversation from the store: its owner proven by the digest kept with it. */
-  #continuableKept(id: string, kept: StoredConversation, ownerToken: string | undefined): Continuable {
+  #continuableKept(
+    id: string,
+    kept: StoredConversation<SequencedEvent>,
+    ownerToken: string | undefined,
+  ): Continuable {
     if (kept.ownerDigest === undefined)
       throw new ConversationStateError(
         "cannot_continue",

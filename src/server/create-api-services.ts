@@ -17,9 +17,9 @@ import {
   type TaskSummary,
 } from "./api-schemas.js";
 import type { ApiServices, RunServices } from "./api-services.js";
-import { createMemoryConversationStore } from "./conversation-store.js";
+import { createMemoryConversationStore } from "../store/conversation-store.js";
 import { ConversationHub, type StartConversation } from "./conversations.js";
-import type { ServerDeps, ServerLimits } from "./create-server.js";
+import type { ServerDeps, ServerLimits } from "./server-deps.js";
 import { scenarioChips, taskSummary, toolSummaries } from "./domain-views.js";
 import { rateLimit } from "./rate-limit.js";
 import { RunViews } from "./run-views.js";

@@ -19,15 +19,10 @@ import {
   TaskPageSchema,
   type SequencedEvent,
 } from "./api-schemas.js";
-import { createMemoryConversationStore } from "./conversation-store.js";
+import { createMemoryConversationStore } from "../store/conversation-store.js";
 import { HUMAN_PACED_REPLAY, SCRIPTED_REPLAY_NOTICE } from "./scripted-replay.js";
-import {
-  MAX_JSON_BODY_BYTES,
-  createServer,
-  type AppType,
-  type Participants,
-  type ServerDeps,
-} from "./create-server.js";
+import { MAX_JSON_BODY_BYTES, createServer, type AppType } from "./create-server.js";
+import type { Participants, ServerDeps } from "./server-deps.js";
 
 const SECRET = "sk-test-0123456789abcdefSECRET";
 
@@ -663,7 +658,7 @@ describe("participants", () => {
 
 describe("kept conversations", () => {
   it("a conversation's link opens it after a restart: finished ones whole, running ones ended as interrupted", async () => {
-    const conversations = createMemoryConversationStore();
+    const conversations = createMemoryConversationStore<SequencedEvent>();
     const first = server({ conversations });
     // A finished simulation, and a person's conversation still waiting for them when the server stops.
     const finished = await start(first, { domain: "mock", taskId: "create_task_1", mode: "simulate" });

@@ -17,8 +17,9 @@ import {
 } from "../store/simulation-notes.js";
 import type { Store } from "../store/store.js";
 import type { ScoredSimulation } from "../metrics/run-metrics.js";
-import { createMemoryConversationStore, type ConversationStore } from "./conversation-store.js";
-import { sqliteConversationStore } from "./sqlite-conversation-store.js";
+import type { ConversationStore } from "../core/conversation-record.js";
+import { createMemoryConversationStore, sqliteConversationStore } from "../store/conversation-store.js";
+import { SequencedEventSchema, type SequencedEvent } from "./api-schemas.js";
 
 /** A run as the explorer lists it. */
 export interface StoredRun {
@@ -95,7 +96,7 @@ export interface RunCatalog {
   /** People's notes on the runs' simulations; a store without them shows none and takes none. */
   notes?: SimulationNotes;
   /** Where this store keeps playground conversations, if it does. */
-  conversations?: ConversationStore;
+  conversations?: ConversationStore<SequencedEvent>;
 }
 
 /** The domain a results file was run on (τ² `info.environment_info.domain_name`), if it says. */
@@ -113,7 +114,7 @@ export function runCatalog(
   store: RunStore,
   tables: {
     notes?: SimulationNotes;
-    conversations?: ConversationStore;
+    conversations?: ConversationStore<SequencedEvent>;
     modelCalls?: (runId: string, simulationId: string) => SimulationModelCalls | undefined;
   } = {},
 ): RunCatalog {
@@ -179,7 +180,7 @@ export function sqliteRunCatalog(store: Store): RunCatalog {
   const modelCalls = new SqliteModelCallStore(store);
   return runCatalog(store, {
     notes: sqliteSimulationNotes(store),
-    conversations: sqliteConversationStore(store),
+    conversations: sqliteConversationStore(store, { events: SequencedEventSchema }),
     modelCalls: (runId, simulationId) => modelCalls.load(runId, simulationId),
   });
 }

@@ -19,7 +19,8 @@ import {
   TaskPageSchema,
   type SequencedEvent,
 } from "./api-schemas.js";
-import { createServer, type ServerDeps } from "./create-server.js";
+import { createServer } from "./create-server.js";
+import type { ServerDeps } from "./server-deps.js";
 import { OWNER_TOKEN_HEADER } from "./routes/conversation-routes.js";
 
 let root: string;

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sentMessages, type ModelCall, type SimulationModelCalls } from "../core/model-calls.js";
+import { databaseOf } from "./database.js";
 import { SqliteModelCallStore } from "./model-call-store.js";
 import { Store } from "./store.js";
 import type { SimulationRunInput } from "../formats/tau2/results.js";
@@ -92,7 +93,7 @@ describe("SqliteModelCallStore", () => {
     ]);
     expect(calls.load(run.id, "missing")).toBeUndefined();
     const count = (table: string) =>
-      (store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+      (databaseOf(store).statement(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     expect(count("model_call_prompts")).toBe(1);
 
     // A record whose simulation the run no longer holds is dropped by prune.
@@ -110,8 +111,9 @@ describe("SqliteModelCallStore", () => {
     const store = openStore();
     const run = store.createRun({ numTrials: 1 });
     const has = () =>
-      store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'simulation_model_calls'").get() !==
-      undefined;
+      databaseOf(store)
+        .statement("SELECT 1 FROM sqlite_master WHERE name = 'simulation_model_calls'")
+        .get() !== undefined;
     expect(has()).toBe(false);
     const calls = new SqliteModelCallStore(store);
     expect(has()).toBe(true);

@@ -8,6 +8,7 @@ import {
   type ModelCallSink,
   type SimulationModelCalls,
 } from "../core/model-calls.js";
+import { databaseOf, type StoreDatabase } from "./database.js";
 import type { Store } from "./store.js";
 
 /**
@@ -41,14 +42,14 @@ const gunzipJson = (blob: Buffer): unknown => JSON.parse(gunzipSync(blob).toStri
  * shows them per turn). Kept beside the results, never in them; deleted with their run.
  */
 export class SqliteModelCallStore implements ModelCallSink {
-  readonly #store: Store;
+  readonly #store: StoreDatabase;
   /** Prompts known to be stored, `run\u0000hash`: each is written once per run. */
   readonly #known = new Set<string>();
 
   constructor(store: Store) {
-    this.#store = store;
+    this.#store = databaseOf(store);
     try {
-      store.db.exec(CREATE);
+      this.#store.exec(CREATE);
     } catch {
       // A read-only store: nothing can be recorded in it, and what it holds is still read.
     }

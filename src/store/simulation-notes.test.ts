@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { NewSimulationNoteSchema } from "../core/simulation-note.js";
+import { databaseOf } from "./database.js";
 import { MIGRATIONS } from "./schema.js";
 import {
   createMemorySimulationNotes,
@@ -108,7 +109,7 @@ describe("notes in the SQLite store", () => {
     const runId = old.createRun({ label: "from before" }).id;
     old.putSimulation(runId, "airline", simulation("7", 1));
     expect(
-      old.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'simulation_notes'").get(),
+      databaseOf(old).statement("SELECT 1 FROM sqlite_master WHERE name = 'simulation_notes'").get(),
     ).toBeUndefined();
     old.close();
 
@@ -130,7 +131,7 @@ describe("notes in the SQLite store", () => {
     const notes = sqliteSimulationNotes(store);
     notes.add(runId, key("7", 1), note("gone with the run"));
     store.deleteRun(runId);
-    expect(store.db.prepare("SELECT COUNT(*) AS n FROM simulation_notes").get()).toEqual({ n: 0 });
+    expect(databaseOf(store).statement("SELECT COUNT(*) AS n FROM simulation_notes").get()).toEqual({ n: 0 });
   });
 });
 

@@ -1,4 +1,5 @@
 import type { NewSimulationNote, SimulationNote } from "../core/simulation-note.js";
+import { databaseOf } from "./database.js";
 import type { Store } from "./store.js";
 
 /** Which simulation of a run a note is on: its (domain, task, trial) key. */
@@ -53,17 +54,18 @@ function toNote(row: NoteRow): SimulationNote {
 
 /** The notes kept in the SQLite store; they go with their run when it is deleted. */
 export function sqliteSimulationNotes(store: Store): SimulationNotes {
+  const db = databaseOf(store);
   return {
     list(runId, key) {
       const rows = (
         key
-          ? store
+          ? db
               .statement(
                 `SELECT ${COLUMNS} FROM simulation_notes
                  WHERE run_id = ? AND domain = ? AND task_id = ? AND trial = ? ORDER BY id`,
               )
               .all(runId, key.domain, key.taskId, key.trial)
-          : store
+          : db
               .statement(
                 `SELECT ${COLUMNS} FROM simulation_notes WHERE run_id = ? ORDER BY domain, task_id, trial, id`,
               )
@@ -72,7 +74,7 @@ export function sqliteSimulationNotes(store: Store): SimulationNotes {
       return rows.map(toNote);
     },
     add(runId, key, note) {
-      const row = store
+      const row = db
         .statement(
           `INSERT INTO simulation_notes (run_id, domain, task_id, trial, simulation_id, text, task_issue, category, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
@@ -86,13 +88,13 @@ export function sqliteSimulationNotes(store: Store): SimulationNotes {
           note.text,
           note.taskIssue ? 1 : 0,
           note.category,
-          store.now(),
+          db.now(),
         ) as NoteRow;
       return toNote(row);
     },
     remove(runId, id) {
       return (
-        store.statement("DELETE FROM simulation_notes WHERE run_id = ? AND id = ?").run(runId, id).changes > 0
+        db.statement("DELETE FROM simulation_notes WHERE run_id = ? AND id = ?").run(runId, id).changes > 0
       );
     },
   };

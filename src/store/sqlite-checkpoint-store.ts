@@ -6,6 +6,7 @@ import {
   type TurnCheckpoint,
 } from "../core/run-store.js";
 import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
+import { databaseOf, type StoreDatabase } from "./database.js";
 import type { Store } from "./store.js";
 
 /** A row's JSON; text that is not JSON reads as nothing (then refused by the schema). */
@@ -24,10 +25,10 @@ const KEY = "run_id = @runId AND domain = @domain AND task_id = @taskId AND tria
  * each turn (JSON that keeps Python float marks, as results do), deleted with its run.
  */
 export class SqliteCheckpointStore implements CheckpointStore {
-  readonly #store: Store;
+  readonly #store: StoreDatabase;
 
   constructor(store: Store) {
-    this.#store = store;
+    this.#store = databaseOf(store);
   }
 
   /**

@@ -4,7 +4,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SimulationRunInput } from "../formats/tau2/results.js";
-import type { Job } from "./job-queue.js";
+import type { Job } from "../core/job-queue.js";
 import { SqliteJobQueue } from "./sqlite-job-queue.js";
 import { Store } from "./store.js";
 

@@ -8,9 +8,11 @@ import type {
   JobKey,
   JobQueue,
   JobState,
-} from "./job-queue.js";
+} from "../core/job-queue.js";
+import { databaseOf, type StoreDatabase } from "./database.js";
+import { NON_EVALUABLE_SQL, SimulationsTable } from "./simulations-table.js";
 import { StoreInputError } from "./store-errors.js";
-import { NON_EVALUABLE_SQL, type Store } from "./store.js";
+import type { Store } from "./store.js";
 
 export interface SqliteJobQueueOptions {
   /** Claims a (task, trial) may take before it is marked `failed` (default 3). */
@@ -27,12 +29,14 @@ const KEY = "run_id = @runId AND domain = @domain AND task_id = @taskId AND tria
  * while its lease runs, and a result and its job's completion are written together.
  */
 export class SqliteJobQueue implements JobQueue {
-  readonly #store: Store;
+  readonly #store: StoreDatabase;
+  readonly #simulations: SimulationsTable;
   readonly #maxAttempts: number;
   readonly #leaseMs: number;
 
   constructor(store: Store, options: SqliteJobQueueOptions = {}) {
-    this.#store = store;
+    this.#store = databaseOf(store);
+    this.#simulations = new SimulationsTable(this.#store);
     this.#maxAttempts = options.maxAttempts ?? 3;
     this.#leaseMs = options.leaseMs ?? 10 * 60_000;
   }
@@ -136,7 +140,7 @@ export class SqliteJobQueue implements JobQueue {
       );
     }
     return this.#store.transaction(() => {
-      const { written } = this.#store.putSimulation(job.runId, job.domain, simulation);
+      const { written } = this.#simulations.put(job.runId, job.domain, simulation);
       const stored = this.#store
         .statement(`SELECT termination_reason FROM simulations WHERE ${KEY}`)
         .get(keyOf(job)) as { termination_reason: string };

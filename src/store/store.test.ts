@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { PasskError } from "../core/errors.js";
 import type { SimulationRunInput } from "../formats/tau2/results.js";
+import { databaseOf } from "./database.js";
 import { MIGRATIONS } from "./schema.js";
 import { Store } from "./store.js";
 import { resolveStorePath } from "./store-location.js";
@@ -51,7 +52,7 @@ export function simulation(
 describe("Store", () => {
   it("creates a WAL-journaled store at the current schema version", () => {
     const store = openStore();
-    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(databaseOf(store).statement("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
     expect(store.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
   });
 
@@ -128,8 +129,8 @@ describe("Store", () => {
     store.putTasks(run.id, "airline", [{ id: "1", user_scenario: { instructions: "x" } }]);
     store.putSimulation(run.id, "airline", simulation("1", 0));
     expect(store.deleteRun(run.id)).toEqual({ id: run.id, simulations: 1 });
-    const left = store.db
-      .prepare("SELECT (SELECT COUNT(*) FROM simulations) + (SELECT COUNT(*) FROM run_tasks) AS n")
+    const left = databaseOf(store)
+      .statement("SELECT (SELECT COUNT(*) FROM simulations) + (SELECT COUNT(*) FROM run_tasks) AS n")
       .get();
     expect(left).toEqual({ n: 0 });
   });
@@ -150,7 +151,7 @@ describe("opening a store", () => {
     ];
     const store = openStore(file, { migrations: newer });
     expect(store.schemaVersion()).toBe(next);
-    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'notes'").get()).toEqual({
+    expect(databaseOf(store).statement("SELECT name FROM sqlite_master WHERE name = 'notes'").get()).toEqual({
       name: "notes",
     });
   });

@@ -190,13 +190,15 @@ describe("passk run --resume with tampered turn checkpoints", () => {
     try {
       const key = { runId, domain: "mock", taskId: garbage.task_id, trial: garbage.trial };
       expect(await new SqliteCheckpointStore(opened).load(key)).toBeUndefined();
+      const left = new Database(store, { readonly: true });
       expect
         .soft(
-          opened.db
+          left
             .prepare("SELECT COUNT(*) AS n FROM turn_checkpoints WHERE task_id = ? AND trial = ?")
             .get(garbage.task_id, garbage.trial),
         )
         .toEqual({ n: 0 });
+      left.close();
     } finally {
       opened.close();
     }

@@ -9,7 +9,7 @@ import { builtinDomains } from "../../src/domains/registry.js";
 import { goldUser } from "../../src/users/gold-user.js";
 import { parseResults } from "../../src/formats/tau2/results.js";
 import { DomainDetailSchema } from "../../src/server/api-schemas.js";
-import { createMemoryConversationStore } from "../../src/server/conversation-store.js";
+import { createMemoryConversationStore } from "../../src/store/conversation-store.js";
 import { memoryRunCatalog, type RunCatalog } from "../../src/server/run-catalog.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";

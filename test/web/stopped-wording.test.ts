@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryConversationStore } from "../../src/server/conversation-store.js";
+import { createMemoryConversationStore } from "../../src/store/conversation-store.js";
 import { memoryRunCatalog } from "../../src/server/run-catalog.js";
 import { HUMAN_PACED_REPLAY } from "../../src/server/scripted-replay.js";
 import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { Job } from "../../store/job-queue.js";
+import type { Job } from "../../core/job-queue.js";
 import { progressDisplay } from "./run-progress-display.js";
 
 const job: Job = {

@@ -4,7 +4,8 @@ import { ConfigError } from "../../core/errors.js";
 import { readResultsFile, type ResultsFile } from "../../formats/tau2/results.js";
 import { scoredSimulations, type ScoredSimulation } from "../../metrics/run-metrics.js";
 import { resolveStorePath } from "../../store/store-location.js";
-import { Store, type RunRecord } from "../../store/store.js";
+import type { RunRecord } from "../../core/run-store.js";
+import { Store } from "../../store/store.js";
 import { isRemoteAgentSpec } from "../../agents/remote/index.js";
 import type { CliContext } from "../context.js";
 

@@ -16,7 +16,8 @@ import type { RunJobFactory, RunSessionEvent } from "../../runner/run.js";
 import { resumeRun, startRun, type LaunchOutcome, type StartRunOptions } from "../../runner/start-run.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
 import { resolveStorePath } from "../../store/store-location.js";
-import type { RunRecord, Store } from "../../store/store.js";
+import type { RunRecord } from "../../core/run-store.js";
+import type { Store } from "../../store/store.js";
 import {
   println,
   systemFailure,

@@ -6,7 +6,7 @@ import { checkNotRunningElsewhere } from "../../runner/resume.js";
 import { computeRunMetrics, failingTasks, type RunMetrics } from "../../metrics/run-metrics.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
-import type { RunRecord } from "../../store/store.js";
+import type { RunRecord } from "../../core/run-store.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed, formatFailingTasks, formatMetrics } from "./metrics-table.js";

@@ -5,9 +5,9 @@ import {
   ImportResponseSchema,
   RunDetailSchema,
   RunListSchema,
-  type ConversationSummary,
   type RunSummary,
 } from "../../../src/server/api-schemas.js";
+import type { ConversationSummary } from "../../../src/core/conversation-record.js";
 import { ApiRequestError, answer, api, cancellable, describeError } from "../api.js";
 import { ComparabilityBadge } from "../components/comparability-badge.js";
 import { PassKSparkline } from "../components/sparkline.js";

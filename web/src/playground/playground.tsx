@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { Message } from "../../../src/core/message.js";
+import type { ConversationMode } from "../../../src/core/conversation-record.js";
 import {
   DomainDetailSchema,
   TaskDetailSchema,
   TaskPageSchema,
-  type ConversationMode,
   type DomainDetail,
   type ScenarioKind,
   type ServerInfo,

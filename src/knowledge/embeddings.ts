@@ -1,150 +1,16 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { embedMany } from "ai";
 import Database from "better-sqlite3";
 import { ConfigError } from "../core/errors.js";
 import { InfrastructureError } from "../core/llm.js";
-import { httpFetch } from "../llm/http-fetch.js";
-import { parseModelSpec } from "../llm/model-spec.js";
-import { redactSecrets } from "../llm/redact.js";
+import type { EmbeddingCache, TextEmbedder } from "../core/text-embedder.js";
 import { rankByScore, type SearchHit } from "./bm25.js";
-import type { EmbedderSpec } from "./configs.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
 import type { Retriever } from "./search-pipeline.js";
 import { makeDirectory } from "../core/make-directory.js";
 
-/** Turns texts into vectors. One implementation calls an embeddings API through the AI SDK. */
-export interface TextEmbedder {
-  /** `<provider>:<model>`; the embedding cache keys vectors by it. Never contains secrets. */
-  readonly spec: string;
-  /** One vector per text, in order. A failing endpoint throws an InfrastructureError. */
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
-  /** How a query is written before it is embedded (documents are embedded as they are). */
-  formatQuery?(query: string): string;
-}
-
-export interface CreateTextEmbedderOptions {
-  /** Else the provider's base-URL variable in `env`, else its default (openai-compatible has none). */
-  baseUrl?: string;
-  /** Else the provider's key variable in `env` (`apiKeyEnv` when given). */
-  apiKey?: string;
-  /** The key's variable when not the provider's usual one (e.g. `OPENROUTER_API_KEY`); then required. */
-  apiKeyEnv?: string;
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Retries per request after the first attempt (the AI SDK's backoff, honouring Retry-After); default 2. */
-  maxRetries?: number;
-  /** Prefixed to queries in Qwen's format: `Instruct: {instruction}\nQuery:{query}`. */
-  queryInstruction?: string;
-}
-
-const PROVIDERS = {
-  openai: {
-    apiKeyEnv: "OPENAI_API_KEY",
-    baseUrlEnv: "OPENAI_BASE_URL",
-    defaultBaseUrl: "https://api.openai.com/v1",
-  },
-  "openai-compatible": { apiKeyEnv: "OPENAI_COMPATIBLE_API_KEY", baseUrlEnv: "OPENAI_COMPATIBLE_BASE_URL" },
-} as const;
-
-/**
- * An embedder for `openai:<model>` (OpenAI's embeddings API) or `openai-compatible:<model>` (any server
- * with an OpenAI-shaped `/embeddings`, such as OpenRouter, which serves Qwen's models). Configuration
- * problems are ConfigErrors raised here, before any call.
- *
- * @example
- * const embedder = createTextEmbedder("openai:text-embedding-3-large");
- * const qwen = createTextEmbedder("openai-compatible:qwen/qwen3-embedding-8b", {
- *   baseUrl: "https://openrouter.ai/api/v1", apiKeyEnv: "OPENROUTER_API_KEY",
- * });
- */
-export function createTextEmbedder(spec: string, options: CreateTextEmbedderOptions = {}): TextEmbedder {
-  const { provider, model } = parseModelSpec(spec, Object.keys(PROVIDERS));
-  const settings = PROVIDERS[provider as keyof typeof PROVIDERS];
-  const env = options.env ?? process.env;
-  const keyVariable = options.apiKeyEnv ?? settings.apiKeyEnv;
-  const apiKey = nonEmpty(options.apiKey) ?? nonEmpty(env[keyVariable]);
-  // OpenAI needs a key; so does any service whose key variable is named (OpenRouter's, for Qwen).
-  if ((provider === "openai" || options.apiKeyEnv !== undefined) && apiKey === undefined)
-    throw new ConfigError(`${keyVariable} is not set: export it to embed with ${spec}.`);
-  const baseUrl =
-    nonEmpty(options.baseUrl) ??
-    nonEmpty(env[settings.baseUrlEnv]) ??
-    ("defaultBaseUrl" in settings ? settings.defaultBaseUrl : undefined);
-  if (baseUrl === undefined)
-    throw new ConfigError(
-      `${spec} needs a base URL: set ${settings.baseUrlEnv} or pass one (e.g. https://openrouter.ai/api/v1).`,
-    );
-  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol))
-    throw new ConfigError(
-      `the embeddings base URL "${baseUrl}" is not an http(s) URL; write e.g. https://host/v1.`,
-    );
-  const sdkModel =
-    provider === "openai"
-      ? createOpenAI({ apiKey, baseURL: baseUrl, fetch: httpFetch }).embeddingModel(model)
-      : createOpenAICompatible({
-          name: "openaiCompatible",
-          baseURL: baseUrl,
-          apiKey,
-          fetch: httpFetch,
-        }).embeddingModel(model);
-  const maxRetries = options.maxRetries ?? 2;
-  const label = `${provider}:${model}`;
-  const instruction = options.queryInstruction;
-  return {
-    spec: label,
-    async embed(texts, signal) {
-      if (texts.length === 0) return [];
-      try {
-        const result = await embedMany({
-          model: sdkModel,
-          values: [...texts],
-          maxRetries,
-          abortSignal: signal,
-        });
-        return result.embeddings;
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        const reason = redactSecrets(error instanceof Error ? error.message : String(error), [apiKey]);
-        throw new InfrastructureError(
-          `the embeddings endpoint of ${label} failed after ${maxRetries + 1} attempt(s) (${reason}); ` +
-            "the conversation is an infrastructure error and can be run again.",
-          maxRetries + 1,
-          { cause: error },
-        );
-      }
-    },
-    ...(instruction ? { formatQuery: (query: string) => `Instruct: ${instruction}\nQuery:${query}` } : {}),
-  };
-}
-
-/** The embedder a retrieval config names (OpenAI's, or Qwen's through OpenRouter). */
-export function createConfigEmbedder(
-  embedder: EmbedderSpec,
-  options: Omit<CreateTextEmbedderOptions, "apiKeyEnv" | "queryInstruction"> = {},
-): TextEmbedder {
-  return createTextEmbedder(embedder.spec, {
-    ...options,
-    baseUrl: options.baseUrl ?? embedder.baseUrl,
-    apiKeyEnv: embedder.apiKeyEnv,
-    ...(embedder.queryInstruction !== undefined ? { queryInstruction: embedder.queryInstruction } : {}),
-  });
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value;
-}
-
 // ---------------------------------------------------------------------------------------------------
 // The on-disk cache of document embeddings
-
-/** Document vectors by embedder spec and SHA-256 of the document's content. */
-export interface EmbeddingCache {
-  get(spec: string, contentSha256: string): Float64Array | undefined;
-  put(spec: string, entries: ReadonlyArray<{ contentSha256: string; vector: readonly number[] }>): void;
-  close(): void;
-}
 
 /** Where the embedding cache lives unless told otherwise. */
 export const DEFAULT_EMBEDDING_CACHE = path.join(".passk", "embeddings.db");

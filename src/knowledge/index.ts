@@ -72,20 +72,12 @@ export type { LinkedTool, PolicyLink, PolicyLinker } from "./policy-links.js";
 export type { BankingPolicyOptions, PolicyTask } from "./policy.js";
 export {
   DEFAULT_EMBEDDING_CACHE,
-  createConfigEmbedder,
-  createTextEmbedder,
   denseIndex,
   denseRetriever,
   denseSearch,
   openEmbeddingCache,
 } from "./embeddings.js";
-export type {
-  CreateTextEmbedderOptions,
-  DenseIndex,
-  DenseIndexOptions,
-  EmbeddingCache,
-  TextEmbedder,
-} from "./embeddings.js";
+export type { DenseIndex, DenseIndexOptions } from "./embeddings.js";
 export {
   RERANKER_MODULE,
   createPointwiseReranker,

@@ -60,3 +60,5 @@ export type { PriceOverrides, ModelPrice, ModelPricing, TokenUsage, PriceLookup 
 export { openResponseCache, responseCacheKey } from "./response-cache.js";
 export type { ResponseCache } from "./response-cache.js";
 export { redactSecrets, redactUrl, isRedactedUrl, urlCredentials, REDACTED } from "./redact.js";
+export { createConfigEmbedder, createTextEmbedder } from "./text-embedder.js";
+export type { CreateTextEmbedderOptions } from "./text-embedder.js";

@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, UnknownNameError } from "../src/core/errors.js";
 import { InfrastructureError } from "../src/core/llm.js";
+import { openEmbeddingCache } from "../src/llm/embedding-cache.js";
 import { createConfigEmbedder, createTextEmbedder } from "../src/llm/text-embedder.js";
 import {
   QWEN_EMBEDDER,
@@ -13,7 +14,6 @@ import {
   createKnowledgeBase,
   denseRetriever,
   denseSearch,
-  openEmbeddingCache,
   type KnowledgeDocument,
 } from "../src/knowledge/index.js";
 

@@ -70,13 +70,7 @@ export type { PolicyPassage } from "./policy-passages.js";
 export { POLICY_LINK_THRESHOLD, createPolicyLinker, isRefusal, policyTerms, stem } from "./policy-links.js";
 export type { LinkedTool, PolicyLink, PolicyLinker } from "./policy-links.js";
 export type { BankingPolicyOptions, PolicyTask } from "./policy.js";
-export {
-  DEFAULT_EMBEDDING_CACHE,
-  denseIndex,
-  denseRetriever,
-  denseSearch,
-  openEmbeddingCache,
-} from "./embeddings.js";
+export { denseIndex, denseRetriever, denseSearch } from "./embeddings.js";
 export type { DenseIndex, DenseIndexOptions } from "./embeddings.js";
 export {
   RERANKER_MODULE,

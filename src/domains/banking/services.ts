@@ -56,8 +56,7 @@ export class BankingServices {
   #reference: Map<string, DiscoverableInfo> | null | undefined;
   #kb: KnowledgeBase | undefined;
   readonly #pipelines = new Map<string, KbSearchPipeline>();
-  #embeddingCache: EmbeddingCache | undefined;
-  readonly #openEmbeddingCache: () => EmbeddingCache;
+  readonly #embeddingCache: () => EmbeddingCache;
   readonly #textEmbedder: TextEmbedderFactory;
   readonly #referenceTools: DomainServicesContext["referenceDiscoverableTools"];
   readonly #env: DomainEnv;
@@ -69,7 +68,7 @@ export class BankingServices {
     config: string;
     folder: string;
     upstreamDir?: string | undefined;
-    /** Opens the document embeddings kept across runs (dense configs), called when a dense search first runs. */
+    /** The document embeddings kept across runs (dense configs), opened when a dense search first runs. */
     embeddingCache: () => EmbeddingCache;
     /** Builds the embedder a dense config names. */
     textEmbedder: TextEmbedderFactory;
@@ -86,7 +85,7 @@ export class BankingServices {
     this.config = options.config;
     this.folder = options.folder;
     this.upstreamDir = options.upstreamDir;
-    this.#openEmbeddingCache = options.embeddingCache;
+    this.#embeddingCache = options.embeddingCache;
     this.#textEmbedder = options.textEmbedder;
     this.#referenceTools = options.referenceDiscoverableTools;
     this.#env = options.env;
@@ -153,7 +152,7 @@ export class BankingServices {
       const retriever =
         spec.retriever === "dense"
           ? denseRetriever(this.kb, this.#textEmbedder(spec.embedder), {
-              cache: (this.#embeddingCache ??= this.#openEmbeddingCache()),
+              cache: this.#embeddingCache(),
             })
           : bm25Retriever(this.kb);
       let postprocessor: Postprocessor | undefined;

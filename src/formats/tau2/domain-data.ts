@@ -8,7 +8,7 @@ import type { EmbeddingCache, TextEmbedderFactory } from "../../core/text-embedd
 import type { Task, TaskSplits } from "../../core/task.js";
 import type { DocumentHit, Domain, DomainEnv, ReadDataFile, WorldContext } from "../../env/domain.js";
 import { World, type WorldOptions } from "../../env/world.js";
-import { DEFAULT_EMBEDDING_CACHE, openEmbeddingCache } from "../../knowledge/embeddings.js";
+import { DEFAULT_EMBEDDING_CACHE, openEmbeddingCache } from "../../llm/embedding-cache.js";
 import { createConfigEmbedder } from "../../llm/text-embedder.js";
 import { pyJsonLoads } from "../../python/py-json-loads.js";
 import { parseJsonFile, readInputText, validateInputFile } from "../json-file.js";

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { EmbeddingCache, TextEmbedder, TextEmbedderRequest } from "../src/core/text-embedder.js";
 import { bankingKnowledgeDomain } from "../src/domains/banking/index.js";
+import { mockDomain } from "../src/domains/mock/index.js";
+import { DomainCatalog } from "../src/formats/tau2/domain-catalog.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { openEmbeddingCache } from "../src/llm/embedding-cache.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
@@ -92,5 +94,20 @@ describe("banking_knowledge's injected services", () => {
       "OPENROUTER_API_KEY is not set: export it to embed with openai-compatible:qwen/qwen3-embedding-8b.",
     );
     expect(failure).not.toContain("sk-not-this-one");
+  });
+
+  it("the catalog shares a load only within one environment, and never one with injected embedders", () => {
+    const catalog = new DomainCatalog();
+    const dataDir = tau2DataDir();
+    const env = { PASSK_EXAMPLE: "one" };
+    const first = catalog.load(mockDomain, { dataDir, env });
+    expect(catalog.load(mockDomain, { dataDir, env })).toBe(first);
+    expect(catalog.load(mockDomain, { dataDir, env: { ...env } })).not.toBe(first);
+    const embedder = () => {
+      throw new Error("not called");
+    };
+    expect(catalog.load(mockDomain, { dataDir, env, textEmbedder: embedder })).not.toBe(
+      catalog.load(mockDomain, { dataDir, env, textEmbedder: embedder }),
+    );
   });
 });

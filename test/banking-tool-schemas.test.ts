@@ -6,6 +6,7 @@ import { BankingServices } from "../src/domains/banking/services.js";
 import { USER_DISCOVERABLE_TOOLS } from "../src/domains/banking/user-tools.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { referenceDiscoverableTools } from "../src/formats/tau2/upstream/discoverable-tools.js";
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import {
   readFixtureJson,
@@ -144,12 +145,25 @@ describe("banking_knowledge tools", () => {
       }
     });
 
-    it.each(sides)("%s: unlocking shows the reference's parsed docstrings", (side, tools, entries) => {
-      const services = new BankingServices({
+    // The services as a loader composes them, with or without the reference's source files.
+    const bm25Services = (upstreamDir: string | undefined) =>
+      new BankingServices({
         config: "bm25",
         folder: path.join(tau2DataDir(), "banking_knowledge"),
-        upstreamDir: upstream,
+        upstreamDir,
+        referenceDiscoverableTools: (file, className) =>
+          referenceDiscoverableTools(upstreamDir, file, className),
+        textEmbedder: () => {
+          throw new Error("bm25 embeds nothing");
+        },
+        embeddingCache: () => {
+          throw new Error("bm25 embeds nothing");
+        },
+        env: {},
       });
+
+    it.each(sides)("%s: unlocking shows the reference's parsed docstrings", (side, tools, entries) => {
+      const services = bm25Services(upstream);
       for (const tool of tools) {
         const info = services.info(tool);
         const key = `discoverable_${side}_tools.${tool.name}`;
@@ -175,10 +189,7 @@ describe("banking_knowledge tools", () => {
     });
 
     it("without the reference's source, passk's own descriptions in the same layout", () => {
-      const services = new BankingServices({
-        config: "bm25",
-        folder: path.join(tau2DataDir(), "banking_knowledge"),
-      });
+      const services = bm25Services(undefined);
       const tool = AGENT_DISCOVERABLE_TOOLS.find((t) => t.name === "close_debit_card_4721")!;
       expect(services.info(tool)).toEqual(ownInfo(tool));
       expect(formatForAgent(services.info(tool))).toBe(

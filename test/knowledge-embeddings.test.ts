@@ -6,15 +6,14 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, UnknownNameError } from "../src/core/errors.js";
 import { InfrastructureError } from "../src/core/llm.js";
+import { openEmbeddingCache } from "../src/llm/embedding-cache.js";
+import { createConfigEmbedder, createTextEmbedder } from "../src/llm/text-embedder.js";
 import {
   QWEN_EMBEDDER,
-  createConfigEmbedder,
   createKbSearchPipeline,
   createKnowledgeBase,
-  createTextEmbedder,
   denseRetriever,
   denseSearch,
-  openEmbeddingCache,
   type KnowledgeDocument,
 } from "../src/knowledge/index.js";
 
@@ -101,7 +100,7 @@ afterAll(() => rmSync(temporary, { recursive: true, force: true }));
 describe("denseSearch over an OpenAI-shaped embeddings endpoint", () => {
   it("ranks by cosine similarity, and a second search embeds only its query", async () => {
     const kb = createKnowledgeBase(documents);
-    const embedder = createTextEmbedder("openai-compatible:test-embed", { baseUrl, maxRetries: 0 });
+    const embedder = createTextEmbedder("openai-compatible:test-embed", { baseUrl, maxRetries: 0, env: {} });
     const hits = await denseSearch(kb, embedder, "overdraft card", 10);
     expect(hits.map((hit) => hit.document.id)).toEqual(EXPECTED.map(([id]) => id));
     hits.forEach((hit, i) => expect(hit.score).toBeCloseTo(EXPECTED[i]![1], 12));
@@ -120,7 +119,11 @@ describe("denseSearch over an OpenAI-shaped embeddings endpoint", () => {
 
   it("keeps document vectors on disk, so another run embeds no document", async () => {
     const file = path.join(temporary, "cache", "embeddings.db");
-    const embedder = createTextEmbedder("openai-compatible:test-embed-disk", { baseUrl, maxRetries: 0 });
+    const embedder = createTextEmbedder("openai-compatible:test-embed-disk", {
+      baseUrl,
+      maxRetries: 0,
+      env: {},
+    });
     const first = openEmbeddingCache(file);
     await denseSearch(createKnowledgeBase(documents), embedder, "overdraft card", 10, { cache: first });
     first.close();
@@ -139,7 +142,11 @@ describe("denseSearch over an OpenAI-shaped embeddings endpoint", () => {
 
   it("embeds only documents whose content changed", async () => {
     const cache = openEmbeddingCache(":memory:");
-    const embedder = createTextEmbedder("openai-compatible:test-embed-changed", { baseUrl, maxRetries: 0 });
+    const embedder = createTextEmbedder("openai-compatible:test-embed-changed", {
+      baseUrl,
+      maxRetries: 0,
+      env: {},
+    });
     await denseSearch(createKnowledgeBase(documents), embedder, "card", 1, { cache });
     received = [];
     const changed = documents.map((document) =>
@@ -150,19 +157,31 @@ describe("denseSearch over an OpenAI-shaped embeddings endpoint", () => {
   });
 
   it("sends batches of the size asked for", async () => {
-    const embedder = createTextEmbedder("openai-compatible:test-embed-batches", { baseUrl, maxRetries: 0 });
+    const embedder = createTextEmbedder("openai-compatible:test-embed-batches", {
+      baseUrl,
+      maxRetries: 0,
+      env: {},
+    });
     await denseSearch(createKnowledgeBase(documents), embedder, "card", 1, { batchSize: 3 });
     expect(received.map((request) => request.input.length)).toEqual([3, 1, 1]);
   });
 
   it("returns nothing for an empty query, without a call", async () => {
-    const embedder = createTextEmbedder("openai-compatible:test-embed-empty", { baseUrl, maxRetries: 0 });
+    const embedder = createTextEmbedder("openai-compatible:test-embed-empty", {
+      baseUrl,
+      maxRetries: 0,
+      env: {},
+    });
     expect(await denseSearch(createKnowledgeBase(documents), embedder, "  ", 10)).toEqual([]);
     expect(received).toEqual([]);
   });
 
   it("serves KB_search_dense through the pipeline, cut to the pipeline's top-k", async () => {
-    const embedder = createTextEmbedder("openai-compatible:test-embed-pipeline", { baseUrl, maxRetries: 0 });
+    const embedder = createTextEmbedder("openai-compatible:test-embed-pipeline", {
+      baseUrl,
+      maxRetries: 0,
+      env: {},
+    });
     const pipeline = createKbSearchPipeline({
       retriever: denseRetriever(createKnowledgeBase(documents), embedder),
       topK: 2,

@@ -54,6 +54,7 @@ export function loadDomain(
   const reranker = options.rerankerLlm !== undefined && domain.configs !== undefined;
   return (context.catalog ??= new DomainCatalog()).load(domain, {
     dataDir: resolveDataDir(options.data, context.env),
+    env: context.env,
     ...(options.tasks ? { tasksFile: options.tasks } : {}),
     ...(options.retrievalConfig !== undefined ? { config: options.retrievalConfig } : {}),
     ...(options.retrievalConfigKwargs !== undefined && domain.configs

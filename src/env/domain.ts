@@ -1,11 +1,15 @@
 import type { z } from "zod";
 import type { LanguageModel } from "../core/llm.js";
+import type { EmbeddingCache, TextEmbedderFactory } from "../core/text-embedder.js";
 import type { EnvFunctionCall, Task } from "../core/task.js";
 import type { SessionState } from "./session.js";
 import type { Tool, Toolkit } from "./tool.js";
 
 /** Reads a text file of the domain's data folder (path relative to that folder). */
 export type ReadDataFile = (relativePath: string) => string;
+
+/** The environment variables a domain may read (API keys of the services it calls), given by its loader. */
+export type DomainEnv = Readonly<Record<string, string | undefined>>;
 
 /**
  * What a world is built for, beyond its databases: the task being run and the domain configuration
@@ -33,15 +37,17 @@ export interface DomainConfigs {
   readonly names: readonly string[];
   /** Other spellings accepted for a configuration (`AllTools` → `alltools`). */
   readonly aliases?: Readonly<Record<string, string>>;
-  /** The configuration used when none is chosen. */
+  /** The configuration used when none is chosen (the reference's default). */
   readonly default: string;
+  /** The configuration used when none is chosen in this environment, when that depends on it; default `default`. */
+  defaultFor?(env: DomainEnv): string;
   /**
    * Releases what a conversation's world held outside it (banking_knowledge: its shell sandbox), given its
    * session state, when the conversation ends.
    */
   endConversation?(services: unknown, session: ReadonlyMap<string, unknown>): void;
   /** Why the default is not the reference's (what it would need), if it is not; shown when it is used. */
-  defaultNote?(): string | undefined;
+  defaultNote?(env: DomainEnv): string | undefined;
   /**
    * Why conversations cannot run under a configuration (a tool it offers cannot work here), or
    * undefined: runs and the playground refuse it before the first conversation; replays and single
@@ -57,18 +63,43 @@ export interface DomainConfigs {
    * What the tools of a configuration read (a knowledge base, search backends), built once per loaded
    * data and configuration: build expensive parts lazily, a world may never search.
    */
-  services?(input: {
-    /** The domain's data folder. */
-    folder: string;
-    config: string;
-    /** Overrides of the configuration's settings (banking_knowledge: `--retrieval-config-kwargs`). */
-    configKwargs: Readonly<Record<string, unknown>> | undefined;
-    read: ReadDataFile;
-    /** The reference's upstream source files, when at hand (its texts may be shown, see `tau2`). */
-    upstreamDir: string | undefined;
-    /** The model a configuration's tools call, if one was given (banking_knowledge's LLM reranker). */
-    toolModel: LanguageModel | undefined;
-  }): unknown;
+  services?(context: DomainServicesContext): unknown;
+}
+
+/**
+ * What the loader of a domain's data gives the services of a configuration: the data, the run's
+ * choices, and what the tools need from outside the domain (models, the reference's texts, a cache,
+ * the environment) — the domain reads nothing of the process itself.
+ */
+export interface DomainServicesContext {
+  /** The domain's data folder. */
+  readonly folder: string;
+  readonly config: string;
+  /** Overrides of the configuration's settings (banking_knowledge: `--retrieval-config-kwargs`). */
+  readonly configKwargs: Readonly<Record<string, unknown>> | undefined;
+  readonly read: ReadDataFile;
+  /** The reference's upstream source files, when at hand (its texts may be shown, see `tau2`). */
+  readonly upstreamDir: string | undefined;
+  /** The model a configuration's tools call, if one was given (banking_knowledge's LLM reranker). */
+  readonly toolModel: LanguageModel | undefined;
+  /** The environment the domain may read (banking_knowledge: the shell sandbox's account name). */
+  readonly env: DomainEnv;
+  /** Builds the embedder a configuration names (banking_knowledge's dense search). */
+  readonly textEmbedder: TextEmbedderFactory;
+  /** The document-embedding cache, opened on the first call and shared by the loaded data's searches. */
+  embeddingCache(): EmbeddingCache;
+  /**
+   * The discoverable tools (`@is_discoverable_tool`) of a toolkit class in one of the reference's source
+   * files, in source order, with their docstrings as `inspect.cleandoc` gives them; undefined when the
+   * file is not at hand, is not the pinned commit's version, or cannot be read.
+   */
+  referenceDiscoverableTools(file: string, className: string): readonly ReferenceToolDoc[] | undefined;
+}
+
+/** A tool of the reference's source: its name and its cleaned docstring (empty when it has none). */
+export interface ReferenceToolDoc {
+  readonly name: string;
+  readonly doc: string;
 }
 
 /** A document found by `searchDocuments`. */
@@ -84,6 +115,8 @@ export interface ConfigReadiness {
   /** A model for the tools to call was given (`--reranker-llm`). */
   readonly toolModel: boolean;
   readonly upstreamDir: string | undefined;
+  /** The environment the tools would read their keys from. */
+  readonly env: DomainEnv;
 }
 
 /** Where a domain's data lives inside a data directory (τ²'s `data/tau2/domains/<name>` layout). */

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { ConfigError, UnknownNameError } from "../core/errors.js";
+import type { TextEmbedderRequest } from "../core/text-embedder.js";
 import { RERANKER_MODULE } from "./reranker.js";
 import { missingSandboxBinaries, sandboxUnavailable } from "./shell-sandbox.js";
 
@@ -12,7 +13,7 @@ export type RetrievalToolName = "KB_search" | "grep" | "shell" | "KB_search_bm25
 export type PolicyKind = "standard" | "full_kb" | "golden_retrieval";
 
 /** An embedding model as τ² names it (`embedder_type`, `embedder_model`) and as passk calls it. */
-export interface EmbedderSpec {
+export interface EmbedderSpec extends TextEmbedderRequest {
   readonly type: "openai" | "openrouter";
   readonly model: string;
   /** passk's `<provider>:<model>` for `createTextEmbedder`. */
@@ -177,11 +178,14 @@ export const DEFAULT_RETRIEVAL_CONFIG = "alltools";
 /** What passk runs without `--retrieval-config` when alltools cannot run here. */
 export const FALLBACK_RETRIEVAL_CONFIG = "bm25";
 
+/** The environment the embeddings keys are read from, given by the caller (a process: its own). */
+export type KeyEnv = Readonly<Record<string, string | undefined>>;
+
 /**
- * What alltools (the reference's default) lacks on this machine: the embeddings key, the sandbox's
- * system programs; empty when it can run.
+ * What alltools (the reference's default) lacks on this machine: the embeddings key in `env`, the
+ * sandbox's system programs; empty when it can run.
  */
-export function allToolsMissing(env: NodeJS.ProcessEnv = process.env): string[] {
+export function allToolsMissing(env: KeyEnv): string[] {
   const missing: string[] = [];
   if (!env[OPENAI_EMBEDDER.apiKeyEnv])
     missing.push(`${OPENAI_EMBEDDER.apiKeyEnv} (for ${OPENAI_EMBEDDER.model})`);
@@ -191,13 +195,13 @@ export function allToolsMissing(env: NodeJS.ProcessEnv = process.env): string[] 
 }
 
 /** passk's default retrieval config: the reference's (alltools) when it can run here, else bm25. */
-export function defaultRetrievalConfig(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultRetrievalConfig(env: KeyEnv): string {
   if (!env[OPENAI_EMBEDDER.apiKeyEnv]) return FALLBACK_RETRIEVAL_CONFIG;
   return allToolsMissing(env).length === 0 ? DEFAULT_RETRIEVAL_CONFIG : FALLBACK_RETRIEVAL_CONFIG;
 }
 
 /** The sentence saying why the default is not alltools, or undefined when it is. */
-export function defaultRetrievalNote(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function defaultRetrievalNote(env: KeyEnv): string | undefined {
   const missing = allToolsMissing(env);
   if (missing.length === 0) return undefined;
   return `banking_knowledge runs ${FALLBACK_RETRIEVAL_CONFIG}, not the reference's default alltools, which needs ${missing.join(" and ")}; set it up or pass --retrieval-config.`;
@@ -313,10 +317,10 @@ export function agentToolNames(config: RetrievalConfig, baseTools: readonly stri
  */
 export function conversationBlocker(
   config: RetrievalConfig,
-  ready: { readonly toolModel: boolean; readonly upstreamDir: string | undefined },
-  env: NodeJS.ProcessEnv = process.env,
+  ready: { readonly toolModel: boolean; readonly upstreamDir: string | undefined; readonly env: KeyEnv },
 ): string | undefined {
-  // Read where the searches read it (the dense retriever's embedder takes its key from the environment).
+  const env = ready.env;
+  // Read where the searches read it (the dense retriever's embedder takes its key from the same environment).
   const embeddings = config.needs.embeddings;
   if (embeddings && !env[embeddings.apiKeyEnv]?.trim())
     return `retrieval config ${config.name} searches with ${embeddings.model} embeddings (${embeddings.serviceLabel}), which need ${embeddings.apiKeyEnv}: set it, or choose a config without embeddings (bm25, bm25_grep, grep_only, terminal_use…)`;

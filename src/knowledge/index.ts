@@ -70,22 +70,8 @@ export type { PolicyPassage } from "./policy-passages.js";
 export { POLICY_LINK_THRESHOLD, createPolicyLinker, isRefusal, policyTerms, stem } from "./policy-links.js";
 export type { LinkedTool, PolicyLink, PolicyLinker } from "./policy-links.js";
 export type { BankingPolicyOptions, PolicyTask } from "./policy.js";
-export {
-  DEFAULT_EMBEDDING_CACHE,
-  createConfigEmbedder,
-  createTextEmbedder,
-  denseIndex,
-  denseRetriever,
-  denseSearch,
-  openEmbeddingCache,
-} from "./embeddings.js";
-export type {
-  CreateTextEmbedderOptions,
-  DenseIndex,
-  DenseIndexOptions,
-  EmbeddingCache,
-  TextEmbedder,
-} from "./embeddings.js";
+export { denseIndex, denseRetriever, denseSearch } from "./embeddings.js";
+export type { DenseIndex, DenseIndexOptions } from "./embeddings.js";
 export {
   RERANKER_MODULE,
   createPointwiseReranker,

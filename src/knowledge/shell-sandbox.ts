@@ -89,8 +89,11 @@ export function escapePattern(command: string): string | undefined {
   return undefined;
 }
 
-function currentUser(): string | undefined {
-  const env = process.env;
+/**
+ * The account whose home folder the sandbox's output hides: the login name `env` gives (`LOGNAME`,
+ * `USER`, `LNAME`, `USERNAME`, as Python's `getpass.getuser` reads them), else the system's.
+ */
+export function sandboxAccount(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const named = env.LOGNAME || env.USER || env.LNAME || env.USERNAME;
   if (named) return named;
   try {
@@ -102,17 +105,19 @@ function currentUser(): string | undefined {
 
 const LS_LINE = /^([dlrwxst@-]+\s+\d+\s+)(\S+)\s+(\S+)\s+(\d+)\s+(\w{3}\s+\d+\s+[\d:]+)\s+(.*)$/gm;
 
-/** Output with the machine's owner, group, dates (ls -l) and home folder replaced by fixed values. */
-export function sanitizeOutput(output: string): string {
+/**
+ * Output with the machine's owner, group, dates (ls -l) and `account`'s home folder replaced by fixed
+ * values.
+ */
+export function sanitizeOutput(output: string, account: string | undefined): string {
   if (output === "") return output;
   let result = output.replace(
     LS_LINE,
     (_m, permsLinks: string, _u, _g, size: string, _d, name: string) =>
       `${permsLinks}${SANDBOX_USER}  ${SANDBOX_GROUP}  ${size} ${SANDBOX_DATE} ${name}`,
   );
-  const user = currentUser();
-  if (user) {
-    const escaped = user.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  if (account) {
+    const escaped = account.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     result = result.replace(new RegExp(`/(?:Users|home)/${escaped}(?=/|$)`, "gm"), "/home/kb_user");
   }
   return result;
@@ -183,6 +188,8 @@ export function openSandboxCount(): number {
 export interface ShellSandboxOptions {
   /** terminal_use_write: the command may create and change files in the knowledge-base folder. */
   allowWrites: boolean;
+  /** The account whose home folder the output hides (`sandboxAccount`); none: only `ls -l`'s fields are. */
+  account?: string | undefined;
   /** Where the sandboxes live; default `$TMPDIR/passk-shell`. */
   root?: string;
   timeoutSeconds?: number;
@@ -199,6 +206,7 @@ export class ShellSandbox {
   readonly allowWrites: boolean;
   readonly #settings: string;
   readonly #timeoutSeconds: number;
+  readonly #account: string | undefined;
   #closed = false;
 
   constructor(kb: KnowledgeBase, options: ShellSandboxOptions) {
@@ -211,6 +219,7 @@ export class ShellSandbox {
     }
     installExitHook();
     this.allowWrites = options.allowWrites;
+    this.#account = options.account;
     this.#timeoutSeconds = options.timeoutSeconds ?? SHELL_TIMEOUT_SECONDS;
     this.dir = path.join(root, `${process.pid}-${randomBytes(4).toString("hex")}`);
     this.kbDir = path.join(this.dir, "knowledge_base");
@@ -273,8 +282,8 @@ export class ShellSandbox {
     });
     if (timedOut)
       return { code: 124, stdout: "", stderr: `Command timed out after ${this.#timeoutSeconds} seconds` };
-    const stdout = sanitizeOutput(Buffer.concat(out).toString("utf8"));
-    const stderr = sanitizeOutput(Buffer.concat(err).toString("utf8"));
+    const stdout = sanitizeOutput(Buffer.concat(out).toString("utf8"), this.#account);
+    const stderr = sanitizeOutput(Buffer.concat(err).toString("utf8"), this.#account);
     if ((stdout + stderr).toLowerCase().includes("sandbox dependencies are not available"))
       throw new ConfigError(
         `the sandbox runtime reports missing system programs (${stderr.trim().slice(0, 400)}); install: ${SANDBOX_INSTALL_HINT}`,

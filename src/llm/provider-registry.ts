@@ -20,6 +20,9 @@ import { httpFetch } from "./http-fetch.js";
 import { bedrockCachesPrompts, type PromptCacheStyle } from "./prompt-cache.js";
 import type { SdkLanguageModel } from "./sdk-language-model.js";
 
+/** The AI SDK's embedding model, named the same way. */
+export type SdkEmbeddingModel = ReturnType<OpenAIProvider["embeddingModel"]>;
+
 /** Where a provider reads its credentials and settings from (`process.env` unless told otherwise). */
 export type ProviderEnv = Readonly<Record<string, string | undefined>>;
 
@@ -105,6 +108,8 @@ export interface ProviderDefinition {
     model: string,
     settings: { apiKey?: string; baseUrl: string; env: ProviderEnv },
   ): SdkLanguageModel;
+  /** The provider's embedding model, for the providers `createTextEmbedder` serves. */
+  createEmbeddingModel?(model: string, settings: { apiKey?: string; baseUrl: string }): SdkEmbeddingModel;
 }
 
 /** A value you build and pass around; nothing is registered globally. */
@@ -323,6 +328,8 @@ export function defaultProviderDefinitions(): ProviderDefinition[] {
       priceLookup: () => ({ providerId: "openai" }),
       createModel: (model, { apiKey, baseUrl }) =>
         createOpenAI({ apiKey, baseURL: baseUrl, fetch: httpFetch }).chat(model),
+      createEmbeddingModel: (model, { apiKey, baseUrl }) =>
+        createOpenAI({ apiKey, baseURL: baseUrl, fetch: httpFetch }).embeddingModel(model),
     },
     {
       // The same models and key as `openai`, through the Responses API (`POST /v1/responses`).
@@ -374,6 +381,13 @@ export function defaultProviderDefinitions(): ProviderDefinition[] {
           includeUsage: true,
           fetch: httpFetch,
         }).chatModel(model),
+      createEmbeddingModel: (model, { apiKey, baseUrl }) =>
+        createOpenAICompatible({
+          name: "openaiCompatible",
+          baseURL: baseUrl,
+          apiKey,
+          fetch: httpFetch,
+        }).embeddingModel(model),
     },
     {
       // Gemini through the Gemini API (Google AI Studio keys).

@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
-import path from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import type { LlmRequest, LlmResponse } from "../core/llm.js";
-import { makeDirectory } from "../core/make-directory.js";
+import { openSqliteFile } from "../core/sqlite-file.js";
 
 /** Stores model replies by request, so that re-running identical conversations costs nothing. */
 export interface ResponseCache {
@@ -70,11 +69,9 @@ export function responseCacheKey(input: {
 export function openResponseCache(file: string): ResponseCache {
   let database: Database.Database;
   try {
-    if (file !== ":memory:") makeDirectory(path.dirname(path.resolve(file)), `the cache ${file}`);
-    database = new Database(file);
-    database.pragma("journal_mode = WAL");
-    database.pragma("busy_timeout = 5000");
-    database.exec(
+    database = openSqliteFile(
+      file,
+      "the cache",
       `CREATE TABLE IF NOT EXISTS llm_responses (
          key TEXT PRIMARY KEY,
          spec TEXT NOT NULL,

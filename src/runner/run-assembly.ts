@@ -40,7 +40,11 @@ export function readToolSpecFile(file: string): ToolOverrides {
  * or the domain's default, checked by name; undefined when no domain has configurations. Refused for
  * runs whose domains have none.
  */
-function retrievalConfigOf(spec: ParsedRunSpec, domains: readonly AnyDomain[]): string | undefined {
+function retrievalConfigOf(
+  spec: ParsedRunSpec,
+  domains: readonly AnyDomain[],
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
   const configurable = domains.filter((d) => d.configs);
   if (configurable.length === 0) {
     if (spec.retrievalConfig !== undefined)
@@ -51,7 +55,7 @@ function retrievalConfigOf(spec: ParsedRunSpec, domains: readonly AnyDomain[]): 
       throw new ConfigError("--retrieval-config-kwargs applies to banking_knowledge only. Leave it out.");
     return undefined;
   }
-  return resolveConfig(configurable[0]!, spec.retrievalConfig);
+  return resolveConfig(configurable[0]!, spec.retrievalConfig, env);
 }
 
 const absolute = (file: string | undefined) => (file === undefined ? undefined : path.resolve(file));
@@ -72,7 +76,7 @@ export function resolveRunSpec(
   const domains = [...new Set(spec.domains)];
   const known = domains.map((name) => getDomain(name, context.domains));
   const { store: _store, label: _label, ...rest } = spec;
-  const retrievalConfig = retrievalConfigOf(spec, known);
+  const retrievalConfig = retrievalConfigOf(spec, known, context.env);
   const perturbations = resolvePerturbations(
     context.perturbations,
     spec.perturbations ?? [],
@@ -127,6 +131,7 @@ export function domainDataOfRun(
   const configured = config.retrievalConfig !== undefined && domain.configs !== undefined;
   return context.catalog.load(domain, {
     dataDir,
+    env: context.env,
     ...(configured
       ? {
           config: config.retrievalConfig!,

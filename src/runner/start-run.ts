@@ -148,7 +148,7 @@ export async function startRun(spec: RunSpec, options: StartRunOptions = {}): Pr
   const config = resolveRunSpec({ ...s, agent }, { env, domains, perturbations: registry });
   if (s.retrievalConfig === undefined)
     for (const name of config.domains) {
-      const note = domains.get(name)?.configs?.defaultNote?.();
+      const note = domains.get(name)?.configs?.defaultNote?.(env);
       if (note) options.onNote?.(`note: ${note}`);
     }
   const store = openStore(s.store, options);

@@ -97,7 +97,7 @@ export function registerTools(program: Command, context: CliContext): void {
           `domain ${options.domain} has no user tools (its customer only talks); drop --side user to list the agent's tools.`,
         );
       // The tools a world of this configuration offers (banking_knowledge: search tools per config).
-      const config = resolveConfig(domain, options.retrievalConfig);
+      const config = resolveConfig(domain, options.retrievalConfig, context.env);
       const tools = (domain.toolsFor?.(side, config !== undefined ? { config } : {}) ??
         toolkit.tools) as typeof toolkit.tools;
       const overrides = options.toolSpec ? readToolSpecFile(options.toolSpec) : undefined;

@@ -9,7 +9,7 @@ import {
 } from "./db-schema.js";
 
 // The named types the reference's airline tool signatures use, for rebuilding their parameter schemas
-// from the upstream source (src/formats/tau2/upstream). Enums without a meta id are `Literal` aliases
+// from the upstream source (the reference-text readers). Enums without a meta id are `Literal` aliases
 // upstream; objects with one are pydantic models (their `$defs` title). Structure only: the reference's
 // field descriptions are not passk's to repeat.
 

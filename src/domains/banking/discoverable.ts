@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { PyException } from "../../python/py-exception.js";
-import { cleandoc } from "../../formats/tau2/upstream/docstring.js";
 import { pyStrip } from "../../formats/tau2/upstream/python-source.js";
 import { defineTool, type Tool, type ToolContext } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";
@@ -69,12 +68,11 @@ export function ownInfo(tool: DiscoverableTool): DiscoverableInfo {
 }
 
 /**
- * The reference's reading of a discoverable tool's docstring: the text before `Args:` is the
- * description; each `name (type[, optional]): description` line of the Args section is a parameter
- * (type `string` when none is given).
+ * The reference's reading of a discoverable tool's docstring (`doc`, as `inspect.cleandoc` gives it):
+ * the text before `Args:` is the description; each `name (type[, optional]): description` line of the
+ * Args section is a parameter (type `string` when none is given).
  */
-export function parseDiscoverableDocstring(name: string, docstring: string | undefined): DiscoverableInfo {
-  const doc = docstring === undefined ? "" : cleandoc(docstring);
+export function parseDiscoverableDocstring(name: string, doc: string): DiscoverableInfo {
   const parts = splitOnce(doc, /\n\s*Args:\s*\n/);
   const description = pyStrip(parts[0]);
   const parameters = new Map<string, { type: string; description: string; required: boolean }>();

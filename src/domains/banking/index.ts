@@ -8,6 +8,7 @@ import { directTool } from "./discoverable.js";
 import { agentToolsFor, RETRIEVAL_CONFIG_NAMES } from "./retrieval.js";
 import {
   conversationBlocker,
+  DEFAULT_RETRIEVAL_CONFIG,
   defaultRetrievalConfig,
   defaultRetrievalNote,
   retrievalConfig,
@@ -54,20 +55,23 @@ export const bankingKnowledgeDomain = defineDomain<BankingDb, BankingDb>({
     aliases: { AllTools: "alltools" },
     // The reference's default (alltools) when its embeddings key and sandbox are at hand; else bm25,
     // which runs anywhere (`defaultNote` says what is missing).
-    get default() {
-      return defaultRetrievalConfig();
-    },
-    defaultNote: () => defaultRetrievalNote(),
+    default: DEFAULT_RETRIEVAL_CONFIG,
+    defaultFor: (env) => defaultRetrievalConfig(env),
+    defaultNote: (env) => defaultRetrievalNote(env),
     endConversation: (services, session) => {
       if (services instanceof BankingServices) services.closeSandbox(session);
     },
-    services: ({ folder, config, configKwargs, upstreamDir, toolModel }) =>
+    services: (context) =>
       new BankingServices({
-        folder,
-        config,
-        upstreamDir,
-        ...(configKwargs ? { kwargs: RetrievalConfigKwargsSchema.parse(configKwargs) } : {}),
-        ...(toolModel ? { reranker: toolModel } : {}),
+        folder: context.folder,
+        config: context.config,
+        upstreamDir: context.upstreamDir,
+        embeddingCache: () => context.embeddingCache(),
+        textEmbedder: context.textEmbedder,
+        referenceDiscoverableTools: (file, className) => context.referenceDiscoverableTools(file, className),
+        env: context.env,
+        ...(context.configKwargs ? { kwargs: RetrievalConfigKwargsSchema.parse(context.configKwargs) } : {}),
+        ...(context.toolModel ? { reranker: context.toolModel } : {}),
       }),
     conversationBlocker: (config, ready) => conversationBlocker(retrievalConfig(config), ready),
     searchDocuments: (services, query, limit) =>

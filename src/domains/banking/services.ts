@@ -1,21 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { gitBlobHash } from "../../formats/tau2/data-pull.js";
-import { UPSTREAM_FILES } from "../../formats/tau2/official-manifest.js";
-import { extractToolkitWithDiscoverable } from "../../formats/tau2/upstream/extract-tools.js";
 import { ConfigError } from "../../core/errors.js";
 import type { LanguageModel } from "../../core/llm.js";
 import type { Task } from "../../core/task.js";
+import type { EmbeddingCache, TextEmbedderFactory } from "../../core/text-embedder.js";
 import {
   bankingPolicy,
   bm25Retriever,
   bm25Search,
-  createConfigEmbedder,
   createKbSearchPipeline,
   createPointwiseReranker,
   denseRetriever,
-  DEFAULT_EMBEDDING_CACHE,
-  openEmbeddingCache,
   formatGrepOutput,
   formatKbSearchOutput,
   grepSearch,
@@ -24,7 +18,6 @@ import {
   RERANKER_MODULE,
   retrievalConfig,
   withRetrievalKwargs,
-  type EmbeddingCache,
   type RetrievalConfigKwargs,
   type KbSearchPipeline,
   type KbSearchSpec,
@@ -32,9 +25,9 @@ import {
   type Postprocessor,
   type RetrievalConfig,
 } from "../../knowledge/index.js";
-import type { DocumentHit } from "../../env/domain.js";
+import type { DocumentHit, DomainEnv, DomainServicesContext } from "../../env/domain.js";
 import { sessionSlot, type Session, type SessionState } from "../../env/session.js";
-import { ShellSandbox } from "../../knowledge/shell-sandbox.js";
+import { sandboxAccount, ShellSandbox } from "../../knowledge/shell-sandbox.js";
 import type { ToolContext } from "../../env/tool.js";
 import {
   ownInfo,
@@ -50,8 +43,9 @@ export const TOOLS_FILE = "src/tau2/domains/banking_knowledge/tools.py";
 
 /**
  * What the banking tools read besides the database, built once per loaded data and retrieval config:
- * where the data lives, and the reference's own descriptions of the discoverable tools when its source
- * files are at hand (unlocking a tool shows them; without them passk's own descriptions are shown).
+ * where the data lives, and what its loader injects — the reference's own descriptions of the
+ * discoverable tools when its source files are at hand (unlocking a tool shows them; without them
+ * passk's own descriptions are shown), the embedder and embedding cache of dense search, the reranker.
  */
 export class BankingServices {
   readonly config: string;
@@ -62,7 +56,10 @@ export class BankingServices {
   #reference: Map<string, DiscoverableInfo> | null | undefined;
   #kb: KnowledgeBase | undefined;
   readonly #pipelines = new Map<string, KbSearchPipeline>();
-  #embeddingCache: EmbeddingCache | undefined;
+  readonly #embeddingCache: () => EmbeddingCache;
+  readonly #textEmbedder: TextEmbedderFactory;
+  readonly #referenceTools: DomainServicesContext["referenceDiscoverableTools"];
+  readonly #env: DomainEnv;
   readonly #reranker: LanguageModel | undefined;
   readonly #sandboxes = new Map<string, ShellSandbox>();
   readonly #retrieval: RetrievalConfig;
@@ -71,12 +68,14 @@ export class BankingServices {
     config: string;
     folder: string;
     upstreamDir?: string | undefined;
-    /**
-     * Document embeddings kept across runs (dense configs); default: the file `PASSK_EMBEDDING_CACHE`
-     * names, else `.passk/embeddings.db` under the current directory (beside the default store), opened
-     * when a dense search first runs.
-     */
-    embeddingCache?: EmbeddingCache;
+    /** The document embeddings kept across runs (dense configs), opened when a dense search first runs. */
+    embeddingCache: () => EmbeddingCache;
+    /** Builds the embedder a dense config names. */
+    textEmbedder: TextEmbedderFactory;
+    /** The reference's discoverable tools of a class in its verified source (see `DomainServicesContext`). */
+    referenceDiscoverableTools: DomainServicesContext["referenceDiscoverableTools"];
+    /** The environment the tools may read (the shell sandbox's account name). */
+    env: DomainEnv;
     /** The model that rates each hit under the `_reranker` configs (`--reranker-llm`). */
     reranker?: LanguageModel;
     /** `--retrieval-config-kwargs`: overrides of the config's settings (`top_k`…). */
@@ -87,6 +86,9 @@ export class BankingServices {
     this.folder = options.folder;
     this.upstreamDir = options.upstreamDir;
     this.#embeddingCache = options.embeddingCache;
+    this.#textEmbedder = options.textEmbedder;
+    this.#referenceTools = options.referenceDiscoverableTools;
+    this.#env = options.env;
     this.#reranker = options.reranker;
   }
 
@@ -149,10 +151,8 @@ export class BankingServices {
     if (!pipeline) {
       const retriever =
         spec.retriever === "dense"
-          ? denseRetriever(this.kb, createConfigEmbedder(spec.embedder, { env: process.env }), {
-              cache: (this.#embeddingCache ??= openEmbeddingCache(
-                process.env.PASSK_EMBEDDING_CACHE || DEFAULT_EMBEDDING_CACHE,
-              )),
+          ? denseRetriever(this.kb, this.#textEmbedder(spec.embedder), {
+              cache: this.#embeddingCache(),
             })
           : bm25Retriever(this.kb);
       let postprocessor: Postprocessor | undefined;
@@ -216,7 +216,10 @@ export class BankingServices {
     let id = session.get(SHELL_SANDBOX);
     let sandbox = id === "" ? undefined : this.#sandboxes.get(id);
     if (!sandbox) {
-      sandbox = new ShellSandbox(this.kb, { allowWrites: spec.allowWrites });
+      sandbox = new ShellSandbox(this.kb, {
+        allowWrites: spec.allowWrites,
+        account: sandboxAccount(this.#env),
+      });
       id = path.basename(sandbox.dir);
       this.#sandboxes.set(id, sandbox);
       session.set(SHELL_SANDBOX, id);
@@ -269,32 +272,19 @@ export class BankingServices {
   #referenceInfo(): Map<string, DiscoverableInfo> | null {
     if (this.#reference !== undefined) return this.#reference;
     this.#reference = null;
-    const source = this.upstreamDir === undefined ? undefined : verifiedSource(this.upstreamDir, TOOLS_FILE);
-    if (source === undefined) return null;
-    try {
-      const infos = new Map<string, DiscoverableInfo>();
-      for (const [side, className] of [
-        ["agent", "KnowledgeTools"],
-        ["user", "KnowledgeUserTools"],
-      ] as const) {
-        for (const tool of extractToolkitWithDiscoverable(source, TOOLS_FILE, { className }).discoverable)
-          infos.set(`${side}:${tool.name}`, parseDiscoverableDocstring(tool.name, tool.docstring));
-      }
-      this.#reference = infos;
-    } catch {
-      this.#reference = null;
+    const infos = new Map<string, DiscoverableInfo>();
+    for (const [side, className] of [
+      ["agent", "KnowledgeTools"],
+      ["user", "KnowledgeUserTools"],
+    ] as const) {
+      const tools = this.#referenceTools(TOOLS_FILE, className);
+      if (tools === undefined) return null;
+      for (const tool of tools)
+        infos.set(`${side}:${tool.name}`, parseDiscoverableDocstring(tool.name, tool.doc));
     }
+    this.#reference = infos;
     return this.#reference;
   }
-}
-
-/** A file of the upstream folder if it is the pinned commit's version (checked by its git blob hash). */
-function verifiedSource(dir: string, file: string): string | undefined {
-  const expected = UPSTREAM_FILES.find((f) => f.path === file)?.blob;
-  const full = path.join(dir, file);
-  if (expected === undefined || !existsSync(full)) return undefined;
-  const bytes = readFileSync(full);
-  return gitBlobHash(bytes) === expected ? bytes.toString("utf8") : undefined;
 }
 
 /** The banking services of a tool call's world, if it was built by `DomainData` (else passk's texts). */

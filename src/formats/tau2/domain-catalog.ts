@@ -1,4 +1,4 @@
-import type { AnyDomain } from "../../env/domain.js";
+import type { AnyDomain, DomainEnv } from "../../env/domain.js";
 import { DomainData, type DomainDataOptions } from "./domain-data.js";
 
 /**
@@ -17,9 +17,16 @@ export interface DomainLoad extends DomainDataOptions {
  */
 export class DomainCatalog {
   readonly #loaded = new WeakMap<AnyDomain, Map<string, DomainData>>();
+  /** Environments by identity: what a domain reads from one (its default config, keys) is not another's. */
+  readonly #envIds = new WeakMap<DomainEnv, number>();
+  #nextEnvId = 0;
 
   load(domain: AnyDomain, load: DomainLoad): DomainData {
+    const env = load.env ?? process.env;
+    let envId = this.#envIds.get(env);
+    if (envId === undefined) this.#envIds.set(env, (envId = this.#nextEnvId++));
     const key = JSON.stringify([
+      envId,
       load.dataDir,
       load.tasksFile ?? null,
       load.config ?? null,
@@ -28,8 +35,13 @@ export class DomainCatalog {
       load.toolModelKey ?? null,
     ]);
     const { dataDir, toolModelKey: _key, ...options } = load;
-    // A tool model nobody named cannot be told apart from another: such a load is not shared.
-    if (options.toolModel !== undefined && load.toolModelKey === undefined)
+    // A tool model nobody named cannot be told apart from another, nor can injected embedders and
+    // caches: such a load is not shared.
+    if (
+      (options.toolModel !== undefined && load.toolModelKey === undefined) ||
+      options.textEmbedder !== undefined ||
+      options.embeddingCache !== undefined
+    )
       return new DomainData(domain, dataDir, options);
     let byKey = this.#loaded.get(domain);
     if (!byKey) this.#loaded.set(domain, (byKey = new Map()));

@@ -4,12 +4,16 @@ import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { ConfigError, InvalidInputFileError, UnknownNameError } from "../../core/errors.js";
 import type { LanguageModel } from "../../core/llm.js";
+import type { EmbeddingCache, TextEmbedderFactory } from "../../core/text-embedder.js";
 import type { Task, TaskSplits } from "../../core/task.js";
-import type { DocumentHit, Domain, ReadDataFile, WorldContext } from "../../env/domain.js";
+import type { DocumentHit, Domain, DomainEnv, ReadDataFile, WorldContext } from "../../env/domain.js";
 import { World, type WorldOptions } from "../../env/world.js";
+import { DEFAULT_EMBEDDING_CACHE, openEmbeddingCache } from "../../llm/embedding-cache.js";
+import { createConfigEmbedder } from "../../llm/text-embedder.js";
 import { pyJsonLoads } from "../../python/py-json-loads.js";
 import { parseJsonFile, readInputText, validateInputFile } from "../json-file.js";
 import { parseOrderedJson } from "../ordered-json.js";
+import { referenceDiscoverableTools } from "./upstream/discoverable-tools.js";
 import { resolveUpstreamDir } from "./upstream/reference-texts.js";
 import { readSplitsFile, readTaskFolder, readTasksFile, taskFolderPattern } from "./tasks-file.js";
 
@@ -30,6 +34,19 @@ export interface DomainDataOptions {
   upstream?: string;
   /** The model a configuration's tools call (banking_knowledge's LLM reranker: `--reranker-llm`). */
   toolModel?: LanguageModel;
+  /**
+   * The environment the domain and its tools read (API keys, `PASSK_TAU2_UPSTREAM`,
+   * `PASSK_EMBEDDING_CACHE`); default: the process's.
+   */
+  env?: DomainEnv;
+  /** Builds the embedders of a configuration's dense search; default: llm's, keys read from `env`. */
+  textEmbedder?: TextEmbedderFactory;
+  /**
+   * The document embeddings kept across runs; default: the file `PASSK_EMBEDDING_CACHE` names, else
+   * `.passk/embeddings.db` under the current directory (beside the default store), opened when a dense
+   * search first runs.
+   */
+  embeddingCache?: EmbeddingCache;
 }
 
 /**
@@ -51,6 +68,9 @@ export class DomainData<ADB = unknown, UDB = unknown> {
   readonly #upstream: string | undefined;
   readonly #toolModel: LanguageModel | undefined;
   readonly #configKwargs: Readonly<Record<string, unknown>> | undefined;
+  readonly #env: DomainEnv;
+  readonly #textEmbedder: TextEmbedderFactory;
+  #embeddingCache: EmbeddingCache | undefined;
   #services: { value: unknown } | undefined;
   #policy: string | undefined;
   #soloPolicy: { value: string | undefined } | undefined;
@@ -62,7 +82,10 @@ export class DomainData<ADB = unknown, UDB = unknown> {
     this.domain = domain;
     this.dataDir = dataDir;
     this.folder = path.join(dataDir, domain.data.folder);
-    this.config = resolveConfig(domain, options.config);
+    const env = (this.#env = options.env ?? process.env);
+    this.#textEmbedder = options.textEmbedder ?? ((request) => createConfigEmbedder(request, { env }));
+    this.#embeddingCache = options.embeddingCache;
+    this.config = resolveConfig(domain, options.config, env);
     this.#toolModel = options.toolModel;
     this.#configKwargs = options.configKwargs;
     if (!existsSync(this.folder)) {
@@ -93,6 +116,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
         ? this.domain.configs?.conversationBlocker?.(this.config, {
             toolModel: this.#toolModel !== undefined,
             upstreamDir: this.#upstreamDir(),
+            env: this.#env,
           })
         : undefined;
     if (blocker) throw new ConfigError(`${this.domain.name}: ${blocker}.`);
@@ -118,6 +142,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
   get services(): unknown {
     if (!this.#services) {
       const build = this.domain.configs?.services;
+      const upstreamDir = this.#upstreamDir();
       this.#services = {
         value:
           build && this.config !== undefined
@@ -126,8 +151,16 @@ export class DomainData<ADB = unknown, UDB = unknown> {
                 config: this.config,
                 configKwargs: this.#configKwargs,
                 read: this.#read,
-                upstreamDir: this.#upstreamDir(),
+                upstreamDir,
                 toolModel: this.#toolModel,
+                env: this.#env,
+                textEmbedder: this.#textEmbedder,
+                embeddingCache: () =>
+                  (this.#embeddingCache ??= openEmbeddingCache(
+                    this.#env.PASSK_EMBEDDING_CACHE || DEFAULT_EMBEDDING_CACHE,
+                  )),
+                referenceDiscoverableTools: (file, className) =>
+                  referenceDiscoverableTools(upstreamDir, file, className),
               })
             : undefined,
       };
@@ -137,7 +170,7 @@ export class DomainData<ADB = unknown, UDB = unknown> {
 
   #upstreamDir(): string | undefined {
     try {
-      return resolveUpstreamDir(this.#upstream, process.env, this.dataDir);
+      return resolveUpstreamDir(this.#upstream, this.#env, this.dataDir);
     } catch {
       return undefined;
     }
@@ -249,10 +282,14 @@ export class DomainData<ADB = unknown, UDB = unknown> {
   }
 }
 
-/** The configuration name a domain runs under: `requested` (or an alias of one), else its default. */
+/**
+ * The configuration name a domain runs under: `requested` (or an alias of one), else its default in
+ * `env` (the environment its tools would read).
+ */
 export function resolveConfig(
   domain: { readonly name: string; readonly configs?: Domain["configs"] },
   requested: string | undefined,
+  env: DomainEnv,
 ): string | undefined {
   const configs = domain.configs;
   if (!configs) {
@@ -262,7 +299,7 @@ export function resolveConfig(
       );
     return undefined;
   }
-  if (requested === undefined) return configs.default;
+  if (requested === undefined) return configs.defaultFor?.(env) ?? configs.default;
   const name = configs.aliases?.[requested] ?? requested;
   if (!configs.names.includes(name))
     throw new UnknownNameError(`${domain.name} ${configs.label}`, requested, [...configs.names]);

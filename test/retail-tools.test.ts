@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { canonicalDbText } from "../../env/db-hash.js";
-import { pyShapeOf } from "../../python/py-shape.js";
-import type { ArgumentValidation } from "../../env/world.js";
-import { runSingleCall } from "../../evaluation/single-call.js";
-import { DomainData } from "../../formats/tau2/domain-data.js";
-import { readFixtureJson, tau2DataDir } from "../../testing/tau2-fixtures.js";
-import type { Order, RetailDb } from "./db-schema.js";
-import { retailDomain } from "./index.js";
+import { canonicalDbText } from "../src/env/db-hash.js";
+import { pyShapeOf } from "../src/python/py-shape.js";
+import type { ArgumentValidation } from "../src/env/world.js";
+import { runSingleCall } from "../src/evaluation/single-call.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { readFixtureJson, tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import type { Order, RetailDb } from "../src/domains/retail/db-schema.js";
+import { retailDomain } from "../src/domains/retail/index.js";
 
 const data = new DomainData(retailDomain, tau2DataDir());
 

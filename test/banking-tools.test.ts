@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DomainData } from "../../formats/tau2/domain-data.js";
-import { tau2DataDir } from "../../testing/tau2-fixtures.js";
-import { bankingKnowledgeDomain } from "./index.js";
-import { PyFloat } from "../../python/py-float-value.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { bankingKnowledgeDomain } from "../src/domains/banking/index.js";
+import { PyFloat } from "../src/python/py-float-value.js";
 
 // Behaviours of the reference's Python the fixtures do not show: how call_discoverable_agent_tool
 // answers broken arguments, that an exception after a write keeps the write (Python has no rollback),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DomainData } from "../../formats/tau2/domain-data.js";
-import { tau2DataDir } from "../../testing/tau2-fixtures.js";
-import { telecomDomain } from "./index.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import { telecomDomain } from "../src/domains/telecom/index.js";
 
 const data = new DomainData(telecomDomain, tau2DataDir());
 

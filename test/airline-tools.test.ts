@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { World } from "../../env/world.js";
-import { DomainData } from "../../formats/tau2/domain-data.js";
-import { tau2DataDir } from "../../testing/tau2-fixtures.js";
-import type { DirectFlight, FlightDb } from "./db-schema.js";
-import { airlineDomain } from "./index.js";
+import type { World } from "../src/env/world.js";
+import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
+import type { DirectFlight, FlightDb } from "../src/domains/airline/db-schema.js";
+import { airlineDomain } from "../src/domains/airline/index.js";
 
 // Behaviour the conformance fixtures do not reach. Expected texts for lenient mode are what the
 // reference toolkit (τ² a2c0247, pydantic 2.13) returned for the same calls on the official DB.

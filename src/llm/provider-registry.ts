@@ -18,10 +18,7 @@ import { ConfigError, UnknownNameError } from "../core/errors.js";
 import type { PriceLookup } from "./cost.js";
 import { httpFetch } from "./http-fetch.js";
 import { bedrockCachesPrompts, type PromptCacheStyle } from "./prompt-cache.js";
-import type { SdkLanguageModel } from "./sdk-language-model.js";
-
-/** The AI SDK's embedding model, named the same way. */
-export type SdkEmbeddingModel = ReturnType<OpenAIProvider["embeddingModel"]>;
+import type { SdkEmbeddingModel, SdkLanguageModel } from "./sdk-language-model.js";
 
 /** Where a provider reads its credentials and settings from (`process.env` unless told otherwise). */
 export type ProviderEnv = Readonly<Record<string, string | undefined>>;

@@ -28,6 +28,7 @@ import { applyInitialState } from "../env/set-state.js";
 import type { World } from "../env/world.js";
 import { diffDb } from "../evaluation/db-diff.js";
 import type { SimulationEvent } from "./events.js";
+import { SimulationTimeoutError, UserSimulatorError } from "./errors.js";
 import { CheckpointMismatchError, checkpointProblem, replayCheckpoint } from "./resume-checkpoint.js";
 import { executeToolCall } from "./tool-call.js";
 
@@ -502,36 +503,12 @@ function unusableOutput(
   return undefined;
 }
 
-/** The simulated customer failed: its own fault, never the agent's. */
-export class UserSimulatorError extends Error {
-  constructor(cause: unknown) {
-    super(
-      typeof cause === "string"
-        ? cause
-        : `the user simulator failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-      ...(typeof cause === "string" ? [] : [{ cause }]),
-    );
-    this.name = "UserSimulatorError";
-  }
-}
-
 /**
  * Every conversation's wall-clock ceiling unless `--max-sim-seconds` says otherwise: one hour, far above
  * a real conversation's minutes, so that nothing — a remote agent streaming "working" forever, a
  * provider trickling bytes — holds a run, a worker or the playground for ever.
  */
 export const DEFAULT_MAX_DURATION_MS = 3_600_000;
-
-/** The conversation ran past its wall-clock limit (`--max-sim-seconds`). */
-export class SimulationTimeoutError extends Error {
-  constructor(readonly limitMs: number) {
-    super(
-      `the conversation ran past its wall-clock limit of ${limitMs / 1000} s (--max-sim-seconds); ` +
-        "it is an infrastructure error, run again on resume",
-    );
-    this.name = "SimulationTimeoutError";
-  }
-}
 
 function isUserStop(message: Message): boolean {
   return (

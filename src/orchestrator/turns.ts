@@ -9,7 +9,7 @@ import {
   type UserMessage,
 } from "../core/message.js";
 import type { BoundaryAnswer, ToolBoundary } from "../core/perturbation.js";
-import { diffDb } from "../evaluation/db-diff.js";
+import { diffDb } from "../env/db-diff.js";
 import type { World } from "../env/world.js";
 import { UserSimulatorError } from "./errors.js";
 import type { SimulationEvent } from "./events.js";

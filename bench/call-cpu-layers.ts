@@ -20,7 +20,7 @@ import type { LanguageModel, LlmRequest, LlmResponse } from "../src/core/llm.js"
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { createAiSdkLanguageModel } from "../src/llm/ai-sdk-language-model.js";
-import { runSimulation } from "../src/orchestrator/orchestrator.js";
+import { runSimulation } from "../src/orchestrator/simulate.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import type { MockLlmConversation } from "../src/testing/mock-llm-codec.js";
 import { openAiCodec } from "../src/testing/mock-llm-openai.js";

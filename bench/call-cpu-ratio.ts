@@ -20,7 +20,7 @@ import os from "node:os";
 import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { runSimulation } from "../src/orchestrator/orchestrator.js";
+import { runSimulation } from "../src/orchestrator/simulate.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";

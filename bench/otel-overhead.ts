@@ -23,7 +23,7 @@ import { evaluateSimulation } from "../src/evaluation/evaluate-simulation.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { resolveOtelSettings, startTracing } from "../src/observability/index.js";
-import { runSimulation } from "../src/orchestrator/orchestrator.js";
+import { runSimulation } from "../src/orchestrator/simulate.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { goldScript, startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";

@@ -11,7 +11,7 @@ import { goldAgent } from "../src/agents/gold-agent.js";
 import type { ToolCall } from "../src/core/message.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { runSimulation } from "../src/orchestrator/orchestrator.js";
+import { runSimulation } from "../src/orchestrator/simulate.js";
 import { perturbConversation } from "../src/perturbations/perturb-conversation.js";
 import { createPerturbationRegistry } from "../src/perturbations/registry.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";

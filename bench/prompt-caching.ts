@@ -22,7 +22,7 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { tokenUsage } from "../src/metrics/token-usage.js";
-import { runSimulation } from "../src/orchestrator/orchestrator.js";
+import { runSimulation } from "../src/orchestrator/simulate.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { goldScript, startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";

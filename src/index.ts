@@ -61,8 +61,8 @@ export { readTaskComponents } from "./generator/read-task-components.js";
 export { formatPyJson } from "./python/py-json-indent.js";
 
 // Conversations
-export { simulate, runSimulation } from "./orchestrator/orchestrator.js";
-export type { SimulationSetup } from "./orchestrator/orchestrator.js";
+export { simulate, runSimulation } from "./orchestrator/simulate.js";
+export type { SimulationSetup } from "./orchestrator/simulate.js";
 export type { SimulationEvent } from "./orchestrator/events.js";
 export { conversationSetup } from "./runner/simulation-setup.js";
 export { llmAgent } from "./agents/llm-agent.js";

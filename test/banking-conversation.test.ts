@@ -4,7 +4,7 @@ import { USER_STOP_TOKENS } from "../src/core/agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { evaluateSimulation } from "../src/evaluation/evaluate-simulation.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { runSimulation } from "../src/orchestrator/orchestrator.js";
+import { runSimulation } from "../src/orchestrator/simulate.js";
 import { conversationSetup, protocolValidation } from "../src/runner/simulation-setup.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { goldUser } from "../src/users/gold-user.js";

@@ -10,7 +10,7 @@ import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { createJudge } from "../src/judge/create-judge.js";
 import { JudgeOutputError, llmJudge } from "../src/judge/llm-judge.js";
 import { createLanguageModel } from "../src/llm/index.js";
-import { runSimulation } from "../src/orchestrator/orchestrator.js";
+import { runSimulation } from "../src/orchestrator/simulate.js";
 import type { SimulationEvent } from "../src/orchestrator/events.js";
 import {
   goldScript,

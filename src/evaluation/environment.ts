@@ -3,7 +3,7 @@ import type { DbCheck, EnvAssertionCheck, RewardInfo } from "../core/simulation.
 import type { RewardType, Task } from "../core/task.js";
 import { applyInitialState, replayToolCalls } from "../env/set-state.js";
 import type { ArgumentValidation, World, WorldOptions } from "../env/world.js";
-import { compareDbs, type RecordDiff } from "./db-diff.js";
+import { compareDbs, type RecordDiff } from "../env/db-diff.js";
 
 /** How the evaluator gets fresh worlds of the task's domain, and how strictly it replays. */
 export interface EvaluationEnvironment {

@@ -4,7 +4,7 @@ import { builtinDomains } from "../domains/registry.js";
 import { DomainData } from "../formats/tau2/domain-data.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import type { ClosestCall } from "./actions.js";
-import type { RecordDiff } from "./db-diff.js";
+import type { RecordDiff } from "../env/db-diff.js";
 import { evaluateSimulation } from "./evaluate-simulation.js";
 
 // A reward of 0 must come with the reasons: the missed gold action and the closest call made, the

@@ -3,7 +3,7 @@ import type { RewardType, Task } from "../core/task.js";
 import { applyInitialState, type InitStep } from "../env/set-state.js";
 import type { Toolkit } from "../env/tool.js";
 import type { DbHashes, World, WorldOptions } from "../env/world.js";
-import { diffDb, type DbChanges } from "./db-diff.js";
+import { diffDb, type DbChanges } from "../env/db-diff.js";
 import { buildGoldWorld } from "./environment.js";
 import { evaluateSimulationSync } from "./evaluate-simulation.js";
 

@@ -8,7 +8,7 @@ import { defineDomain } from "../env/domain.js";
 import { defineTool } from "../env/tool.js";
 import { World } from "../env/world.js";
 import { scriptedUser } from "../users/scripted-user.js";
-import { runSimulation } from "./orchestrator.js";
+import { runSimulation } from "./simulate.js";
 
 // A read tool that answers asynchronously (a search behind an API) is awaited by the orchestrator; a
 // failure of its service past retries ends the conversation as an infrastructure error.

@@ -1,6 +1,6 @@
 import type { Message, ToolCall, ToolMessage } from "../core/message.js";
 import type { SimulationRun } from "../core/simulation.js";
-import type { DbChanges } from "../evaluation/db-diff.js";
+import type { DbChanges } from "../env/db-changes.js";
 
 /**
  * What happens during a conversation, as it happens. The CLI prints these, the store records the end,

@@ -10,7 +10,7 @@ import { DomainData } from "../formats/tau2/domain-data.js";
 import { conversationSetup } from "../runner/simulation-setup.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
-import { runSimulation, type SimulationSetup } from "./orchestrator.js";
+import { runSimulation, type SimulationSetup } from "./simulate.js";
 import { CheckpointMismatchError } from "./resume-checkpoint.js";
 
 const telecom = new DomainData(builtinDomains.get("telecom")!, tau2DataDir());

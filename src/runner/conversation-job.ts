@@ -7,7 +7,7 @@ import type { World } from "../env/world.js";
 import { evaluateSimulation } from "../evaluation/evaluate-simulation.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { SimulationAbortedError } from "../core/errors.js";
-import { runSimulation } from "../orchestrator/orchestrator.js";
+import { runSimulation } from "../orchestrator/simulate.js";
 import { CheckpointMismatchError } from "../orchestrator/resume-checkpoint.js";
 import { countingToolModelSpend } from "../llm/tool-model-spend.js";
 import { gradeWithViolations, perturbConversation } from "../perturbations/perturb-conversation.js";

@@ -7,7 +7,7 @@ import { toolSpecs, type ToolOverrides } from "../env/tool-schema.js";
 import type { ArgumentValidation } from "../env/world.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import type { ReferenceTexts } from "../formats/tau2/upstream/reference-texts.js";
-import type { SimulationSetup } from "../orchestrator/orchestrator.js";
+import type { SimulationSetup } from "../orchestrator/simulate.js";
 
 /**
  * How a conversation is run. `tau2`: as τ²-bench runs it — the reference's tool texts (`texts`, needed

@@ -3,7 +3,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypt
 import type { Agent, UserSimulator } from "../core/agent.js";
 import type { Judge } from "../core/judge.js";
 import { TaskSchema, type Task } from "../core/task.js";
-import { toPlainJson } from "../evaluation/db-diff.js";
+import { toPlainJson } from "../env/db-diff.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import type { PolicyLink } from "../knowledge/policy-links.js";
 import { failedChecks } from "../metrics/failed-checks.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffDb } from "../evaluation/db-diff.js";
+import { diffDb } from "../env/db-diff.js";
 import { currentRecords, fieldChanges, recordChanges, recordsNamedBy } from "./record-changes.js";
 
 describe("recordChanges", () => {

@@ -1,4 +1,4 @@
-import { recordById, leafDifferences, toPlainJson, type DbChanges } from "../evaluation/db-diff.js";
+import { recordById, leafDifferences, toPlainJson, type DbChanges } from "../env/db-diff.js";
 import type { FieldChange, RecordChange, WorldRecord } from "./api-schemas.js";
 
 /** Leaf-level differences between two values, with dotted paths (an absent record as an empty one). */

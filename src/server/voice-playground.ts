@@ -7,7 +7,7 @@ import type { ToolCall, ToolMessage } from "../core/message.js";
 import type { Task } from "../core/task.js";
 import type { AnyDomain } from "../env/domain.js";
 import { toolSpecs } from "../env/tool-schema.js";
-import { diffDb } from "../evaluation/db-diff.js";
+import { diffDb } from "../env/db-diff.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import type { RecordChange, WorldRecord } from "./api-schemas.js";
 import { redactSecrets } from "../llm/redact.js";

@@ -9,7 +9,7 @@ import type { Task } from "../core/task.js";
 import { applyInitialState } from "../env/set-state.js";
 import type { World } from "../env/world.js";
 import { executeToolCall } from "../orchestrator/tool-call.js";
-import { SimulationTimeoutError, UserSimulatorError } from "../orchestrator/orchestrator.js";
+import { SimulationTimeoutError, UserSimulatorError } from "../orchestrator/errors.js";
 import {
   DEFAULT_TICK_SECONDS,
   silentTick,

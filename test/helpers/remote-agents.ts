@@ -10,7 +10,7 @@ import { toolSpecs } from "../../src/env/tool-schema.js";
 import { evaluateSimulation } from "../../src/evaluation/evaluate-simulation.js";
 import { replayGoldActions } from "../../src/evaluation/gold-replay.js";
 import { DomainData } from "../../src/formats/tau2/domain-data.js";
-import { runSimulation } from "../../src/orchestrator/orchestrator.js";
+import { runSimulation } from "../../src/orchestrator/simulate.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import {
   goldScript,

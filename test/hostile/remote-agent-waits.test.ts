@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAgent } from "../../src/agents/create-agent.js";
 import type { Agent } from "../../src/core/agent.js";
 import type { Task } from "../../src/core/task.js";
-import { DEFAULT_MAX_DURATION_MS } from "../../src/orchestrator/orchestrator.js";
+import { DEFAULT_MAX_DURATION_MS } from "../../src/orchestrator/simulate.js";
 import {
   a2aCard,
   errorOf,

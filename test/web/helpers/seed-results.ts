@@ -6,7 +6,7 @@ import { startAgent, taskReadingAgent } from "../../../src/core/task-reading-age
 import { toolSpecs } from "../../../src/env/tool-schema.js";
 import { evaluateSimulation } from "../../../src/evaluation/evaluate-simulation.js";
 import type { DomainData } from "../../../src/formats/tau2/domain-data.js";
-import { runSimulation } from "../../../src/orchestrator/orchestrator.js";
+import { runSimulation } from "../../../src/orchestrator/simulate.js";
 import { goldUser } from "../../../src/users/gold-user.js";
 
 /** The gold agent minus its last state-changing call: the conversation ends well, the database does not. */

@@ -4,8 +4,8 @@ import {
   type DbChanges,
   type FieldChanges,
   type NewField,
-} from "../env/db-changes.js";
-import { deepEqual } from "../env/set-state.js";
+} from "./db-changes.js";
+import { deepEqual } from "./set-state.js";
 
 export { toPlainJson };
 

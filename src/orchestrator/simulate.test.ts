@@ -13,7 +13,7 @@ import { DomainData } from "../formats/tau2/domain-data.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { scriptedUser } from "../users/scripted-user.js";
-import { runSimulation, simulate, type SimulationSetup } from "./orchestrator.js";
+import { runSimulation, simulate, type SimulationSetup } from "./simulate.js";
 import type { SimulationEvent } from "./events.js";
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());

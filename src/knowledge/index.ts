@@ -28,8 +28,6 @@ export {
   grepSearch,
 } from "./grep.js";
 export type { GrepOptions } from "./grep.js";
-export { compileLiteral, compilePythonRegex, countMatches } from "./python-regex.js";
-export type { CompiledPythonRegex, PythonRegexResult } from "./python-regex.js";
 export { TIMING_SUFFIX, formatGrepOutput, formatHits, formatKbSearchOutput, formatTiming } from "./format.js";
 export type { SearchTiming } from "./format.js";
 export { bm25Retriever, createKbSearchPipeline } from "./search-pipeline.js";

@@ -19,7 +19,6 @@ export {
   rankByScore,
 } from "./bm25.js";
 export type { Bm25Index, SearchHit } from "./bm25.js";
-export { correctlyRoundedLog } from "./correctly-rounded-log.js";
 export {
   GREP_TIME_BUDGET_MS,
   PatternTooExpensiveError,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PyException } from "../../python/py-exception.js";
 import { cleandoc } from "../../formats/tau2/upstream/docstring.js";
-import { pyStrip } from "../../formats/tau2/upstream/python-source.js";
+import { pyStrip } from "../../python/py-str.js";
 import { defineTool, type Tool, type ToolContext } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";
 import type { BankingDb } from "./db.js";

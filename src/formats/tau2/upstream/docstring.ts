@@ -1,4 +1,4 @@
-import { pyLstrip, pyStrip, pyStripChars } from "./python-source.js";
+import { pyLstrip, pyStrip, pyStripChars } from "../../../python/py-str.js";
 
 // Docstring parsing with the behaviour of the Python package `docstring_parser` in AUTO style (what
 // `from docstring_parser import parse` gives τ²'s Tool builder): every style parser is tried, those that

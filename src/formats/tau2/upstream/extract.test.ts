@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { extractPromptTemplates } from "./extract-prompts.js";
 import { extractDoneTool, extractToolkit, extractToolkitWithDiscoverable } from "./extract-tools.js";
-import { UpstreamSourceError } from "./python-source.js";
+import { PythonSourceError } from "../../../python/py-source/errors.js";
 
 const kit = `
 Mode = Literal["fast", "slow"]
@@ -114,11 +114,11 @@ describe("extractPromptTemplates and extractDoneTool", () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(UpstreamSourceError);
-    expect((error as UpstreamSourceError).message).toBe(
+    expect(error).toBeInstanceOf(PythonSourceError);
+    expect((error as PythonSourceError).message).toBe(
       "src/tau2/agent/llm_agent.py: the constant SYSTEM_PROMPT_GT was not found",
     );
-    expect((error as UpstreamSourceError).item).toBe("SYSTEM_PROMPT_GT");
+    expect((error as PythonSourceError).item).toBe("SYSTEM_PROMPT_GT");
     expect(() =>
       extractPromptTemplates(agentModule.replace('    STOP_TOKEN = "###END###"\n', ""), userModule),
     ).toThrow("src/tau2/agent/llm_agent.py: the constant LLMSoloAgent.STOP_TOKEN was not found");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PyException } from "../../python/py-exception.js";
-import { cleandoc } from "../../formats/tau2/upstream/docstring.js";
+import { cleandoc } from "../../python/py-docstring.js";
 import { pyStrip } from "../../python/py-str.js";
 import { defineTool, type Tool, type ToolContext } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";

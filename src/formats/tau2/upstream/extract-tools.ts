@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { docstringParamMap, parseDocstring, toolDescription } from "./docstring.js";
 import { moduleTypeAliases } from "./pydantic-models.js";
 import { parametersJsonSchema, type JsonObject, type SchemaParameter } from "./pydantic-schema.js";
+import { docstringParamMap, parseDocstring, type ParsedDocstring } from "../../../python/py-docstring.js";
 import { PythonSourceError } from "../../../python/py-source/errors.js";
 import { parsePythonExpression, type PyExpr } from "../../../python/py-source/expression.js";
 import {
@@ -49,6 +49,16 @@ interface ToolDecorator {
 }
 
 const TOOL_TYPES = new Set<string>(["read", "write", "think", "generic"]);
+
+/**
+ * The text a tool's description shows (τ² `Tool._get_description`): the short description, followed by
+ * a blank line and the long description when there is one; the tool's name when there is no docstring.
+ */
+export function toolDescription(doc: ParsedDocstring, toolName: string): string {
+  if (!doc.shortDescription) return toolName;
+  if (!doc.longDescription) return doc.shortDescription;
+  return doc.shortDescription + "\n\n" + doc.longDescription;
+}
 
 function calleeName(expr: PyExpr): string | undefined {
   if (expr.kind === "name") return expr.id;

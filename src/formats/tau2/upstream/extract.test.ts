@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { extractPromptTemplates } from "./extract-prompts.js";
-import { extractDoneTool, extractToolkit, extractToolkitWithDiscoverable } from "./extract-tools.js";
+import {
+  extractDoneTool,
+  extractToolkit,
+  extractToolkitWithDiscoverable,
+  toolDescription,
+} from "./extract-tools.js";
+import { parseDocstring } from "../../../python/py-docstring.js";
 import { PythonSourceError } from "../../../python/py-source/errors.js";
 
 const kit = `
@@ -125,5 +131,22 @@ describe("extractPromptTemplates and extractDoneTool", () => {
     expect(() => extractPromptTemplates(agentModule, "OTHER = 1\n")).toThrow(
       "src/tau2/user/user_simulator.py: the constant SYSTEM_PROMPT was not found",
     );
+  });
+});
+
+describe("toolDescription (τ²'s Tool._get_description)", () => {
+  it("the short description, a blank line and the long one", () => {
+    const doc = parseDocstring(
+      "Fetch the widget.\n\n    Longer story\n      with an indented line.\n\n    Args:\n        a: A.\n",
+    );
+    expect(toolDescription(doc, "fetch")).toBe("Fetch the widget.\n\nLonger story\n  with an indented line.");
+    expect(toolDescription(parseDocstring("\n    One line.\n    Second line.\n    "), "x")).toBe(
+      "One line.\n\nSecond line.",
+    );
+  });
+
+  it("no docstring: the tool's name; a short description alone", () => {
+    expect(toolDescription(parseDocstring(undefined), "tool_name")).toBe("tool_name");
+    expect(toolDescription(parseDocstring("Only short.\n\n"), "t")).toBe("Only short.");
   });
 });

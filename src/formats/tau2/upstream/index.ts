@@ -1,13 +1,6 @@
 // Reading the reference's (τ²-bench's) model-facing texts out of its Python source, as data.
 
 export {
-  cleandoc,
-  parseDocstring,
-  toolDescription,
-  type DocstringParam,
-  type ParsedDocstring,
-} from "./docstring.js";
-export {
   definitionsJsonSchema,
   parametersJsonSchema,
   pythonTitle,
@@ -36,6 +29,7 @@ export {
   extractDoneTool,
   extractToolkit,
   extractToolkitWithDiscoverable,
+  toolDescription,
   type ExtractedTool,
   type ExtractedToolkit,
   type ExtractToolkitOptions,

@@ -1,5 +1,5 @@
-import { cleandoc } from "./docstring.js";
 import type { SourceField, SourceModel, SourceType } from "./pydantic-schema.js";
+import { cleandoc } from "../../../python/py-docstring.js";
 import { PythonSourceError } from "../../../python/py-source/errors.js";
 import { parsePythonExpression, type PyExpr } from "../../../python/py-source/expression.js";
 import type { PyClass, PyModule } from "../../../python/py-source/module.js";

@@ -1,4 +1,4 @@
-import { correctlyRoundedLog } from "./correctly-rounded-log.js";
+import { correctlyRoundedLog } from "../python/py-log.js";
 import type { KnowledgeBase, KnowledgeDocument } from "./knowledge-base.js";
 
 /** A ranked document and its score. */

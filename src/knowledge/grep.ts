@@ -7,11 +7,11 @@ import {
   compilePythonRegex,
   countMatches,
   type CompiledPythonRegex,
-} from "./python-regex.js";
+} from "../python/py-re/compile.js";
 
 /**
  * A grep pattern that is valid Python but uses a construct passk cannot run on JavaScript's regex engine
- * (see `python-regex.ts` for the list). Python would have searched with it, so passk does not silently
+ * (see `python/py-re/compile.ts` for the list). Python would have searched with it, so passk does not silently
  * search for something else; the tool reports it to the model instead.
  */
 export class UnsupportedPatternError extends PasskError {

@@ -19,7 +19,6 @@ export {
   rankByScore,
 } from "./bm25.js";
 export type { Bm25Index, SearchHit } from "./bm25.js";
-export { correctlyRoundedLog } from "./correctly-rounded-log.js";
 export {
   GREP_TIME_BUDGET_MS,
   PatternTooExpensiveError,
@@ -28,8 +27,6 @@ export {
   grepSearch,
 } from "./grep.js";
 export type { GrepOptions } from "./grep.js";
-export { compileLiteral, compilePythonRegex, countMatches } from "./python-regex.js";
-export type { CompiledPythonRegex, PythonRegexResult } from "./python-regex.js";
 export { TIMING_SUFFIX, formatGrepOutput, formatHits, formatKbSearchOutput, formatTiming } from "./format.js";
 export type { SearchTiming } from "./format.js";
 export { bm25Retriever, createKbSearchPipeline } from "./search-pipeline.js";

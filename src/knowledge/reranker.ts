@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../core/errors.js";
 import { InfrastructureError, type LanguageModel } from "../core/llm.js";
-import { readPythonModule } from "../formats/tau2/upstream/python-source.js";
+import { readPythonModule } from "../python/py-source/module.js";
 import type { SearchHit } from "./bm25.js";
 import type { Postprocessor } from "./search-pipeline.js";
 

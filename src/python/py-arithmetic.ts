@@ -1,5 +1,5 @@
 import { PyException } from "./py-exception.js";
-import { pyFloatRepr } from "./py-json.js";
+import { pyFloatStr } from "./py-values.js";
 import { correctlyRoundedPow } from "./py-pow.js";
 
 // The values a `calculate` expression can produce in Python, and CPython 3.11's arithmetic on them:
@@ -61,25 +61,18 @@ export function pyValueStr(value: PyValue): string {
     case "int":
       return value.value.toString();
     case "float":
-      return floatStr(value.value);
+      return pyFloatStr(value.value);
     case "tuple":
       return "()";
     case "ellipsis":
       return "Ellipsis";
     case "complex": {
-      const part = (x: number) => floatStr(x).replace(/\.0$/, "");
+      const part = (x: number) => pyFloatStr(x).replace(/\.0$/, "");
       if (value.re === 0 && !Object.is(value.re, -0)) return `${part(value.im)}j`;
       const im = part(value.im);
       return `(${part(value.re)}${im.startsWith("-") || im === "nan" ? "" : "+"}${im}j)`;
     }
   }
-}
-
-/** `str(float)`: `repr`, with Python's names for the non-finite values. */
-export function floatStr(value: number): string {
-  if (Number.isNaN(value)) return "nan";
-  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
-  return pyFloatRepr(value);
 }
 
 /**

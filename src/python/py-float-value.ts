@@ -19,20 +19,3 @@ export class PyFloat {
     return this.value;
   }
 }
-
-/** A JS number as a Python float. */
-export function pyFloat(value: number): PyFloat {
-  return new PyFloat(value);
-}
-
-/** Whether a free-form value is a Python float. */
-export function isFloatValue(value: unknown): value is PyFloat {
-  return value instanceof PyFloat;
-}
-
-/** The numeric value of a Python int (JS number) or float (`PyFloat`); undefined for anything else. */
-export function numericValue(value: unknown): number | undefined {
-  if (typeof value === "number") return value;
-  if (value instanceof PyFloat) return value.value;
-  return undefined;
-}

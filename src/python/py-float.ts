@@ -9,7 +9,10 @@ import { pyFloatRepr, pyNumberStr } from "./py-json.js";
  * the marks over to the copy of the arguments a tool receives. Unmarked numbers read as Python ints
  * when integral, which is what `JSON.parse` of `50` means in Python too.
  *
- * This is passk's only float representation: values stay plain JSON (zod and arithmetic see numbers).
+ * Marked values stay plain JSON (zod and arithmetic see numbers), which is why this is the float of
+ * typed data and tool arguments. Two other places need their own: schema-less records that tools change
+ * in place hold a `PyFloat` (py-float-value.ts: a mark would not follow an immer copy of its record),
+ * and the calculator's expression values tag ints and floats (py-arithmetic.ts: ints there are BigInts).
  * A mark belongs to its holder, so whoever copies a holder carries its marks over (`copyPyFloatMarks`:
  * the readers after a zod parse, the world for tool arguments), and the task generator puts the
  * components' own holders into the tasks it composes.

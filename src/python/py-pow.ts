@@ -1,3 +1,5 @@
+import { decompose } from "./py-double.js";
+
 // `x ** y` for finite x > 0 (x ≠ 1) and finite y ≠ 0, correctly rounded to the nearest double.
 // CPython calls the C library's pow(), which on glibc is accurate to about half an ulp, i.e. gives
 // the correctly rounded result; V8's Math.pow is often one ulp off for large results, which Python's
@@ -7,18 +9,6 @@
 const PRECISION = 256n;
 const ONE = 1n << PRECISION;
 const MAX_EXACT_EXPONENT = 2048;
-
-/** The exact binary form of a positive finite double: mantissa × 2^exponent. */
-function decompose(x: number): { mantissa: bigint; exponent: number } {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const bits = view.getBigUint64(0);
-  const biased = Number((bits >> 52n) & 0x7ffn);
-  const fraction = bits & ((1n << 52n) - 1n);
-  return biased === 0
-    ? { mantissa: fraction, exponent: -1074 }
-    : { mantissa: fraction | (1n << 52n), exponent: biased - 1075 };
-}
 
 function bitLength(value: bigint): number {
   return value.toString(2).length;

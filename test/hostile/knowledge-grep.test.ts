@@ -7,7 +7,7 @@ import {
   grepSearch,
   loadKnowledgeBase,
 } from "../../src/knowledge/index.js";
-import { MAX_GROUP_NESTING } from "../../src/knowledge/python-regex.js";
+import { MAX_GROUP_NESTING } from "../../src/python/py-re/parse.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 
 // F5-a: one grep call with a regex bomb froze the whole process (no sentence, SIGTERM ignored).

@@ -39,7 +39,7 @@ import {
   truthy,
   typeName,
   upper,
-} from "./py.js";
+} from "../../python/py-dynamic.js";
 import { queryDatabaseTool, renderRecords } from "./query.js";
 
 // The agent's discoverable tools (τ² `KnowledgeTools` methods decorated `@is_discoverable_tool`), in

@@ -8,7 +8,7 @@ import { CURRENT_TIME } from "./clock.js";
 import { addToDb, updateRecord, type BankingDb } from "./db.js";
 import { bindArguments, formatForAgent, type DiscoverableTool } from "./discoverable.js";
 import { agentDiscoverableToolId, userDiscoverableToolId, verificationId } from "./ids.js";
-import { argValue, dictEntries, jsonDumpsIndented, str, truthy, typeName } from "./py.js";
+import { argValue, dictEntries, jsonDumpsIndented, str, truthy, typeName } from "../../python/py-dynamic.js";
 import { queryDatabaseTool } from "./query.js";
 import { infoOf } from "./services.js";
 import { parseJsonArguments, pyIterateValue, USER_DISCOVERABLE_TOOLS } from "./user-tools.js";

@@ -1,7 +1,7 @@
 import { PyException } from "../../python/py-exception.js";
 import { PyFloat } from "../../python/py-float-value.js";
 import { pyRepr } from "../../python/py-values.js";
-import { float, toFloat, typeName } from "./py.js";
+import { float, toFloat, typeName } from "../../python/py-dynamic.js";
 
 /** The domain's fixed clock: every scenario happens on 11/14/2025 at 03:40 EST. */
 export const TODAY = "11/14/2025";

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { PyException } from "../../python/py-exception.js";
-import { pyStrip } from "../../formats/tau2/upstream/python-source.js";
+import { pyStrip } from "../../python/py-str.js";
 import { defineTool, type Tool, type ToolContext } from "../../env/tool.js";
 import { ToolError } from "../../env/world.js";
 import type { BankingDb } from "./db.js";
-import { argValue, dictEntries, str } from "./py.js";
+import { argValue, dictEntries, str } from "../../python/py-dynamic.js";
 
 // Discoverable tools: hidden from the tool lists, learnt from the knowledge base. The agent unlocks one
 // (`unlock_discoverable_agent_tool`, which shows its description) and calls it through

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { PyException } from "../../python/py-exception.js";
-import { fixed, jsonDumpsSorted, str, typeName } from "./py.js";
+import { fixed, jsonDumpsSorted, str, typeName } from "../../python/py-dynamic.js";
 
 // The reference makes every id it creates deterministic: the first bytes of sha256 of a seed built
 // from the record's fields, as hex (some with a prefix), so equal actions give equal databases.

@@ -2,7 +2,7 @@ import { PyException } from "../../python/py-exception.js";
 import { pyJsonLoads, PyJsonDecodeError } from "../../python/py-json-loads.js";
 import { pyRepr } from "../../python/py-values.js";
 import type { BankingDb, PyRecord, TableName } from "./db.js";
-import { compare, dictEntries, equals, str, typeName, type Comparison } from "./py.js";
+import { compare, dictEntries, equals, str, typeName, type Comparison } from "../../python/py-dynamic.js";
 
 // τ²'s `query_database_tool`: the text most banking read tools answer with. Constraints are a JSON
 // object of `field` or `field__op` → value; records are listed with every field printed by `str()`.

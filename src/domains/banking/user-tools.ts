@@ -26,7 +26,7 @@ import {
   toInt,
   truthy,
   typeName,
-} from "./py.js";
+} from "../../python/py-dynamic.js";
 import { queryDatabaseTool } from "./query.js";
 
 export const USER_CLASS = "KnowledgeUserTools";

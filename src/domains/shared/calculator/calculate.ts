@@ -1,10 +1,9 @@
 import { ToolError } from "../../../env/world.js";
-import { pyIterate, pyTypeName } from "../../../python/py-values.js";
+import { pyFloatStr, pyIterate, pyTypeName } from "../../../python/py-values.js";
 import { parseExpression, PySyntaxError, type Expression } from "./parse.js";
 import {
   binary,
   float,
-  floatStr,
   int,
   pyRound2,
   pyValueStr,
@@ -40,7 +39,7 @@ export function calculate(expression: unknown): string {
     if (error instanceof PySyntaxError) throw new ToolError(error.message, "SyntaxError");
     throw error;
   }
-  return floatStr(pyRound2(toFloat(evaluate(tree))));
+  return pyFloatStr(pyRound2(toFloat(evaluate(tree))));
 }
 
 /**

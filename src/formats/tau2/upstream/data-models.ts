@@ -8,7 +8,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from "./pydantic-schema.js";
-import { readPythonModule } from "./python-source.js";
+import { readPythonModule } from "../../../python/py-source/module.js";
 
 // The reference's data-model modules (airline's `data_model.py`, telecom's `user_data_model.py`) define
 // the pydantic models some tool parameters take. Their `$defs` entries, with the reference's field

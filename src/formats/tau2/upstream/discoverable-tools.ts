@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ReferenceToolDoc } from "../../../env/domain.js";
 import { gitBlobHash } from "../data-pull.js";
 import { UPSTREAM_FILES } from "../official-manifest.js";
-import { cleandoc } from "./docstring.js";
+import { cleandoc } from "../../../python/py-docstring.js";
 import { extractToolkitWithDiscoverable } from "./extract-tools.js";
 
 /**

@@ -1,4 +1,5 @@
-import { readPythonModule, UpstreamSourceError, type PyModule } from "./python-source.js";
+import { PythonSourceError } from "../../../python/py-source/errors.js";
+import { readPythonModule, type PyModule } from "../../../python/py-source/module.js";
 
 // The reference's prompt templates, read from its Python source: the agent instruction and system
 // prompt templates of `src/tau2/agent/llm_agent.py` (normal, ground truth, solo, plus the solo agent's
@@ -33,9 +34,9 @@ export type PromptTemplates = {
 function moduleString(module: PyModule, name: string): string {
   const value = module.assignments.get(name);
   if (value === undefined)
-    throw new UpstreamSourceError(`${module.file}: the constant ${name} was not found`, module.file, name);
+    throw new PythonSourceError(`${module.file}: the constant ${name} was not found`, module.file, name);
   if (value.kind !== "string")
-    throw new UpstreamSourceError(
+    throw new PythonSourceError(
       `${module.file}: the constant ${name} is not a plain string literal`,
       module.file,
       name,
@@ -47,12 +48,12 @@ function classString(module: PyModule, className: string, name: string): string 
   const item = `${className}.${name}`;
   const owner = module.classes.find((c) => c.name === className);
   if (!owner)
-    throw new UpstreamSourceError(`${module.file}: the class ${className} was not found`, module.file, item);
+    throw new PythonSourceError(`${module.file}: the class ${className} was not found`, module.file, item);
   const value = owner.constants.get(name);
   if (value === undefined)
-    throw new UpstreamSourceError(`${module.file}: the constant ${item} was not found`, module.file, item);
+    throw new PythonSourceError(`${module.file}: the constant ${item} was not found`, module.file, item);
   if (value.kind !== "string")
-    throw new UpstreamSourceError(
+    throw new PythonSourceError(
       `${module.file}: the constant ${item} is not a plain string literal`,
       module.file,
       item,

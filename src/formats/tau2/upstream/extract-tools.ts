@@ -1,16 +1,15 @@
 import type { z } from "zod";
-import { docstringParamMap, parseDocstring, toolDescription } from "./docstring.js";
 import { moduleTypeAliases } from "./pydantic-models.js";
 import { parametersJsonSchema, type JsonObject, type SchemaParameter } from "./pydantic-schema.js";
+import { docstringParamMap, parseDocstring, type ParsedDocstring } from "../../../python/py-docstring.js";
+import { PythonSourceError } from "../../../python/py-source/errors.js";
+import { parsePythonExpression, type PyExpr } from "../../../python/py-source/expression.js";
 import {
-  parsePythonExpression,
   readPythonModule,
-  UpstreamSourceError,
   type PyClass,
-  type PyExpr,
   type PyFunction,
   type PyModule,
-} from "./python-source.js";
+} from "../../../python/py-source/module.js";
 
 // A reference toolkit's tools as the model sees them, read from the toolkit's Python source: every
 // method decorated `@is_tool(ToolType.X)` becomes a tool named after the method, described by its
@@ -51,6 +50,16 @@ interface ToolDecorator {
 
 const TOOL_TYPES = new Set<string>(["read", "write", "think", "generic"]);
 
+/**
+ * The text a tool's description shows (τ² `Tool._get_description`): the short description, followed by
+ * a blank line and the long description when there is one; the tool's name when there is no docstring.
+ */
+export function toolDescription(doc: ParsedDocstring, toolName: string): string {
+  if (!doc.shortDescription) return toolName;
+  if (!doc.longDescription) return doc.shortDescription;
+  return doc.shortDescription + "\n\n" + doc.longDescription;
+}
+
 function calleeName(expr: PyExpr): string | undefined {
   if (expr.kind === "name") return expr.id;
   if (expr.kind === "attribute") return expr.attr;
@@ -71,13 +80,13 @@ function toolDecorator(text: string, file: string, method: string): ToolDecorato
   const typeArg = expr.args[0] ?? expr.keywords.find(([key]) => key === "tool_type")?.[1];
   const typeName = typeArg?.kind === "attribute" ? typeArg.attr.toLowerCase() : undefined;
   if (typeName === undefined || !TOOL_TYPES.has(typeName))
-    throw new UpstreamSourceError(`${file}: ${method}: cannot read the tool type of @${text}`, file, method);
+    throw new PythonSourceError(`${file}: ${method}: cannot read the tool type of @${text}`, file, method);
   const toolType = typeName as ToolType;
   const mutates = expr.keywords.find(([key]) => key === "mutates_state")?.[1];
   let mutatesState = toolType === "write";
   if (mutates !== undefined) {
     if (mutates.kind !== "constant" || typeof mutates.value !== "boolean")
-      throw new UpstreamSourceError(`${file}: ${method}: mutates_state must be True or False`, file, method);
+      throw new PythonSourceError(`${file}: ${method}: mutates_state must be True or False`, file, method);
     mutatesState = mutates.value;
   }
   return { discoverable: callee === "is_discoverable_tool", toolType, mutatesState };
@@ -110,8 +119,8 @@ function buildTool(
       context: `${file}: ${fn.name}`,
     });
   } catch (error) {
-    if (error instanceof UpstreamSourceError) throw error;
-    throw new UpstreamSourceError((error as Error).message, file, fn.name);
+    if (error instanceof PythonSourceError) throw error;
+    throw new PythonSourceError((error as Error).message, file, fn.name);
   }
   return {
     name: fn.name,
@@ -126,7 +135,7 @@ function buildTool(
 function findClass(module: PyModule, className: string): PyClass {
   const found = module.classes.find((c) => c.name === className);
   if (!found)
-    throw new UpstreamSourceError(`${module.file}: class ${className} not found`, module.file, className);
+    throw new PythonSourceError(`${module.file}: class ${className} not found`, module.file, className);
   return found;
 }
 
@@ -169,7 +178,7 @@ export function extractDoneTool(llmAgentSource: string, file = "src/tau2/agent/l
   const agent = findClass(module, "LLMSoloAgent");
   const stopName = agent.constants.get("STOP_FUNCTION_NAME");
   if (stopName?.kind !== "string")
-    throw new UpstreamSourceError(
+    throw new PythonSourceError(
       `${file}: LLMSoloAgent.STOP_FUNCTION_NAME not found`,
       file,
       "LLMSoloAgent.STOP_FUNCTION_NAME",
@@ -177,7 +186,7 @@ export function extractDoneTool(llmAgentSource: string, file = "src/tau2/agent/l
   const adder = agent.methods.find((m) => m.name === "add_stop_tool");
   const done = adder?.nested.find((fn) => fn.name === stopName.value);
   if (!done)
-    throw new UpstreamSourceError(
+    throw new PythonSourceError(
       `${file}: the stop tool ${stopName.value}() defined in LLMSoloAgent.add_stop_tool not found`,
       file,
       "LLMSoloAgent.add_stop_tool",

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { extractPromptTemplates } from "./extract-prompts.js";
-import { extractDoneTool, extractToolkit, extractToolkitWithDiscoverable } from "./extract-tools.js";
-import { UpstreamSourceError } from "./python-source.js";
+import {
+  extractDoneTool,
+  extractToolkit,
+  extractToolkitWithDiscoverable,
+  toolDescription,
+} from "./extract-tools.js";
+import { parseDocstring } from "../../../python/py-docstring.js";
+import { PythonSourceError } from "../../../python/py-source/errors.js";
 
 const kit = `
 Mode = Literal["fast", "slow"]
@@ -114,16 +120,33 @@ describe("extractPromptTemplates and extractDoneTool", () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(UpstreamSourceError);
-    expect((error as UpstreamSourceError).message).toBe(
+    expect(error).toBeInstanceOf(PythonSourceError);
+    expect((error as PythonSourceError).message).toBe(
       "src/tau2/agent/llm_agent.py: the constant SYSTEM_PROMPT_GT was not found",
     );
-    expect((error as UpstreamSourceError).item).toBe("SYSTEM_PROMPT_GT");
+    expect((error as PythonSourceError).item).toBe("SYSTEM_PROMPT_GT");
     expect(() =>
       extractPromptTemplates(agentModule.replace('    STOP_TOKEN = "###END###"\n', ""), userModule),
     ).toThrow("src/tau2/agent/llm_agent.py: the constant LLMSoloAgent.STOP_TOKEN was not found");
     expect(() => extractPromptTemplates(agentModule, "OTHER = 1\n")).toThrow(
       "src/tau2/user/user_simulator.py: the constant SYSTEM_PROMPT was not found",
     );
+  });
+});
+
+describe("toolDescription (τ²'s Tool._get_description)", () => {
+  it("the short description, a blank line and the long one", () => {
+    const doc = parseDocstring(
+      "Fetch the widget.\n\n    Longer story\n      with an indented line.\n\n    Args:\n        a: A.\n",
+    );
+    expect(toolDescription(doc, "fetch")).toBe("Fetch the widget.\n\nLonger story\n  with an indented line.");
+    expect(toolDescription(parseDocstring("\n    One line.\n    Second line.\n    "), "x")).toBe(
+      "One line.\n\nSecond line.",
+    );
+  });
+
+  it("no docstring: the tool's name; a short description alone", () => {
+    expect(toolDescription(parseDocstring(undefined), "tool_name")).toBe("tool_name");
+    expect(toolDescription(parseDocstring("Only short.\n\n"), "t")).toBe("Only short.");
   });
 });

@@ -1,26 +1,6 @@
 // Reading the reference's (τ²-bench's) model-facing texts out of its Python source, as data.
 
 export {
-  readPythonModule,
-  parsePythonExpression,
-  PythonSyntaxError,
-  UpstreamSourceError,
-  type PyClass,
-  type PyClassMember,
-  type PyExpr,
-  type PyFunction,
-  type PyModule,
-  type PyParameter,
-  type PyValue,
-} from "./python-source.js";
-export {
-  cleandoc,
-  parseDocstring,
-  toolDescription,
-  type DocstringParam,
-  type ParsedDocstring,
-} from "./docstring.js";
-export {
   definitionsJsonSchema,
   parametersJsonSchema,
   pythonTitle,
@@ -49,6 +29,7 @@ export {
   extractDoneTool,
   extractToolkit,
   extractToolkitWithDiscoverable,
+  toolDescription,
   type ExtractedTool,
   type ExtractedToolkit,
   type ExtractToolkitOptions,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { moduleTypeAliases, pythonSourceTypes } from "./pydantic-models.js";
 import { definitionsJsonSchema } from "./pydantic-schema.js";
-import { readPythonModule, UpstreamSourceError } from "./python-source.js";
+import { PythonSourceError } from "../../../python/py-source/errors.js";
+import { readPythonModule } from "../../../python/py-source/module.js";
 
 // Small modules of our own: what pydantic 2.13's `model_json_schema()` writes for them is spelled out
 // by hand below (key order included, as JSON text).
@@ -197,7 +198,7 @@ class Opaque(SomethingElse):
     expect(() => defsOf(source, [name])).toThrow(message);
   });
 
-  it("errors are UpstreamSourceErrors naming file, line and class", () => {
+  it("errors are PythonSourceErrors naming file, line and class", () => {
     const module = readPythonModule("\n\nclass M(Unknown):\n    a: int\n", "models.py");
     let error: unknown;
     try {
@@ -205,9 +206,9 @@ class Opaque(SomethingElse):
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(UpstreamSourceError);
-    expect((error as UpstreamSourceError).message).toMatch(/^models\.py:3: class M: /);
-    expect((error as UpstreamSourceError).item).toBe("M");
+    expect(error).toBeInstanceOf(PythonSourceError);
+    expect((error as PythonSourceError).message).toMatch(/^models\.py:3: class M: /);
+    expect((error as PythonSourceError).item).toBe("M");
   });
 
   it("a name that is not a model or an Enum is no `$defs` entry", () => {

@@ -1,12 +1,8 @@
-import { cleandoc } from "./docstring.js";
 import type { SourceField, SourceModel, SourceType } from "./pydantic-schema.js";
-import {
-  parsePythonExpression,
-  UpstreamSourceError,
-  type PyClass,
-  type PyExpr,
-  type PyModule,
-} from "./python-source.js";
+import { cleandoc } from "../../../python/py-docstring.js";
+import { PythonSourceError } from "../../../python/py-source/errors.js";
+import { parsePythonExpression, type PyExpr } from "../../../python/py-source/expression.js";
+import type { PyClass, PyModule } from "../../../python/py-source/module.js";
 
 // The pydantic models and Enum classes of a Python module, read from source without running it: what
 // pydantic would collect for each class (its fields with annotation, default, description and title;
@@ -73,7 +69,7 @@ export function moduleTypeAliases(module: PyModule): Map<string, string> {
 
 /**
  * The pydantic models and Enum classes of a module, by class name, read on first request. Unknown names
- * give undefined; a class that is there but cannot be read faithfully throws an `UpstreamSourceError`.
+ * give undefined; a class that is there but cannot be read faithfully throws an `PythonSourceError`.
  */
 export function pythonSourceTypes(module: PyModule): (name: string) => SourceType | undefined {
   const classes = new Map(module.classes.map((c) => [c.name, c]));
@@ -84,7 +80,7 @@ export function pythonSourceTypes(module: PyModule): (name: string) => SourceTyp
   const reading = new Set<string>();
 
   const fail = (cls: PyClass, message: string): never => {
-    throw new UpstreamSourceError(
+    throw new PythonSourceError(
       `${module.file}:${cls.line}: class ${cls.name}: ${message}`,
       module.file,
       cls.name,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parsePythonExpression, type PyExpr } from "./python-source.js";
+import { parsePythonExpression, type PyExpr } from "../../../python/py-source/expression.js";
 
 // The JSON schema pydantic 2.13 gives a tool's parameters: τ² builds `create_model("parameters",
 // **fields)` from the signature (annotation, default, docstring description per parameter) and sends

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parsePythonExpression, PythonSyntaxError, readPythonModule } from "./python-source.js";
+import { PythonSyntaxError } from "./errors.js";
+import { parsePythonExpression } from "./expression.js";
+import { readPythonModule } from "./module.js";
 
 const stringOf = (source: string, name = "X") => {
   const value = readPythonModule(source, "m.py").assignments.get(name);

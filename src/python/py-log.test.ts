@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { correctlyRoundedLog } from "./correctly-rounded-log.js";
+import { correctlyRoundedLog } from "./py-log.js";
 
 // `repr(math.log(x))` under CPython 3.11.7 on glibc (correctly rounded). The first four are arguments
 // of BM25's idf where V8's Math.log is one ulp off.

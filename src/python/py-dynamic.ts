@@ -1,15 +1,15 @@
-import { isPyFloat } from "../../python/py-float.js";
-import { PyFloat } from "../../python/py-float-value.js";
-import { PyException } from "../../python/py-exception.js";
-import { pyFixed, pyRound } from "../../python/py-round.js";
-import { pyFloatStr, pyRepr, pyTypeName } from "../../python/py-values.js";
-import { formatPyJson } from "../../python/py-json-indent.js";
-import { toPyJson } from "../../python/py-json.js";
-import { ANY_SHAPE } from "../../python/py-shape.js";
+import { isPyFloat } from "./py-float.js";
+import { PyFloat } from "./py-float-value.js";
+import { PyException } from "./py-exception.js";
+import { pyFixed, pyRound } from "./py-round.js";
+import { pyFloatStr, pyRepr, pyTypeName } from "./py-values.js";
+import { formatPyJson } from "./py-json-indent.js";
+import { toPyJson } from "./py-json.js";
+import { ANY_SHAPE } from "./py-shape.js";
 
-// The reference's banking tools are plain Python over free-form values: arguments arrive untyped (raw
-// JSON from the model, or `json.loads(..., parse_int=float)` of a string), land in records and are
-// printed by f-strings. These helpers give Python's behaviour on such values — truthiness, `str()`,
+// Python's dynamic values, for tools written as plain Python over free-form data (τ²'s banking tools):
+// arguments arrive untyped (raw JSON from the model, or `json.loads(..., parse_int=float)` of a string),
+// land in records and are printed by f-strings. These helpers give Python's behaviour on such values — truthiness, `str()`,
 // format specs, `float()`, comparisons — including the exceptions it raises on the wrong types. Values:
 // null, booleans, strings, ints (JS numbers), floats (`PyFloat`), lists (arrays), dicts (objects, Maps).
 

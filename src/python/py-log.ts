@@ -1,3 +1,5 @@
+import { decompose } from "./py-double.js";
+
 // Natural logarithm correctly rounded to the nearest double, as CPython's `math.log` gives it on glibc.
 // V8's Math.log is off by one ulp for about 2 % of the arguments BM25's idf takes (e.g. ln 23.5), which
 // would change scores in their last bit. The logarithm is computed in 192-bit fixed point with BigInt
@@ -49,15 +51,4 @@ export function correctlyRoundedLog(x: number): number {
   const result = Number(fixed) / 2 ** Number(BITS);
   if (memo.size < 65536) memo.set(x, result); // BM25 asks for few distinct values; keep memory bounded
   return result;
-}
-
-function decompose(x: number): { mantissa: bigint; exponent: number } {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const bits = view.getBigUint64(0);
-  const biased = Number((bits >> 52n) & 0x7ffn);
-  const fraction = bits & ((1n << 52n) - 1n);
-  return biased === 0
-    ? { mantissa: fraction, exponent: -1074 }
-    : { mantissa: fraction | (1n << 52n), exponent: biased - 1075 };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cleandoc, docstringParamMap, parseDocstring, toolDescription } from "./docstring.js";
+import { cleandoc, docstringParamMap, parseDocstring } from "./py-docstring.js";
 
 describe("cleandoc", () => {
   it("strips the first line, removes the common margin and blank edges", () => {
@@ -39,7 +39,6 @@ describe("Google-style docstrings", () => {
     expect(doc.style).toBe("google");
     expect(doc.shortDescription).toBe("Fetch the widget.");
     expect(doc.longDescription).toBe("Longer story\n  with an indented line.");
-    expect(toolDescription(doc, "fetch")).toBe("Fetch the widget.\n\nLonger story\n  with an indented line.");
   });
 
   it("reads parameters with types, optional flags, defaults and multi-line descriptions", () => {
@@ -90,7 +89,6 @@ describe("AUTO style", () => {
     const doc = parseDocstring("\n    One line.\n    Second line.\n    ");
     expect(doc.shortDescription).toBe("One line.");
     expect(doc.longDescription).toBe("Second line.");
-    expect(toolDescription(doc, "x")).toBe("One line.\n\nSecond line.");
   });
 
   it("falls back when the Google parser fails (an argument without a colon)", () => {
@@ -111,8 +109,10 @@ describe("AUTO style", () => {
     expect(tie.style).toBe("rest");
   });
 
-  it("no docstring: the description is the tool's name", () => {
-    expect(toolDescription(parseDocstring(undefined), "tool_name")).toBe("tool_name");
-    expect(toolDescription(parseDocstring("Only short.\n\n"), "t")).toBe("Only short.");
+  it("no docstring: no descriptions; a short one alone has no long description", () => {
+    const none = parseDocstring(undefined);
+    expect([none.shortDescription, none.longDescription, none.params]).toEqual([null, null, []]);
+    const short = parseDocstring("Only short.\n\n");
+    expect([short.shortDescription, short.longDescription]).toEqual(["Only short.", null]);
   });
 });

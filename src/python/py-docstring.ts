@@ -1,4 +1,4 @@
-import { pyLstrip, pyStrip, pyStripChars } from "./python-source.js";
+import { pyLstrip, pyStrip, pyStripChars } from "./py-str.js";
 
 // Docstring parsing with the behaviour of the Python package `docstring_parser` in AUTO style (what
 // `from docstring_parser import parse` gives τ²'s Tool builder): every style parser is tried, those that
@@ -266,16 +266,6 @@ export function parseDocstring(text: string | undefined | null): ParsedDocstring
   return candidates.reduce((best, candidate) =>
     candidate.meta.length > best.meta.length ? candidate : best,
   );
-}
-
-/**
- * The text a tool's description shows (τ² `Tool._get_description`): the short description, followed by
- * a blank line and the long description when there is one; the tool's name when there is no docstring.
- */
-export function toolDescription(doc: ParsedDocstring, toolName: string): string {
-  if (!doc.shortDescription) return toolName;
-  if (!doc.longDescription) return doc.shortDescription;
-  return doc.shortDescription + "\n\n" + doc.longDescription;
 }
 
 /** Parameter descriptions by name (a later entry with the same name wins, as in a Python dict). */

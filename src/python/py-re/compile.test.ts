@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileLiteral, compilePythonRegex, countMatches } from "./python-regex.js";
+import { compileLiteral, compilePythonRegex, countMatches } from "./compile.js";
 
 // Expected counts are `len(re.compile(pattern, re.IGNORECASE).findall(TEXT))` under CPython 3.11.7;
 // null means re.compile raised re.error (or ValueError).

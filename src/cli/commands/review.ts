@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import type { Review } from "../../review/blame.js";
 import { reviewRun } from "../../runner/review-stored-run.js";
 import type { Store } from "../../store/store.js";
-import { loadDomain, println, type CliContext } from "../context.js";
+import { println, type CliContext } from "../context.js";
+import { loadDomain } from "../domain-flags.js";
 import { formatTable } from "../table.js";
 import { openStore, withStoreOption } from "./run-source.js";
 

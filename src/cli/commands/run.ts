@@ -17,13 +17,8 @@ import { resumeRun, startRun, type LaunchOutcome, type StartRunOptions } from ".
 import { describeComparability } from "../../runner/tau2-comparability.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import type { RunRecord, Store } from "../../store/store.js";
-import {
-  println,
-  systemFailure,
-  withDataOption,
-  withRetrievalConfigOption,
-  type CliContext,
-} from "../context.js";
+import { println, systemFailure, withDataOption, type CliContext } from "../context.js";
+import { withRetrievalConfigOption } from "../domain-flags.js";
 import { importAgentModule, loadPerturbations } from "../domain-modules.js";
 import { SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";

@@ -112,6 +112,30 @@ export type { RunOptions, RunParticipants, RunSessionEvent, RunSessionOutcome } 
 export { RunConfigSchema, migrateRunConfigV1 } from "./runner/run-spec.js";
 export type { RunConfig, ParsedRunSpec } from "./runner/run-spec.js";
 export { runConversation } from "./runner/conversation-job.js";
+export { simulateConversation, SimulationSpecSchema } from "./runner/simulate-conversation.js";
+export type {
+  SimulationSpec,
+  SimulateConversationOptions,
+  SimulatedConversation,
+} from "./runner/simulate-conversation.js";
+export { buildParticipants, buildOfferedParticipants } from "./runner/build.js";
+export type {
+  ParticipantsSpec,
+  Participants,
+  OfferedParticipantsSpec,
+  OfferedParticipants,
+} from "./runner/build.js";
+export { loadDomainData } from "./runner/run-assembly.js";
+export { DomainCatalog } from "./formats/tau2/domain-catalog.js";
+export type { DomainLoadSpec } from "./runner/run-assembly.js";
+export { importAgentModule, importDomainModule, importPerturbationModule } from "./runner/load-modules.js";
+
+// The web app's server (playground, explorer, gym) from code: assembleServer(spec) → createServer(deps)
+export { assembleServer, ServeSpecSchema } from "./server/serve-spec.js";
+export type { ServeSpec, AssembleServerOptions, AssembledServer } from "./server/serve-spec.js";
+export { createServer } from "./server/create-server.js";
+export type { ServerDeps } from "./server/server-deps.js";
+export { attachVoicePlayground } from "./server/voice-playground.js";
 
 // Runs across machines (Redis or Valkey, BullMQ) and limits on model calls
 export { openDispatcher } from "./distributed/dispatcher.js";

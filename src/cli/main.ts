@@ -2,12 +2,8 @@ import type { AnyDomain } from "../env/domain.js";
 import { buildProgram } from "./program.js";
 import { defaultContext, describeError } from "./context.js";
 import type { Agent } from "../core/agent.js";
-import {
-  agentModuleArguments,
-  domainModuleArguments,
-  importAgentModule,
-  importDomainModule,
-} from "./domain-modules.js";
+import { agentModuleArguments, domainModuleArguments } from "./domain-modules.js";
+import { importAgentModule, importDomainModule } from "../runner/load-modules.js";
 
 // `passk … | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

@@ -1,20 +1,10 @@
 import { Option, type Command } from "commander";
-import { readAgentPromptTemplates } from "../agents/agent-prompt.js";
 import { DEFAULT_MAX_AGENT_MESSAGE_BYTES } from "../agents/remote/index.js";
 import { ConfigError } from "../core/errors.js";
-import type { AnyDomain } from "../env/domain.js";
-import type { CallLimiter } from "../llm/call-limits.js";
-import { loadPriceOverrides, parseLlmArgs, type ModelCallObserver } from "../llm/index.js";
-import {
-  buildParticipants,
-  type ModelSpec,
-  type Participants,
-  type ParticipantsSpec,
-} from "../runner/build.js";
-import { DEFAULT_CALL_SETTINGS } from "../runner/run-spec.js";
+import { z } from "zod";
+import { parseLlmArgs } from "../llm/index.js";
+import { DEFAULT_CALL_SETTINGS, type ModelSpec, type RunSpec } from "../runner/run-spec.js";
 import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
-import type { CliContext } from "./context.js";
-import { readToolSpecFile } from "../runner/run-assembly.js";
 
 /** Flags naming the models of a conversation (the reference's names where it has them). */
 export interface ModelFlags {
@@ -106,8 +96,6 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
   return command;
 }
 
-export type { Participants } from "../runner/build.js";
-
 /** Node's timers hold 32-bit milliseconds; a longer delay silently becomes 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -142,7 +130,7 @@ export function agentMessageBytes(text: string): number {
 }
 
 /** One model's flags as a model spec: the spec, its base URL, its call settings parsed. */
-function modelSpec(
+export function modelSpecOfFlags(
   model: string,
   baseUrl: string | undefined,
   args: string | undefined,
@@ -155,51 +143,53 @@ function modelSpec(
   };
 }
 
-/** The flags as the builder's spec: files read, numbers checked. */
-export function participantsSpecFromFlags(
-  flags: ModelFlags,
-  context: CliContext,
-  dataDir: string,
-  domains: readonly AnyDomain[],
-): ParticipantsSpec {
+/** How every model is called, and the judge, as the run spec's settings: numbers checked, files by path. */
+export type CallSettings = Pick<
+  RunSpec,
+  | "judge"
+  | "protocol"
+  | "upstream"
+  | "agentPromptTemplate"
+  | "toolSpec"
+  | "prices"
+  | "cache"
+  | "promptCache"
+  | "timeoutSeconds"
+  | "maxRetries"
+  | "maxAgentMessageBytes"
+>;
+
+/** The model flags but the agent's and the customer's as the spec's call settings. */
+export function callSettingsOfFlags(flags: Omit<Partial<ModelFlags>, "agentLlm" | "userLlm">): CallSettings {
+  const protocol = ProtocolSchema.safeParse(flags.protocol);
+  if (!protocol.success)
+    throw new ConfigError(`--protocol "${String(flags.protocol)}" is not a protocol; use tau2 or passk`);
   return {
-    agent: modelSpec(flags.agentLlm, flags.agentLlmBaseUrl, flags.agentLlmArgs, "--agent-llm-args"),
-    ...(flags.userLlm !== undefined
-      ? { user: modelSpec(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args") }
-      : {}),
     ...(flags.judgeLlm !== undefined
-      ? { judge: modelSpec(flags.judgeLlm, flags.judgeLlmBaseUrl, flags.judgeLlmArgs, "--judge-llm-args") }
+      ? {
+          judge: modelSpecOfFlags(
+            flags.judgeLlm,
+            flags.judgeLlmBaseUrl,
+            flags.judgeLlmArgs,
+            "--judge-llm-args",
+          ),
+        }
       : {}),
-    ...(flags.protocol !== undefined ? { protocol: flags.protocol as "tau2" | "passk" } : {}),
+    ...(protocol.data !== undefined ? { protocol: protocol.data } : {}),
     ...(flags.upstream !== undefined ? { upstream: flags.upstream } : {}),
-    dataDir,
-    domains,
-    env: context.env,
-    timeoutSeconds: callTimeoutMs(flags.timeout ?? String(DEFAULT_CALL_SETTINGS.timeoutSeconds)) / 1000,
-    maxAttempts: callAttempts(flags.maxRetries ?? String(DEFAULT_CALL_SETTINGS.maxAttempts)),
-    ...(flags.agentPromptTemplate
-      ? { agentPromptTemplates: readAgentPromptTemplates(flags.agentPromptTemplate) }
-      : {}),
-    ...(flags.toolSpec ? { toolOverrides: readToolSpecFile(flags.toolSpec) } : {}),
-    ...(flags.prices ? { priceOverrides: loadPriceOverrides(flags.prices) } : {}),
+    ...(flags.agentPromptTemplate ? { agentPromptTemplate: flags.agentPromptTemplate } : {}),
+    ...(flags.toolSpec ? { toolSpec: flags.toolSpec } : {}),
+    ...(flags.prices ? { prices: flags.prices } : {}),
     ...(flags.cache ? { cache: flags.cache } : {}),
     ...(flags.promptCache === false ? { promptCache: false } : {}),
+    timeoutSeconds: callTimeoutMs(flags.timeout ?? String(DEFAULT_CALL_SETTINGS.timeoutSeconds)) / 1000,
+    maxRetries: callAttempts(flags.maxRetries ?? String(DEFAULT_CALL_SETTINGS.maxAttempts)),
     ...(flags.maxAgentMessageBytes !== undefined
       ? { maxAgentMessageBytes: agentMessageBytes(flags.maxAgentMessageBytes) }
       : {}),
-    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
   };
 }
 
-/** Build the agent, user and judge a command asked for (through the runner's one builder). */
-export function participantsFromFlags(
-  flags: ModelFlags,
-  context: CliContext,
-  dataDir: string,
-  domains: readonly AnyDomain[],
-  options: { observer?: ModelCallObserver; limiter?: CallLimiter; noCustomer?: boolean } = {},
-): Participants {
-  return buildParticipants({ ...participantsSpecFromFlags(flags, context, dataDir, domains), ...options });
-}
+const ProtocolSchema = z.enum(["tau2", "passk"]).optional();
 
 export const SCRIPTED_DEMO_BANNER = SCRIPTED_DEMO_NOTICE;

@@ -182,6 +182,82 @@ export function participantMaker(
   };
 }
 
+/** What a server that offers several agents and customers (the playground) makes them of. */
+export interface OfferedParticipantsSpec extends ParticipantSettings {
+  /** The agents offered; the first is the default. */
+  agents: readonly ModelSpec[];
+  /** The simulated customers offered; the first is the default. */
+  users: readonly ModelSpec[];
+  judge?: ModelSpec;
+  /** A spend cap counts dollars: refuse models whose calls passk cannot price. */
+  requirePrices?: boolean;
+}
+
+/** The agents and customers a server offers, by spec, made once and shared by its conversations. */
+export interface OfferedParticipants {
+  agents: readonly string[];
+  users: readonly string[];
+  agentFor(spec: string): Agent;
+  customerFor(spec: string): UserSimulator;
+  judge?: Judge;
+  protocol: ConversationProtocol;
+  /** The response cache, if any: the server's to close. */
+  cache?: ResponseCache;
+}
+
+/** A team's own agent (module, A2A, HTTP) pays for its own calls, as a scripted one makes none. */
+const countsNoSpend = (model: string) =>
+  isScriptedSpec(model) || model.startsWith("module:") || isRemoteAgentSpec(model);
+
+/**
+ * Build every agent and customer a server offers, and its judge and protocol, under one set of call
+ * settings (as {@link buildParticipants} builds a run's): configuration problems (an unknown provider,
+ * a missing key or price) surface here, before anything is served. The protocol's texts are read when
+ * any model offered reads them.
+ */
+export function buildOfferedParticipants(spec: OfferedParticipantsSpec): OfferedParticipants {
+  const { agents, users, judge: judgeModel, requirePrices, ...settings } = spec;
+  const firstModel = (models: readonly ModelSpec[]) =>
+    models.find((m) => !isScriptedSpec(m.model))?.model ?? "scripted:gold";
+  const maker = participantMaker(settings, { agent: firstModel(agents), user: firstModel(users) });
+  if (requirePrices) {
+    const unpriced = [...agents, ...users, ...(judgeModel ? [judgeModel] : [])]
+      .filter((m) => !countsNoSpend(m.model) && !maker.priced(m))
+      .map((m) => m.model);
+    if (unpriced.length > 0) throw unpricedError([...new Set(unpriced)]);
+  }
+  const made = <T>(models: readonly ModelSpec[], make: (model: ModelSpec) => T) =>
+    new Map(models.map((model) => [model.model, make(model)]));
+  const offeredAgents = made(agents, maker.agent);
+  const offeredUsers = made(users, maker.customer);
+  const offered =
+    <T>(map: Map<string, T>, what: string) =>
+    (name: string) => {
+      const found = map.get(name);
+      if (found === undefined)
+        throw new ConfigError(`${what} ${name} is not offered; offered: ${[...map.keys()].join(", ")}`);
+      return found;
+    };
+  return {
+    agents: [...offeredAgents.keys()],
+    users: [...offeredUsers.keys()],
+    agentFor: offered(offeredAgents, "agent"),
+    customerFor: offered(offeredUsers, "customer"),
+    ...(judgeModel ? { judge: maker.judge(judgeModel) } : {}),
+    protocol: maker.protocol,
+    ...(maker.cache ? { cache: maker.cache } : {}),
+  };
+}
+
+function unpricedError(models: readonly string[]): ConfigError {
+  const one = models.length === 1;
+  return new ConfigError(
+    `--daily-spend-cap cannot count the spend of ${models.join(", ")}: the price table does not know ` +
+      `${one ? "it" : "them"}. Pass --prices FILE with ${one ? "its" : "their"} prices ` +
+      '(e.g. {"models": {"openai-compatible:my-model": {"input_mtok": 0.5, "output_mtok": 1.5}}}), or drop the cap.',
+  );
+}
+
 /**
  * Build the agent, customer and judge of a run, and its protocol with τ²'s defaults. Every
  * configuration problem (unknown provider, missing API key, missing upstream texts) surfaces here,

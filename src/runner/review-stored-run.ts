@@ -1,13 +1,13 @@
 import { SimulationRunSchema } from "../core/simulation.js";
 import { TaskSchema, type Task } from "../core/task.js";
-import { builtinDomains, getDomain } from "../domains/registry.js";
+import { builtinDomains } from "../domains/registry.js";
 import type { AnyDomain } from "../env/domain.js";
-import { resolveDataDir } from "../formats/tau2/data-dir.js";
 import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { createLanguageModel } from "../llm/index.js";
 import { reviewSimulations, type ReviewedSimulation } from "../review/review-run.js";
 import type { Store } from "../store/store.js";
+import { loadDomainData } from "./run-assembly.js";
 import { RunConfigSchema } from "./run-spec.js";
 
 export interface ReviewRunOptions {
@@ -18,8 +18,8 @@ export interface ReviewRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Your own domains beside the built-in ones. */
   domains?: ReadonlyMap<string, AnyDomain>;
-  /** How a domain's data is loaded (from the run's data directory when it recorded one). */
-  domainData?: (name: string, dataDir: string | undefined) => DomainData;
+  /** Domain data already parsed (each domain is read from the run's data directory when it recorded one). */
+  catalog?: DomainCatalog;
 }
 
 /**
@@ -37,11 +37,9 @@ export async function reviewRun(
   const config = RunConfigSchema.safeParse(run.config);
   const dataDir = config.success ? config.data.dataDir : undefined;
   const known = new Map([...builtinDomains, ...(options.domains ?? [])]);
-  const catalog = new DomainCatalog();
-  const domainData =
-    options.domainData ??
-    ((name: string, dir: string | undefined) =>
-      catalog.load(getDomain(name, known), { dataDir: resolveDataDir(dir, env) }));
+  const catalog = options.catalog ?? new DomainCatalog();
+  const domainData = (name: string, dir: string | undefined): DomainData =>
+    loadDomainData(name, dir !== undefined ? { dataDir: dir } : {}, { env, domains: known, catalog });
   const tasks = new Map<string, Task>();
   for (const domain of run.domains)
     for (const { task } of store.getTasks(run.id, domain))

@@ -6,10 +6,11 @@ import type { AnyDomain } from "../env/domain.js";
 import { overridesFromSpecFile, ToolSpecFileSchema, type ToolOverrides } from "../env/tool-schema.js";
 import { readJsonFile } from "../formats/json-file.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
-import type { DomainCatalog } from "../formats/tau2/domain-catalog.js";
+import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { resolveConfig, type DomainData } from "../formats/tau2/domain-data.js";
 import type { CallLimiter } from "../llm/call-limits.js";
 import type { ModelCallObserver, PriceOverrides } from "../llm/index.js";
+import type { RetrievalConfigKwargs } from "../knowledge/configs.js";
 import type { Agent } from "../core/agent.js";
 import { resolvePerturbations, type PerturbationRegistry } from "../perturbations/registry.js";
 import { customerSpecFor } from "../users/create-user.js";
@@ -117,6 +118,49 @@ export interface RunAssemblyContext {
   priceOverrides?: PriceOverrides;
 }
 
+/** Where a domain's data is read from and, for a domain with configurations (banking_knowledge), how it is set up. */
+export interface DomainLoadSpec {
+  /** The τ² data directory: by default `PASSK_DATA_DIR` or where `passk data pull` puts it. */
+  dataDir?: string;
+  /** A tasks file to read instead of the domain's own. */
+  tasksFile?: string;
+  retrievalConfig?: string;
+  retrievalConfigKwargs?: RetrievalConfigKwargs;
+  upstream?: string;
+  /** The model the `_reranker` retrieval configs rate search hits with. */
+  reranker?: ModelSpec;
+}
+
+/**
+ * A domain's data through the one {@link DomainCatalog} (each source and setting parsed once): a
+ * configuration is checked against the domain (one that has none refuses it); the kwargs and the
+ * reranker apply to configured domains only.
+ */
+export function loadDomainData(
+  name: string,
+  load: DomainLoadSpec,
+  context: Omit<RunAssemblyContext, "catalog"> & { catalog?: DomainCatalog },
+): DomainData {
+  const domain = getDomain(name, context.domains);
+  const configured = domain.configs !== undefined;
+  return (context.catalog ?? new DomainCatalog()).load(domain, {
+    dataDir: resolveDataDir(load.dataDir, context.env),
+    env: context.env,
+    ...(load.tasksFile !== undefined ? { tasksFile: load.tasksFile } : {}),
+    ...(load.retrievalConfig !== undefined ? { config: load.retrievalConfig } : {}),
+    ...(load.retrievalConfigKwargs !== undefined && configured
+      ? { configKwargs: load.retrievalConfigKwargs }
+      : {}),
+    ...(load.upstream !== undefined ? { upstream: load.upstream } : {}),
+    ...(load.reranker !== undefined && configured
+      ? rerankerToolModel(load.reranker, {
+          env: context.env,
+          ...(context.priceOverrides ? { priceOverrides: context.priceOverrides } : {}),
+        })
+      : {}),
+  });
+}
+
 /**
  * One domain of a run with its data (from `dataDir`, by default the run's), and for a domain with
  * configurations (banking_knowledge) the run's retrieval config, the upstream folder and the reranker.
@@ -127,27 +171,13 @@ export function domainDataOfRun(
   context: RunAssemblyContext,
   dataDir = config.dataDir,
 ): DomainData {
-  const domain = getDomain(name, context.domains);
-  const configured = config.retrievalConfig !== undefined && domain.configs !== undefined;
-  return context.catalog.load(domain, {
-    dataDir,
-    env: context.env,
-    ...(configured
-      ? {
-          config: config.retrievalConfig!,
-          ...(config.retrievalConfigKwargs !== undefined
-            ? { configKwargs: config.retrievalConfigKwargs }
-            : {}),
-          ...(config.upstream !== undefined ? { upstream: config.upstream } : {}),
-          ...(config.reranker
-            ? rerankerToolModel(config.reranker, {
-                env: context.env,
-                ...(context.priceOverrides ? { priceOverrides: context.priceOverrides } : {}),
-              })
-            : {}),
-        }
-      : {}),
-  });
+  const configured = config.retrievalConfig !== undefined && getDomain(name, context.domains).configs;
+  const { retrievalConfig, retrievalConfigKwargs, upstream, reranker } = config;
+  return loadDomainData(
+    name,
+    configured ? { dataDir, retrievalConfig, retrievalConfigKwargs, upstream, reranker } : { dataDir },
+    context,
+  );
 }
 
 /** The agent, customer and judge of a run, as its spec names them, with this process's keys. */

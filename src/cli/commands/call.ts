@@ -5,13 +5,8 @@ import { ConfigError } from "../../core/errors.js";
 import { ToolRequestorSchema } from "../../core/message.js";
 import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../python/py-float.js";
 import { runSingleCallAsync } from "../../evaluation/single-call.js";
-import {
-  loadDomain,
-  println,
-  withDataOption,
-  withRetrievalConfigOption,
-  type CliContext,
-} from "../context.js";
+import { println, withDataOption, type CliContext } from "../context.js";
+import { loadDomain, withRetrievalConfigOption } from "../domain-flags.js";
 
 const BatchLineSchema = z.object({
   requestor: ToolRequestorSchema.default("assistant"),

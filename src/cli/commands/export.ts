@@ -12,7 +12,8 @@ import { sqliteRunCatalog } from "../../server/run-catalog.js";
 import { writeStaticExport } from "../../server/static-export.js";
 import { runResults } from "../../store/run-results.js";
 import { formatNotesFile, notesFileFor, sqliteSimulationNotes } from "../../store/simulation-notes.js";
-import { loadDomain, println, type CliContext } from "../context.js";
+import { println, type CliContext } from "../context.js";
+import { loadDomain } from "../domain-flags.js";
 import { withStore, withStoreOption } from "./run-source.js";
 import { defaultWebRoot, secretValues } from "../../server/web-assets.js";
 

@@ -1,12 +1,7 @@
 import { Option, type Command } from "commander";
 import { replayGoldActions, type GoldReplayRecord } from "../../evaluation/gold-replay.js";
-import {
-  loadDomain,
-  println,
-  withDataOption,
-  withRetrievalConfigOption,
-  type CliContext,
-} from "../context.js";
+import { println, withDataOption, type CliContext } from "../context.js";
+import { loadDomain, withRetrievalConfigOption } from "../domain-flags.js";
 import { formatTable } from "../table.js";
 
 export function registerReplay(program: Command, context: CliContext): void {

@@ -38,7 +38,7 @@ import {
   tau2Comparability,
   type Tau2Comparability,
 } from "../../runner/tau2-comparability.js";
-import { baseSplitIds } from "../context.js";
+import { baseSplitIds } from "../domain-flags.js";
 import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
 import { isVoiceResultsDir } from "../../formats/tau2/voice-results.js";
 import { reportVoiceRun } from "./interaction-metrics-report.js";

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { Review } from "../../review/blame.js";
 import { reviewRun } from "../../runner/review-stored-run.js";
 import type { Store } from "../../store/store.js";
-import { loadDomain, println, type CliContext } from "../context.js";
+import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { openStore, withStoreOption } from "./run-source.js";
 
@@ -13,18 +13,15 @@ interface ReviewOptions {
   json?: boolean;
 }
 
-/** Review a stored run through the library, loading domains as this command's other flags would. */
+/** Review a stored run through the library, with this process's keys, domains and domain data. */
 export function reviewStoredRun(
   context: CliContext,
   store: Store,
   runId: string,
   options: { judgeLlm?: string; judgeLlmBaseUrl?: string },
 ): ReturnType<typeof reviewRun> {
-  return reviewRun(store, runId, {
-    ...options,
-    env: context.env,
-    domainData: (name, dataDir) => loadDomain(context, name, dataDir ? { data: dataDir } : {}),
-  });
+  const { env, domains, catalog } = context;
+  return reviewRun(store, runId, { ...options, env, domains, ...(catalog ? { catalog } : {}) });
 }
 
 /** How many failures each culprit caused, in one line. */

@@ -18,14 +18,10 @@ import { describeComparability } from "../../runner/tau2-comparability.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import type { RunRecord } from "../../core/run-store.js";
 import type { Store } from "../../store/store.js";
-import {
-  println,
-  systemFailure,
-  withDataOption,
-  withRetrievalConfigOption,
-  type CliContext,
-} from "../context.js";
-import { importAgentModule, loadPerturbations } from "../domain-modules.js";
+import { println, systemFailure, withDataOption, type CliContext } from "../context.js";
+import { withRetrievalConfigOption } from "../domain-flags.js";
+import { loadPerturbations } from "../domain-modules.js";
+import { importAgentModule } from "../../runner/load-modules.js";
 import { SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 import { fixed, formatMetrics } from "./metrics-table.js";

@@ -1,33 +1,28 @@
 import type { Command } from "commander";
-import { runConversation } from "../../runner/conversation-job.js";
+import { ConfigError } from "../../core/errors.js";
+import {
+  simulateConversation,
+  type SimulatedConversation,
+  type SimulationSpec,
+} from "../../runner/simulate-conversation.js";
 import { scenarioText } from "../../users/user-prompt.js";
 import { terminalUser } from "../../users/terminal-user.js";
+import { println, wholeNumber, withDataOption, type CliContext } from "../context.js";
+import { retrievalOfFlags, withRetrievalConfigOption, type DomainFlags } from "../domain-flags.js";
+import { loadPerturbations } from "../domain-modules.js";
 import {
-  loadDomain,
-  println,
-  withDataOption,
-  withRetrievalConfigOption,
-  type CliContext,
-} from "../context.js";
-import {
-  participantsFromFlags,
+  callSettingsOfFlags,
+  modelSpecOfFlags,
   SCRIPTED_DEMO_BANNER,
   withModelFlags,
   type ModelFlags,
 } from "../model-flags.js";
-import { describeEvent, describeReward } from "../print-events.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
-import type { Tracing } from "../../observability/start-tracing.js";
-import type { DomainData } from "../../formats/tau2/domain-data.js";
-import type { Task } from "../../core/task.js";
-import { createPerturbationRegistry } from "../../perturbations/registry.js";
-import { loadPerturbations } from "../domain-modules.js";
-import { perturbationSpecs } from "./run-resolve.js";
-import { ConfigError } from "../../core/errors.js";
+import { describeEvent, describeReward } from "../print-events.js";
 import { withVoiceOptions } from "./voice-run.js";
 import { voiceSimulateCommand, type VoiceSimulateFlags } from "./voice-simulate.js";
 
-interface SimulateFlags extends ModelFlags {
+interface SimulateFlags extends ModelFlags, DomainFlags {
   domain: string;
   task: string;
   data?: string;
@@ -52,92 +47,74 @@ function withConversationFlags(command: Command): Command {
     .option("--seed <n>", "seed passed to the models", "300");
 }
 
-async function converse(flags: SimulateFlags, context: CliContext, human: boolean): Promise<void> {
-  const data = loadDomain(context, flags.domain, flags);
-  data.assertConversable();
-  const task = data.task(flags.task);
-  const tracing = await startCliTracing(flags, context);
-  try {
-    await converseTraced(flags, context, human, data, task, tracing);
-  } finally {
-    await tracing?.shutdown();
-  }
+/** The flags as the library's simulation spec. */
+function simulationSpecOfFlags(flags: SimulateFlags, human: boolean): SimulationSpec {
+  return {
+    ...callSettingsOfFlags(flags),
+    ...retrievalOfFlags(flags),
+    domain: flags.domain,
+    taskId: flags.task,
+    ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
+    agent: modelSpecOfFlags(flags.agentLlm, flags.agentLlmBaseUrl, flags.agentLlmArgs, "--agent-llm-args"),
+    ...(flags.userLlm !== undefined && !human
+      ? { user: modelSpecOfFlags(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args") }
+      : {}),
+    solo: flags.solo ?? false,
+    ...(flags.perturb?.length ? { perturbations: flags.perturb } : {}),
+    maxSteps: wholeNumber("--max-steps", flags.maxSteps),
+    maxErrors: wholeNumber("--max-errors", flags.maxErrors),
+    seed: wholeNumber("--seed", flags.seed),
+  };
 }
 
-async function converseTraced(
-  flags: SimulateFlags,
-  context: CliContext,
-  human: boolean,
-  data: DomainData,
-  task: Task,
-  tracing: Tracing | undefined,
-): Promise<void> {
-  const participants = participantsFromFlags(flags, context, data.dataDir, [data.domain], {
-    ...(tracing ? { observer: tracing.modelCalls } : {}),
-    noCustomer: human || (flags.solo ?? false),
-  });
-  if (participants.scriptedDemo && !human) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-  if (human) {
-    println(context, "You are the customer. Your situation (hidden from the agent):");
-    println(context, scenarioText(task.user_scenario).replace(/^/gm, "  "));
-    println(context, "Type messages; /tool <name> <json> uses your own tools; /stop ends the call.\n");
-  }
-  const user = human ? terminalUser(process.stdin, context.stdout) : participants.user;
-  // `--perturb`: the conversation meets the perturbations as a run's would (seeded by task and --seed).
+/** One conversation through the library, printed live (`chat`: the person at the terminal is the customer). */
+async function converse(flags: SimulateFlags, context: CliContext, human: boolean): Promise<void> {
+  const spec = simulationSpecOfFlags(flags, human);
   if (flags.perturbationModule && flags.perturbationModule.length > 0)
     await loadPerturbations(context, flags.perturbationModule);
-  const registry = context.perturbations ?? createPerturbationRegistry();
-  const perturbations = perturbationSpecs(flags.perturb ?? [], registry).map((spec) =>
-    registry.resolve(spec),
-  );
-  const trace = tracing?.conversation({
-    domain: data.domain.name,
-    taskId: task.id,
-    trial: 0,
-    seed: Number(flags.seed),
-    agentLlm: flags.agentLlm,
-    ...(flags.solo ? {} : { userLlm: human ? "human" : (flags.userLlm ?? "scripted:gold") }),
-    protocol: participants.protocol.name,
-  });
-  const converseAndGrade = () =>
-    runConversation({
-      data,
-      task,
-      agent: participants.agent,
-      user,
-      ...(participants.judge ? { judge: participants.judge } : {}),
-      ...(perturbations.length > 0 ? { perturbations } : {}),
-      solo: flags.solo ?? false,
-      protocol: participants.protocol,
-      ...(participants.toolOverrides ? { toolOverrides: participants.toolOverrides } : {}),
-      maxSteps: Number(flags.maxSteps),
-      maxErrors: Number(flags.maxErrors),
-      seed: Number(flags.seed),
+  const tracing = await startCliTracing(flags, context);
+  try {
+    const { simulation, scriptedDemo } = await simulateConversation(spec, {
+      env: context.env,
+      domains: context.domains,
+      ...(context.catalog ? { catalog: context.catalog } : {}),
+      ...(context.agentModules ? { agentModules: context.agentModules } : {}),
+      ...(context.perturbations ? { perturbations: context.perturbations } : {}),
+      ...(human ? { person: terminalUser(process.stdin, context.stdout) } : {}),
+      ...(tracing ? { tracing } : {}),
+      onStart: ({ task, scriptedDemo }) => {
+        if (scriptedDemo && !human) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+        if (!human) return;
+        println(context, "You are the customer. Your situation (hidden from the agent):");
+        println(context, scenarioText(task.user_scenario).replace(/^/gm, "  "));
+        println(context, "Type messages; /tool <name> <json> uses your own tools; /stop ends the call.\n");
+      },
       onEvent: (event) => {
-        trace?.onEvent(event);
         if (flags.json) return;
         if (human && event.type === "message" && event.message.role === "user") return; // the person just typed it
         const line = describeEvent(event);
         if (line) println(context, line);
       },
     });
-  let run: Awaited<ReturnType<typeof converseAndGrade>>;
-  try {
-    run = await (trace ? trace.run(converseAndGrade) : converseAndGrade());
-  } catch (error) {
-    trace?.end({ error });
-    throw error;
+    printSimulation(context, simulation, { json: flags.json ?? false, scriptedDemo });
+  } finally {
+    await tracing?.shutdown();
   }
-  trace?.end({ run });
-  const reward = run.reward_info;
-  participants.cache?.close();
-  if (flags.json) {
+}
+
+/** The graded conversation (JSON, or its reward); an infrastructure error is no grade: exit code 3. */
+function printSimulation(
+  context: CliContext,
+  run: SimulatedConversation["simulation"],
+  options: { json: boolean; scriptedDemo: boolean },
+): void {
+  if (options.json) {
     println(
       context,
-      JSON.stringify({ ...run, ...(participants.scriptedDemo ? { scripted_demo: true } : {}) }, null, 2),
+      JSON.stringify({ ...run, ...(options.scriptedDemo ? { scripted_demo: true } : {}) }, null, 2),
     );
   } else if (run.termination_reason !== "infrastructure_error") {
-    println(context, describeReward(reward));
+    println(context, describeReward(run.reward_info));
   }
   if (run.termination_reason === "infrastructure_error") {
     // Not the agent's score: the conversation could not be completed (a provider, the customer, the network).

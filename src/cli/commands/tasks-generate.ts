@@ -8,7 +8,8 @@ import { checkComposedTasks } from "../../generator/check-composed-tasks.js";
 import { formatPyJson } from "../../python/py-json-indent.js";
 import { generateTasks } from "../../generator/generate-tasks.js";
 import { readTaskComponents } from "../../generator/read-task-components.js";
-import { loadDomain, println, wholeNumber, withDataOption, type CliContext } from "../context.js";
+import { println, wholeNumber, withDataOption, type CliContext } from "../context.js";
+import { loadDomain } from "../domain-flags.js";
 
 /** Name of the components file inside a domain's data folder. */
 export const COMPONENTS_FILE = "task_components.json";

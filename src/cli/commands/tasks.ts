@@ -2,13 +2,8 @@ import type { Command } from "commander";
 import type { Task } from "../../core/task.js";
 import { validateTask } from "../../evaluation/validate-task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
-import {
-  loadDomain,
-  println,
-  withDataOption,
-  withRetrievalConfigOption,
-  type CliContext,
-} from "../context.js";
+import { println, withDataOption, type CliContext } from "../context.js";
+import { loadDomain, withRetrievalConfigOption } from "../domain-flags.js";
 import { registerTasksGenerate } from "./tasks-generate.js";
 
 interface TaskSelection {

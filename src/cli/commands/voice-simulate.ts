@@ -1,10 +1,8 @@
 import { ConfigError } from "../../core/errors.js";
-import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
 import { loadPriceOverrides } from "../../llm/cost.js";
-import { parseLlmArgs } from "../../llm/index.js";
 import type { VoiceSimulationOutcome, VoiceSimulationSpec } from "../../runner/voice-simulation.js";
 import { println, type CliContext } from "../context.js";
-import type { ModelFlags } from "../model-flags.js";
+import { modelSpecOfFlags, type ModelFlags } from "../model-flags.js";
 import { describeReward } from "../print-events.js";
 import { describeCost, voiceSpecFlags, type VoiceRunFlags } from "./voice-run.js";
 
@@ -30,22 +28,15 @@ function voiceSimulationSpec(flags: VoiceSimulateFlags): VoiceSimulationSpec {
     ...voiceSpecFlags(flags),
     ...(flags.agentLlm
       ? {
-          agent: {
-            model: flags.agentLlm,
-            ...(flags.agentLlmBaseUrl ? { baseUrl: flags.agentLlmBaseUrl } : {}),
-            ...(flags.agentLlmArgs !== undefined
-              ? { args: parseLlmArgs(flags.agentLlmArgs, "--agent-llm-args") }
-              : {}),
-          },
+          agent: modelSpecOfFlags(
+            flags.agentLlm,
+            flags.agentLlmBaseUrl,
+            flags.agentLlmArgs,
+            "--agent-llm-args",
+          ),
         }
       : {}),
-    user: {
-      model: flags.userLlm,
-      ...(flags.userLlmBaseUrl ? { baseUrl: flags.userLlmBaseUrl } : {}),
-      ...(flags.userLlmArgs !== undefined
-        ? { args: parseLlmArgs(flags.userLlmArgs, "--user-llm-args") }
-        : {}),
-    },
+    user: modelSpecOfFlags(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args"),
     ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
     ...(flags.saveTo ? { saveTo: flags.saveTo } : {}),
   };
@@ -59,7 +50,7 @@ export async function voiceSimulateCommand(flags: VoiceSimulateFlags, context: C
   const outcome = await simulateVoice(spec, {
     env: context.env,
     domains: context.domains,
-    catalog: (context.catalog ??= new DomainCatalog()),
+    ...(context.catalog ? { catalog: context.catalog } : {}),
     ...(flags.prices !== undefined ? { priceOverrides: loadPriceOverrides(flags.prices) } : {}),
     onStart: ({ task, agent }) => {
       if (!flags.json)

@@ -6,9 +6,9 @@ import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
 import type { ConversationWorker } from "../../distributed/conversation-worker.js";
 import { parseRedisUrl } from "../../distributed/redis-url.js";
 import { startRunWorker, type RunWorkerOptions } from "../../distributed/run-worker.js";
-import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
 import { withDataOption, type CliContext } from "../context.js";
-import { importAgentModule, loadPerturbations } from "../domain-modules.js";
+import { loadPerturbations } from "../domain-modules.js";
+import { importAgentModule } from "../../runner/load-modules.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 
 const WorkerFlagsSchema = z.object({
@@ -52,7 +52,7 @@ export function startWorkerHere(
     ...rest,
     env: context.env,
     domains: context.domains,
-    catalog: (context.catalog ??= new DomainCatalog()),
+    ...(context.catalog ? { catalog: context.catalog } : {}),
     ...(context.perturbations ? { perturbations: context.perturbations } : {}),
     ...(context.agentModules ? { agentModules: context.agentModules } : {}),
     onNote: (text) => context.stderr.write(`${text}\n`),

@@ -75,6 +75,10 @@ export function loadDomain(
   });
 }
 
+/** Domain data as the CLI loads it (its catalog, `--data`'s defaults), for the library's loaders. */
+export const domainDataOf = (context: CliContext) => (name: string, dataDir: string | undefined) =>
+  loadDomain(context, name, dataDir !== undefined ? { data: dataDir } : {});
+
 /**
  * Add `--retrieval-config NAME`, the configuration of domains that have them (banking_knowledge: how the
  * agent searches its knowledge base; default bm25). Commands pass it to `loadDomain`.

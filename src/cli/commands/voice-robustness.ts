@@ -3,7 +3,7 @@ import type { VoiceRobustnessReport } from "../../runner/voice-robustness.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed } from "./metrics-table.js";
-import { formatRobustnessTable } from "./robustness-table.js";
+import { formatRobustnessTable } from "./metrics-table.js";
 
 /** `passk robustness --voice BASELINE OTHER`: two voice runs paired task by task. */
 export async function voiceRobustnessCommand(

@@ -7,7 +7,8 @@ import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { trialSeeds } from "../src/runner/run-plan.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { mockModelFlags, runCli, type CliRun } from "./helpers/run-cli.js";
+import { mockModelFlags, type CliRun } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { craftedModel } from "./helpers/run-mock-model.js";
 
 // A run that is mostly infrastructure errors: the provider fails on 8 of 10 airline tasks (32 of 40
@@ -31,7 +32,7 @@ beforeAll(async () => {
       infraFailures: (task) => (GRADED.has(task) ? 0 : 1000),
     }),
   });
-  first = await runCli(
+  first = await runCliInProcess(
     [
       "run",
       "--domain",
@@ -50,7 +51,7 @@ beforeAll(async () => {
       "--store",
       store,
     ],
-    { env },
+    env,
   );
   runId = /run (\d{8}-\d{6}-[0-9a-f]{4})/.exec(first.stdout)?.[1] ?? "";
 }, 120_000);
@@ -77,7 +78,7 @@ describe("a run with 32 of 40 conversations not graded", () => {
   });
 
   it("passk report: the same, from the store", async () => {
-    const report = await runCli(["report", runId, "--store", store], { env });
+    const report = await runCliInProcess(["report", runId, "--store", store], env);
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).toContain(": 40 simulations · graded 8 of 40");
     expect(rowOf(report.stdout, "airline")[4]).toBe("1.000*");
@@ -85,10 +86,10 @@ describe("a run with 32 of 40 conversations not graded", () => {
   });
 
   it("passk runs list: pass^1 says graded 8 of 40 (and --json carries the counts)", async () => {
-    const list = await runCli(["runs", "list", "--store", store], { env });
+    const list = await runCliInProcess(["runs", "list", "--store", store], env);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain("1.000 (graded 8 of 40)");
-    const json = await runCli(["runs", "list", "--store", store, "--json"], { env });
+    const json = await runCliInProcess(["runs", "list", "--store", store, "--json"], env);
     const [run] = JSON.parse(json.stdout) as Array<{ graded_simulations: number; gradable_total: number }>;
     expect(run).toMatchObject({ graded_simulations: 8, gradable_total: 40 });
   });

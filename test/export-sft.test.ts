@@ -6,7 +6,7 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import type { SftExample } from "../src/formats/sft.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 // `passk export RUN --format sft`: a run's passing conversations as chat-format training data, with the
 // test split left out unless asked for. A real run of the scripted gold agent on all 50 airline tasks.
@@ -15,7 +15,7 @@ const work = mkdtempSync(path.join(tmpdir(), "passk-sft-"));
 const store = path.join(work, "store.db");
 const env = { PASSK_DATA_DIR: tau2DataDir() };
 const airline = new DomainData(builtinDomains.get("airline")!, tau2DataDir());
-const passk = (...args: string[]) => runCli([...args, "--store", store], { env });
+const passk = (...args: string[]) => runCliInProcess([...args, "--store", store], env);
 let runId = "";
 
 beforeAll(async () => {

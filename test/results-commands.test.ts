@@ -7,6 +7,7 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { formatResults, type ResultsInput } from "../src/formats/tau2/results.js";
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from "../src/store/schema.js";
+import { runReport } from "../src/runner/run-report.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
@@ -221,9 +222,8 @@ describe.runIf(builtinDomains.has("airline"))("passk score and report on an airl
 });
 
 describe("passk report", () => {
-  it("gives pass^k, pass@k and average reward equal to the hand-computed values", async () => {
-    const run = await passk("report", officialFile, "--json");
-    const { metrics, failing_tasks: failing } = JSON.parse(run.stdout);
+  it("gives pass^k, pass@k and average reward equal to the hand-computed values", () => {
+    const { metrics, failingTasks: failing } = runReport(officialFile, { env: { PASSK_DATA_DIR: dataDir } });
     expect(Object.keys(metrics.pass_hat_ks)).toEqual(["1", "2"]);
     expect(metrics.pass_hat_ks["1"]).toBeCloseTo(MOCK_RUN_EXPECTED.passHat[1], 12);
     expect(metrics.pass_hat_ks["2"]).toBeCloseTo(MOCK_RUN_EXPECTED.passHat[2], 12);
@@ -233,8 +233,8 @@ describe("passk report", () => {
     expect(metrics.termination_reasons).toEqual({ user_stop: 16, max_steps: 1, infrastructure_error: 1 });
     expect(Object.keys(metrics.by_domain)).toEqual(["mock"]);
     expect(failing[0]).toMatchObject({ task_id: "update_task_with_user_tools", failures: 3, trials: 3 });
-    const updateTask = failing.find((t: { task_id: string }) => t.task_id === "update_task_1");
-    expect(updateTask.checks).toEqual([
+    const updateTask = failing.find((t) => t.task_id === "update_task_1");
+    expect(updateTask?.checks).toEqual([
       { kind: "DB", check: "final database differs from the gold database", count: 1 },
       { kind: "TERMINATION", check: "conversation ended with max_steps", count: 1 },
     ]);
@@ -294,11 +294,13 @@ describe("the store: import, export, runs, report, compare", () => {
     expect(JSON.parse(exported.stdout)).toEqual(withExtras);
   });
 
-  it("reports a stored run exactly as its file", async () => {
-    const fromStore = JSON.parse((await passk("report", "official", "--store", store, "--json")).stdout);
-    const fromFile = JSON.parse((await passk("report", officialFile, "--json")).stdout);
+  it("reports a stored run exactly as its file", () => {
+    const env = { PASSK_DATA_DIR: dataDir };
+    const fromStore = runReport("official", { store, env });
+    const fromFile = runReport(officialFile, { env });
     expect(fromStore.metrics).toEqual(fromFile.metrics);
-    expect(fromStore.source).toBe("run official");
+    expect(fromStore.tokenUsage).toEqual(fromFile.tokenUsage);
+    expect(fromStore.source.label).toBe("run official");
   });
 
   it("lists, shows and deletes runs", async () => {
@@ -357,8 +359,9 @@ describe("statistics commands", () => {
     expect(run.stdout).toMatch(
       /tasks: \d+ always pass, \d+ always fail, \d+ flaky \(pass in some trials, fail in others\)/,
     );
-    const json = JSON.parse((await passk("report", officialFile, "--json")).stdout);
-    const flaky = json.task_statistics.filter((t: { flaky: boolean }) => t.flaky);
+    const flaky = runReport(officialFile, { env: { PASSK_DATA_DIR: dataDir } }).taskStatistics.filter(
+      (t) => t.flaky,
+    );
     for (const t of flaky) expect(t.interval.low).toBeLessThan(t.success_rate);
   });
 });

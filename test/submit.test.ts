@@ -4,7 +4,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseResults } from "../src/formats/tau2/results.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "passk-submit-"));
 const store = path.join(dir, "passk.db");
@@ -12,7 +12,7 @@ const env = { PASSK_DATA_DIR: tau2DataDir() };
 
 /** A scripted-demo run (scripted:gold plays agent and user): keyless and deterministic. */
 async function demoRun(args: string[]): Promise<string> {
-  const run = await runCli(
+  const run = await runCliInProcess(
     [
       "run",
       "--agent-llm",
@@ -29,7 +29,7 @@ async function demoRun(args: string[]): Promise<string> {
       "lines",
       ...args,
     ],
-    { env },
+    env,
   );
   expect(run.code, run.stderr).toBe(0);
   return /run (\S+) · /.exec(run.stdout)![1]!;
@@ -49,14 +49,14 @@ const metadata = (output: string) => [
 ];
 
 const prepare = (refs: string[], output: string, extra: string[] = []) =>
-  runCli(["submit", "prepare", ...refs, ...metadata(output), "--store", store, ...extra], { env });
-const validate = (submission: string) => runCli(["submit", "validate", submission], { env });
+  runCliInProcess(["submit", "prepare", ...refs, ...metadata(output), "--store", store, ...extra], env);
+const validate = (submission: string) => runCliInProcess(["submit", "validate", submission], env);
 const lines = (text: string, prefix: string) => text.split("\n").filter((l) => l.startsWith(prefix));
 
 describe("passk submit: airline and retail, full base split, 4 trials (scripted demo)", () => {
   const output = path.join(dir, "full");
   let runId: string;
-  let prepared: Awaited<ReturnType<typeof runCli>>;
+  let prepared: Awaited<ReturnType<typeof runCliInProcess>>;
   beforeAll(async () => {
     runId = await demoRun(["--domain", "airline,retail", "--num-trials", "4"]);
     prepared = await prepare([runId], output);
@@ -212,7 +212,7 @@ describe("passk submit: runs that break the leaderboard's rules", () => {
 
 describe("passk submit: bad input", () => {
   it("a missing --model-name is one clear sentence", async () => {
-    const result = await runCli(
+    const result = await runCliInProcess(
       [
         "submit",
         "prepare",
@@ -224,7 +224,7 @@ describe("passk submit: bad input", () => {
         "--contact-email",
         "a@b.co",
       ],
-      { env },
+      env,
     );
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(

@@ -6,7 +6,7 @@ import { voiceRunInteractionMetrics } from "../src/runner/voice-interaction-metr
 import { validateAnySubmission } from "../src/runner/voice-submission.js";
 import { simulationAudioDir, writeSimulationAudio } from "../src/voice/audio-artifacts.js";
 import { VoiceResultsWriter } from "../src/voice/results-dir.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { simulationRecord, syntheticInfo, TICK, twoCalls } from "./helpers/synthetic-voice-run.js";
 
 // Voice runs of the two scripted calls (airline and retail at `regular`, one at `control`), submitted to
@@ -31,13 +31,13 @@ const airline = path.join(root, "airline-voice");
 const retail = path.join(root, "retail-voice");
 const control = path.join(root, "airline-control");
 const output = path.join(root, "submission");
-let prepare: Awaited<ReturnType<typeof runCli>>;
+let prepare: Awaited<ReturnType<typeof runCliInProcess>>;
 
 beforeAll(async () => {
   writeRun(airline, "airline");
   writeRun(retail, "retail");
   writeRun(control, "airline", "control");
-  prepare = await runCli([
+  prepare = await runCliInProcess([
     "submit",
     "prepare",
     "--voice",
@@ -144,7 +144,7 @@ describe("passk submit prepare --voice", () => {
   });
 
   it("`passk submit validate` accepts it", async () => {
-    const out = await runCli(["submit", "validate", output]);
+    const out = await runCliInProcess(["submit", "validate", output]);
     expect(out.code, out.stdout + out.stderr).toBe(0);
     expect(out.stdout).toContain(`${output}: valid (0 errors`);
   }, 60_000);
@@ -156,7 +156,7 @@ describe("passk submit prepare --voice", () => {
       im.domains.airline!.response_latency_mean = 0.1;
       writeFileSync(path.join(d, "submission.json"), JSON.stringify(submission, null, 2));
     });
-    const out = await runCli(["submit", "validate", dir]);
+    const out = await runCliInProcess(["submit", "validate", dir]);
     expect(out.code).toBe(1);
     expect(out.stdout).toContain(
       "error: submission.json interaction_metrics.domains.airline.response_latency_mean is 0.1 but trajectories/airline-voice gives 0.5",
@@ -216,7 +216,7 @@ describe("passk submit prepare --voice", () => {
   });
 
   it("refuses runs of no regular speech complexity, and a mix of voice and text runs", async () => {
-    const out = await runCli([
+    const out = await runCliInProcess([
       "submit",
       "prepare",
       "--voice",
@@ -232,7 +232,7 @@ describe("passk submit prepare --voice", () => {
     ]);
     expect(out.code).not.toBe(0);
     expect(out.stderr).toContain('none of the runs has speech complexity "regular"');
-    const mixed = await runCli([
+    const mixed = await runCliInProcess([
       "submit",
       "prepare",
       airline,

@@ -88,3 +88,7 @@ export function withRetrievalConfigOption(command: Command): Command {
     )
     .option("--reranker-llm-base-url <url>", "base URL for an openai-compatible reranker model");
 }
+
+/** Domain data as the CLI loads it (its catalog, `--data`'s defaults), for the library's loaders. */
+export const domainDataOf = (context: CliContext) => (name: string, dataDir: string | undefined) =>
+  loadDomain(context, name, dataDir !== undefined ? { data: dataDir } : {});

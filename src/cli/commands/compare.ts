@@ -5,7 +5,9 @@ import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
-import { isScriptedDemo, loadRunSource, withStoreOption } from "./run-source.js";
+import { isScriptedDemo, loadRunSource } from "../../runner/run-source.js";
+import { resolveStorePath } from "../../store/store-location.js";
+import { withStoreOption } from "./run-source.js";
 
 interface CompareOptions {
   store?: string;
@@ -36,8 +38,8 @@ export function registerCompare(program: Command, context: CliContext): void {
       .option("--domain <name>", "only this domain")
       .option("--all", "list every common task, not only those that changed"),
   ).action((refA: string, refB: string, options: CompareOptions) => {
-    const a = loadRunSource(context, refA, options);
-    const b = loadRunSource(context, refB, options);
+    const from = { store: resolveStorePath(options.store, context.env), domain: options.domain };
+    const [a, b] = [loadRunSource(refA, from), loadRunSource(refB, from)];
     const comparison = compareRuns(a, b);
     const demos = [a, b].filter(isScriptedDemo).map((s) => s.label);
     if (options.json) {

@@ -2,18 +2,16 @@ import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import type { ResultsInput } from "../../formats/tau2/results.js";
-import { toolSpecs } from "../../env/tool-schema.js";
-import { sftExport } from "../../formats/sft.js";
 import { formatResults, writeResultsFile } from "../../formats/tau2/results.js";
 import { writeFileAtomic } from "../../core/write-file-atomic.js";
 import { redactSecrets } from "../../llm/redact.js";
 import { RunViews } from "../../server/run-views.js";
 import { sqliteRunCatalog } from "../../server/run-catalog.js";
 import { writeStaticExport } from "../../server/static-export.js";
-import { runResults } from "../../store/run-results.js";
-import { formatNotesFile, notesFileFor, sqliteSimulationNotes } from "../../store/simulation-notes.js";
+import { exportStoredRun, sftOfResults } from "../../runner/run-export.js";
+import { formatNotesFile, notesFileFor } from "../../store/simulation-notes.js";
 import { println, type CliContext } from "../context.js";
-import { loadDomain } from "../domain-flags.js";
+import { domainDataOf, loadDomain } from "../domain-flags.js";
 import { withStore, withStoreOption } from "./run-source.js";
 import { defaultWebRoot, secretValues } from "../../server/web-assets.js";
 
@@ -69,14 +67,9 @@ export function registerExport(program: Command, context: CliContext): void {
       throw new ConfigError(
         "--split test exports the tasks passk's scores are measured on as training data; add --include-test-split if that is what you mean",
       );
-    const { results, runId, notes } = withStore(context, options.store, { create: false }, (store) => {
-      const results = runResults(store, ref, options.domain === undefined ? {} : { domain: options.domain });
-      const runId = store.getRun(ref).id;
-      const notes = sqliteSimulationNotes(store)
-        .list(runId)
-        .filter((note) => options.domain === undefined || note.domain === options.domain);
-      return { results, runId, notes };
-    });
+    const { results, runId, notes } = withStore(context, options.store, { create: false }, (store) =>
+      exportStoredRun(store, ref, options.domain === undefined ? {} : { domain: options.domain }),
+    );
     if (options.format === "sft") {
       exportSft(context, results, options);
       return;
@@ -140,29 +133,11 @@ function exportHtml(context: CliContext, ref: string, options: ExportOptions): v
 
 /** `--format sft`: the passing conversations as JSONL, the test split left out unless asked for. */
 function exportSft(context: CliContext, results: ResultsInput, options: ExportOptions): void {
-  const domainName = (results.info.environment_info as { domain_name?: unknown } | null)?.domain_name;
-  const data =
-    typeof domainName === "string" && context.domains.has(domainName)
-      ? loadDomain(context, domainName, options.data !== undefined ? { data: options.data } : {})
-      : undefined;
-  const splits = data?.splits;
-  if (options.split !== undefined && !splits?.[options.split])
-    throw new ConfigError(
-      `--split "${options.split}": ${String(domainName)} has ${splits ? `the splits ${Object.keys(splits).join(", ")}` : "no task splits"}`,
-    );
-  const byId = new Map((data?.tasks ?? []).map((task) => [task.id, task]));
-  const exported = sftExport(results, {
-    ...(splits ? { splits } : {}),
+  const exported = sftOfResults(results, {
+    ...(options.data !== undefined ? { dataDir: options.data } : {}),
     ...(options.split !== undefined ? { split: options.split } : {}),
     ...(options.includeTestSplit ? { includeTestSplit: true } : {}),
-    ...(data
-      ? {
-          toolsOf: (taskId: string) => {
-            const task = byId.get(taskId);
-            return task ? toolSpecs(data.newWorld({ task }).offeredTools("agent")) : [];
-          },
-        }
-      : {}),
+    domainData: domainDataOf(context),
   });
   const text = exported.examples.map((example) => JSON.stringify(example)).join("\n");
   if (options.output) writeFileSync(options.output, text === "" ? "" : `${text}\n`);
@@ -177,7 +152,7 @@ function exportSft(context: CliContext, results: ResultsInput, options: ExportOp
           `${exported.leftOutTestSplit} left out: their tasks are in the test split (--include-test-split to include them)`,
         ]
       : []),
-    ...(splits ? [] : [`${String(domainName)} has no task splits: nothing guards a test set`]),
+    ...(exported.splits ? [] : [`${String(exported.domain)} has no task splits: nothing guards a test set`]),
   ];
   context.stderr.write(`wrote ${notes.join("; ")}${options.output ? ` to ${options.output}` : ""}\n`);
 }

@@ -4,7 +4,8 @@ import type { Command } from "commander";
 import { readResultsFile } from "../../formats/tau2/results.js";
 import { importResults, resultsFileSha256 } from "../../store/import-results.js";
 import { println, type CliContext } from "../context.js";
-import { resultsDomain, withStore, withStoreOption } from "./run-source.js";
+import { resultsDomain } from "../../runner/run-source.js";
+import { withStore, withStoreOption } from "./run-source.js";
 
 interface ImportOptions {
   store?: string;

@@ -1,47 +1,23 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { z } from "zod";
-import { loadPriceOverrides, modelPricing, type PriceOverrides } from "../../llm/cost.js";
-import { parseModelSpec } from "../../llm/model-spec.js";
-import { createDefaultProviderRegistry } from "../../llm/provider-registry.js";
-import {
-  tokenUsage,
-  type ParticipantRates,
-  type TokenCounts,
-  type TokenRates,
-  type TokenUsageSummary,
-  type UsageSimulation,
-} from "../../metrics/token-usage.js";
-import { computeRunMetrics, failingTasks, taskOutcomes } from "../../metrics/run-metrics.js";
-import { taskStatistics, type TaskStatistics } from "../../metrics/statistics.js";
-import type { Review } from "../../review/blame.js";
-import { notTheAgentsKeys } from "../../review/review-run.js";
-import { describeBlame } from "./review.js";
-import { describeAdaptive } from "../../metrics/adaptive-trials.js";
-import { RunConfigSchema } from "../../runner/run-spec.js";
 import type { SimulationNote } from "../../core/simulation-note.js";
-import { sqliteSimulationNotes } from "../../store/simulation-notes.js";
-import { println, wholeNumber, type CliContext } from "../context.js";
-import { formatFailingTasks, formatMetrics } from "./metrics-table.js";
+import { describeAdaptive } from "../../metrics/adaptive-trials.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
-import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
-import {
-  isScriptedDemo,
-  loadRunSource,
-  sourceAgentCostCounted,
-  withStore,
-  withStoreOption,
-  type RunSource,
-} from "./run-source.js";
-import {
-  describeComparability,
-  tau2Comparability,
-  type Tau2Comparability,
-} from "../../runner/tau2-comparability.js";
-import { baseSplitIds } from "../domain-flags.js";
-import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
+import type { TaskStatistics } from "../../metrics/statistics.js";
+import type { TokenCounts, TokenUsageSummary } from "../../metrics/token-usage.js";
+import type { Review } from "../../review/blame.js";
 import { isVoiceResultsDir } from "../../formats/tau2/voice-results.js";
+import { runComparability, runReport, type RunReport } from "../../runner/run-report.js";
+import { agentCostCounted, sourceInfo, type RunSource } from "../../runner/run-source.js";
+import { describeComparability, type Tau2Comparability } from "../../runner/tau2-comparability.js";
+import { resolveStorePath } from "../../store/store-location.js";
+import { println, wholeNumber, type CliContext } from "../context.js";
+import { domainDataOf } from "../domain-flags.js";
+import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
 import { reportVoiceRun } from "./interaction-metrics-report.js";
+import { formatFailingTasks, formatMetrics, formatRobustnessTable } from "./metrics-table.js";
+import { describeBlame } from "./review.js";
+import { withStoreOption } from "./run-source.js";
 
 interface ReportOptions {
   json?: boolean;
@@ -71,160 +47,94 @@ export function registerReport(program: Command, context: CliContext): void {
     if (existsSync(ref) && isVoiceResultsDir(ref)) return reportVoiceRun(context, ref, options.json === true);
     const seed = wholeNumber("--seed", options.seed, 2 ** 32 - 1);
     const top = wholeNumber("--top", options.top);
-    const report = gatherReport(context, ref, options, seed);
-    if (options.json) printReportJson(context, report);
+    const report = runReport(ref, {
+      store: resolveStorePath(options.store, context.env),
+      ...(options.domain !== undefined ? { domain: options.domain } : {}),
+      seed,
+      domainData: domainDataOf(context),
+    });
+    if (options.json) println(context, JSON.stringify(reportJson(report), null, 2));
     else printReport(context, report, top);
   });
 }
 
-/** Everything `passk report` says of a run, computed before anything is printed. */
-function gatherReport(context: CliContext, ref: string, options: ReportOptions, seed: number) {
-  const source = loadRunSource(context, ref, options);
-  const metrics = computeRunMetrics(source.simulations, {
-    numTrials: source.numTrials,
-    bootstrap: { seed },
-  });
-  const failing = failingTasks(source.simulations);
-  const comparability = sourceComparability(context, source);
-  const tasks = taskStatistics(taskOutcomes(source.simulations));
-  const tokens = tokenUsage(usageSimulations(context, source, options), participantRates(source));
-  // With reviews: the same metrics with the failures that were not the agent's left out.
-  const excluded = notTheAgentsKeys(source.reviews ?? []);
-  const agentOnly =
-    excluded.size > 0
-      ? computeRunMetrics(
-          source.simulations.filter(
-            (s) => !excluded.has(`${s.domain}\u0000${s.task_id}\u0000${s.trial ?? 0}`),
-          ),
-          { numTrials: source.numTrials, bootstrap: { seed } },
-        )
-      : undefined;
-  // A run measured with and without perturbations: the robustness table (stored runs only).
-  const { robustness, taskIssues } = source.run
-    ? withStore(context, options.store, { create: false }, (store) => ({
-        robustness: storedRobustnessRows(store, source.run!.id),
-        // Notes flagging a task issue (written in the web app's explorer).
-        taskIssues: sqliteSimulationNotes(store)
-          .list(source.run!.id)
-          .filter((note) => note.taskIssue),
-      }))
-    : { robustness: [], taskIssues: [] };
+/** Per domain of the run: can its numbers stand beside the τ²-bench leaderboard's? */
+export function sourceComparability(
+  context: CliContext,
+  source: RunSource,
+): Record<string, Tau2Comparability> {
+  return runComparability(source, { domainData: domainDataOf(context) });
+}
+
+/** `--json`: the report as one JSON object. */
+function reportJson(report: RunReport) {
+  const { source, agentOnly, robustness, taskIssues } = report;
   return {
-    source,
-    metrics,
-    failing,
-    comparability,
-    tasks,
-    tokens,
-    excluded,
-    agentOnly,
-    robustness,
-    taskIssues,
+    source: source.label,
+    ...(report.scriptedDemo ? { scripted_demo: true } : {}),
+    tau2_comparability: report.comparability,
+    metrics: report.metrics,
+    ...(agentOnly
+      ? {
+          metrics_excluding_not_the_agents_failures: agentOnly,
+          excluded_simulations: report.excludedSimulations,
+        }
+      : {}),
+    task_statistics: report.taskStatistics,
+    token_usage: report.tokenUsage,
+    failing_tasks: report.failingTasks,
+    ...(robustness.length > 0 ? { robustness } : {}),
+    ...(taskIssues.length > 0
+      ? {
+          task_issues: taskIssues.map((note) => ({
+            domain: note.domain,
+            task_id: note.taskId,
+            trial: note.trial,
+            category: note.category,
+            text: note.text,
+          })),
+        }
+      : {}),
   };
 }
 
-type Report = ReturnType<typeof gatherReport>;
-
-/** `--json`: the report as one JSON object. */
-function printReportJson(context: CliContext, report: Report): void {
-  const {
-    source,
-    comparability,
-    metrics,
-    agentOnly,
-    excluded,
-    tasks,
-    tokens,
-    failing,
-    robustness,
-    taskIssues,
-  } = report;
-  const demo = isScriptedDemo(source) ? { scripted_demo: true } : {};
-  println(
-    context,
-    JSON.stringify(
-      {
-        source: source.label,
-        ...demo,
-        tau2_comparability: comparability,
-        metrics,
-        ...(agentOnly
-          ? { metrics_excluding_not_the_agents_failures: agentOnly, excluded_simulations: excluded.size }
-          : {}),
-        task_statistics: tasks,
-        token_usage: tokens,
-        failing_tasks: failing,
-        ...(robustness.length > 0 ? { robustness } : {}),
-        ...(taskIssues.length > 0
-          ? {
-              task_issues: taskIssues.map((note) => ({
-                domain: note.domain,
-                task_id: note.taskId,
-                trial: note.trial,
-                category: note.category,
-                text: note.text,
-              })),
-            }
-          : {}),
-      },
-      null,
-      2,
-    ),
-  );
-}
-
 /** The report for a terminal: coverage, comparability, metrics, tokens, blame, stability, failing tasks. */
-function printReport(context: CliContext, report: Report, top: number): void {
-  const {
-    source,
-    comparability,
-    metrics,
-    agentOnly,
-    excluded,
-    tasks,
-    tokens,
-    failing,
-    robustness,
-    taskIssues,
-  } = report;
-  if (isScriptedDemo(source)) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
+function printReport(context: CliContext, report: RunReport, top: number): void {
+  const { source, metrics, agentOnly, robustness, taskIssues } = report;
+  if (report.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
   const coverage = partialCoverageLabel(gradingCoverage(metrics));
   println(
     context,
     `${source.label}: ${source.simulations.length} simulations${coverage ? ` · ${coverage}` : ""}`,
   );
-  for (const [domain, verdict] of Object.entries(comparability))
+  for (const [domain, verdict] of Object.entries(report.comparability))
     println(context, `${domain}: ${describeComparability(verdict)}`);
   println(context);
-  const costOptions = { agentCostCounted: sourceAgentCostCounted(source) };
+  const costOptions = { agentCostCounted: agentCostCounted(sourceInfo(source)) };
   println(context, formatMetrics(metrics, costOptions));
   if (agentOnly) {
     println(context);
     println(
       context,
-      `as measured above; below, without the ${excluded.size} failure(s) \`passk review\` placed on the simulated customer, the task or the infrastructure:`,
+      `as measured above; below, without the ${report.excludedSimulations} failure(s) \`passk review\` placed on the simulated customer, the task or the infrastructure:`,
     );
     println(context, formatMetrics(agentOnly, costOptions));
   }
-  const tokenLines = describeTokenUsage(tokens);
-  if (tokenLines.length > 0) {
-    println(context);
-    for (const line of tokenLines) println(context, line);
-  }
+  const tokenLines = describeTokenUsage(report.tokenUsage);
+  if (tokenLines.length > 0) println(context, ["", ...tokenLines].join("\n"));
   if (source.reviews && source.reviews.length > 0)
     println(context, `review: ${describeBlame(source.reviews as Array<{ review: Review }>)}`);
-  const adaptive = RunConfigSchema.safeParse(source.run?.config).data?.adaptive;
-  if (adaptive) println(context, describeAdaptive(tasks, { minTrials: source.numTrials ?? 1, ...adaptive }));
-  println(context, describeTaskStability(tasks));
+  if (report.adaptive)
+    println(
+      context,
+      describeAdaptive(report.taskStatistics, { minTrials: source.numTrials ?? 1, ...report.adaptive }),
+    );
+  println(context, describeTaskStability(report.taskStatistics));
   if (taskIssues.length > 0) println(context, describeTaskIssues(taskIssues));
-  if (robustness.length > 0) {
-    println(context);
-    println(context, formatRobustnessTable(robustness));
-  }
+  if (robustness.length > 0) println(context, `\n${formatRobustnessTable(robustness)}`);
   println(context);
-  println(context, formatFailingTasks(failing, top));
+  println(context, formatFailingTasks(report.failingTasks, top));
 }
-
 /** One line naming the simulations a note flags as a task issue (the first five), with their categories. */
 export function describeTaskIssues(notes: readonly SimulationNote[]): string {
   const simulations = new Map<string, string[]>();
@@ -240,34 +150,6 @@ export function describeTaskIssues(notes: readonly SimulationNote[]): string {
   const more = simulations.size > 5 ? `, and ${simulations.size - 5} more` : "";
   return `task issues flagged in notes: ${simulations.size} simulation${simulations.size === 1 ? "" : "s"}: ${shown.join(", ")}${more}`;
 }
-
-/** Per domain of the run: can its numbers stand beside the τ²-bench leaderboard's? */
-export function sourceComparability(
-  context: CliContext,
-  source: RunSource,
-): Record<string, Tau2Comparability> {
-  const info = source.file?.results.info ?? source.run?.info ?? null;
-  const dataDir = (info as { passk?: { config?: { data?: unknown } } } | null)?.passk?.config?.data;
-  const domains = [...new Set(source.simulations.map((s) => s.domain))].sort();
-  return Object.fromEntries(
-    domains.map((domain) => {
-      const simulations = source.simulations.filter((s) => s.domain === domain);
-      const base = baseSplitIds(context, domain, typeof dataDir === "string" ? dataDir : undefined);
-      return [
-        domain,
-        tau2Comparability({
-          domain,
-          info,
-          taskIds: simulations.map((s) => s.task_id),
-          numTrials: source.numTrials,
-          rewardInfos: simulations.map((s) => s.reward_info),
-          ...(base ? { baseTaskIds: base } : {}),
-        }),
-      ];
-    }),
-  );
-}
-
 /** How many tasks always pass, always fail, or are flaky (pass in some trials and fail in others). */
 export function describeTaskStability(tasks: readonly TaskStatistics[]): string {
   const flaky = tasks.filter((t) => t.flaky);
@@ -283,106 +165,6 @@ export function describeTaskStability(tasks: readonly TaskStatistics[]): string 
     );
   return `${line}: ${shown.join("; ")}${flaky.length > 5 ? "; …" : ""}`;
 }
-
-/** Every simulation of the source with its messages (whose usage the token counts read). */
-function usageSimulations(
-  context: CliContext,
-  source: RunSource,
-  options: { store?: string; domain?: string },
-): UsageSimulation[] {
-  if (source.file) {
-    // A results file's simulations, in the order (and with the domain) the scored ones were read.
-    return source.file.results.simulations.map((simulation, i) => ({
-      ...simulation,
-      domain: source.simulations[i]?.domain ?? "",
-    }));
-  }
-  const run = source.run;
-  if (!run) return [];
-  return withStore(context, options.store, { create: false }, (store) =>
-    store
-      .getSimulations(run.id, options.domain !== undefined ? { domain: options.domain } : {})
-      .map(({ domain, simulation }) => ({ ...simulation, domain })),
-  );
-}
-
-/** What the report reads of a run's info to price its models again: the specs, base URLs and price file. */
-const PricedInfoSchema = z.looseObject({
-  agent_info: z.looseObject({ llm: z.string().nullish() }).nullish(),
-  user_info: z.looseObject({ llm: z.string().nullish() }).nullish(),
-  passk: z
-    .looseObject({
-      config: z
-        .looseObject({
-          models: z
-            .looseObject({
-              agentLlmBaseUrl: z.string().optional(),
-              userLlmBaseUrl: z.string().optional(),
-              prices: z.string().optional(),
-            })
-            .optional(),
-        })
-        .optional(),
-    })
-    .nullish(),
-});
-
-/**
- * The rates the run's agent and customer models are priced at, at the time of the run: the price table
- * (and the run's `--prices` file, when it is still there). Null for a model the table does not know, a
- * scripted participant or your own agent.
- */
-function participantRates(source: RunSource): ParticipantRates {
-  const info = PricedInfoSchema.safeParse(source.file?.results.info ?? source.run?.info ?? null);
-  if (!info.success) return { agent: null, user: null };
-  const models = info.data.passk?.config?.models;
-  let overrides: PriceOverrides | undefined;
-  try {
-    if (models?.prices !== undefined && existsSync(models.prices))
-      overrides = loadPriceOverrides(models.prices);
-  } catch {
-    // A price file that no longer reads leaves the table's prices.
-  }
-  const stamp = Date.parse(source.file?.results.timestamp ?? source.run?.timestamp ?? "");
-  const at = Number.isNaN(stamp) ? new Date() : new Date(stamp);
-  return {
-    agent: modelRates(info.data.agent_info?.llm, models?.agentLlmBaseUrl, overrides, at),
-    user: modelRates(info.data.user_info?.llm, models?.userLlmBaseUrl, overrides, at),
-  };
-}
-
-function modelRates(
-  spec: string | null | undefined,
-  baseUrl: string | undefined,
-  overrides: PriceOverrides | undefined,
-  at: Date,
-): TokenRates | null {
-  if (spec === null || spec === undefined) return null;
-  const registry = createDefaultProviderRegistry();
-  let parsed: { provider: string; model: string };
-  try {
-    parsed = parseModelSpec(spec, registry.ids);
-  } catch {
-    return null; // scripted:gold, module:<path>
-  }
-  const provider = registry.get(parsed.provider);
-  const pricing = modelPricing({
-    ...parsed,
-    lookup: provider.priceLookup(
-      baseUrl ?? (typeof provider.defaultBaseUrl === "string" ? provider.defaultBaseUrl : ""),
-    ),
-    ...(overrides ? { overrides } : {}),
-    at,
-  });
-  return pricing === null
-    ? null
-    : {
-        input_mtok: pricing.inputMtok,
-        cache_read_mtok: pricing.cacheReadMtok,
-        cache_write_mtok: pricing.cacheWriteMtok,
-      };
-}
-
 /** The tokens, cost and caching lines of the report; none when no model call recorded usage. */
 export function describeTokenUsage(usage: TokenUsageSummary): string[] {
   const { mean, total } = usage;

@@ -5,7 +5,7 @@ import { parseRobustnessThresholds, splitThresholds } from "../../runner/fail-un
 import { storedRobustnessRows } from "../../runner/robustness-pairs.js";
 import { formatTable } from "../table.js";
 import { println, type CliContext } from "../context.js";
-import { formatRobustnessTable } from "./robustness-table.js";
+import { formatRobustnessTable } from "./metrics-table.js";
 import { perturbationSpecs, type RunFlags } from "./run-resolve.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { RUN_EXIT, runCommand, withRunOptions } from "./run.js";

@@ -9,7 +9,7 @@ import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js
 import type { RunMetrics } from "../../metrics/run-metrics.js";
 import type { Tracing } from "../../observability/start-tracing.js";
 import { checkRobustnessThresholds } from "../../runner/fail-under.js";
-import { perturbationLabel } from "../../runner/robustness-pairs.js";
+import { perturbationLabel, storedRobustnessRows } from "../../runner/robustness-pairs.js";
 import { RunConfigSchema, type RunConfig } from "../../runner/run-spec.js";
 import { formatDuration } from "../../runner/run-progress.js";
 import type { RunJobFactory, RunSessionEvent } from "../../runner/run.js";
@@ -24,10 +24,9 @@ import { loadPerturbations } from "../domain-modules.js";
 import { importAgentModule } from "../../runner/load-modules.js";
 import { SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
-import { fixed, formatMetrics } from "./metrics-table.js";
+import { fixed, formatMetrics, formatRobustnessTable } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
 import { describeBlame, reviewStoredRun } from "./review.js";
-import { formatRobustnessTable, storedRobustnessRows } from "./robustness-table.js";
 import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
 import {
   parseFlagNumbers,

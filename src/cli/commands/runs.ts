@@ -1,16 +1,13 @@
-import { hostname } from "node:os";
 import type { Command } from "commander";
-import { ConfigError } from "../../core/errors.js";
-import { RunConfigSchema } from "../../runner/run-spec.js";
-import { checkNotRunningElsewhere } from "../../runner/resume.js";
-import { computeRunMetrics, failingTasks, type RunMetrics } from "../../metrics/run-metrics.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
-import { SqliteJobQueue } from "../../store/sqlite-job-queue.js";
+import type { RunMetrics } from "../../metrics/run-metrics.js";
+import { agentCostCounted } from "../../runner/run-source.js";
+import { deleteStoredRun, listRunSummaries, storedRunDetails } from "../../runner/stored-runs.js";
 import type { RunRecord } from "../../core/run-store.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed, formatFailingTasks, formatMetrics } from "./metrics-table.js";
-import { agentCostCounted, withStore, withStoreOption } from "./run-source.js";
+import { withStore, withStoreOption } from "./run-source.js";
 
 function llmOf(info: Record<string, unknown> | null, key: "agent_info" | "user_info"): string {
   const part = info?.[key] as { llm?: unknown; implementation?: unknown } | undefined;
@@ -43,27 +40,16 @@ function registerRunsList(runs: Command, context: CliContext): void {
       .description("The stored runs, newest first, with their average reward and pass^1")
       .option("--json", "print the runs as JSON"),
   ).action((options: { store?: string; json?: boolean }) => {
-    const rows = withStore(context, options.store, { create: false }, (store) => {
-      store.checkIntegrity();
-      return store.listRuns().map((run) => {
-        const metrics = computeRunMetrics(store.scoredSimulations(run.id), {
-          numTrials: run.numTrials,
-          bootstrap: { resamples: 0 },
-        });
-        // A run in progress shows how far it has come (its planned conversations, from the job queue).
-        const planned = run.status === "running" ? store.runProgress(run.id, null).planned : null;
-        return { run, metrics, planned };
-      });
-    });
+    const rows = withStore(context, options.store, { create: false }, listRunSummaries);
     if (options.json) {
-      const list = rows.map(({ run, metrics, planned }) => ({
+      const list = rows.map(({ run, metrics, planned, coverage }) => ({
         ...run,
         ...(planned !== null ? { planned_simulations: planned } : {}),
         avg_reward: metrics.avg_reward,
         pass_hat_ks: metrics.pass_hat_ks,
         infra_error_count: metrics.infra_error_count,
-        graded_simulations: gradingCoverage(metrics, planned).graded,
-        gradable_total: gradingCoverage(metrics, planned).total,
+        graded_simulations: coverage.graded,
+        gradable_total: coverage.total,
       }));
       println(context, JSON.stringify(list, null, 2));
       return;
@@ -102,15 +88,12 @@ function registerRunsShow(runs: Command, context: CliContext): void {
       .argument("<run>", "run id (or unique prefix)")
       .option("--json", "print the run and its metrics as JSON"),
   ).action(async (ref: string, options: { store?: string; json?: boolean }) => {
-    const shown = await withStore(context, options.store, { create: false }, async (store) => {
-      const run = store.getRun(ref);
-      const simulations = store.scoredSimulations(run.id);
-      const jobs = await new SqliteJobQueue(store).counts(run.id);
-      return { run, simulations, jobs };
-    });
-    const { run, simulations, jobs } = shown;
-    const metrics = computeRunMetrics(simulations, { numTrials: run.numTrials });
-    const failing = failingTasks(simulations);
+    const { run, jobs, metrics, failing } = await withStore(
+      context,
+      options.store,
+      { create: false },
+      (store) => storedRunDetails(store, ref),
+    );
     if (options.json) {
       println(context, JSON.stringify({ run, jobs, metrics, failing_tasks: failing }, null, 2));
       return;
@@ -139,21 +122,7 @@ function registerRunsDelete(runs: Command, context: CliContext): void {
       .option("--force", "delete it even though its status says a process on another machine runs it"),
   ).action((ref: string, options: { store?: string; force?: boolean }) => {
     const deleted = withStore(context, options.store, { create: false }, (store) =>
-      store.transaction(() => {
-        // The run's lock: a run some live process is running is not pulled from under it.
-        const run = store.getRun(ref);
-        const config = RunConfigSchema.safeParse(run.config);
-        if (run.status === "running" && config.success) {
-          checkNotRunningElsewhere({ run, config: config.data });
-          const runner = config.data.runner;
-          if (runner && runner.host !== hostname() && !options.force)
-            throw new ConfigError(
-              `run ${run.id} is marked running by process ${runner.pid} on ${runner.host} (since ${runner.started_at}); ` +
-                "stop it there first, or pass --force if that process is gone.",
-            );
-        }
-        return store.deleteRun(run.id);
-      }),
+      deleteStoredRun(store, ref, { force: options.force === true }),
     );
     println(context, `deleted run ${deleted.id} (${deleted.simulations} simulations)`);
   });

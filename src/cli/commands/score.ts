@@ -8,7 +8,7 @@ import { formatTable } from "../table.js";
 import { fixed, formatMetrics } from "./metrics-table.js";
 import { SCRIPTED_DEMO_BANNER } from "../model-flags.js";
 import { loadPerturbations } from "../domain-modules.js";
-import { agentCostCounted, isScriptedDemoInfo, resultsDomain } from "./run-source.js";
+import { agentCostCounted, isScriptedDemoInfo, resultsDomain } from "../../runner/run-source.js";
 
 interface ScoreOptions {
   json?: boolean;

@@ -2,8 +2,7 @@ import { ConfigError } from "../../core/errors.js";
 import type { VoiceRobustnessReport } from "../../runner/voice-robustness.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
-import { fixed } from "./metrics-table.js";
-import { formatRobustnessTable } from "./robustness-table.js";
+import { fixed, formatRobustnessTable } from "./metrics-table.js";
 
 /** `passk robustness --voice BASELINE OTHER`: two voice runs paired task by task. */
 export async function voiceRobustnessCommand(

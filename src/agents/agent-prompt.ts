@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AGENT_STOP_TOKEN } from "../core/agent.js";
-import { readJsonFile } from "../formats/json-file.js";
+import { readJsonFile } from "../core/json-file.js";
 import { pyFormat } from "../python/py-str-format.js";
 
 /**

@@ -21,6 +21,16 @@ export const TerminationReasonSchema = z.enum([
 ]);
 export type TerminationReason = z.infer<typeof TerminationReasonSchema>;
 
+/**
+ * Termination reasons of simulations that never produced an evaluable conversation: left out of
+ * every score and counted separately (τ²: infrastructure errors; newer τ² versions add
+ * `context_window_exceeded`).
+ */
+export const NON_EVALUABLE_TERMINATIONS: ReadonlySet<string> = new Set([
+  "infrastructure_error",
+  "context_window_exceeded",
+]);
+
 export const DbCheckSchema = z.looseObject({ db_match: z.boolean(), db_reward: z.number() });
 
 export const EnvAssertionCheckSchema = z.looseObject({

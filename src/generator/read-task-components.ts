@@ -1,5 +1,5 @@
-import { parseJsonFile, readInputText, validateInputFile } from "../formats/json-file.js";
-import { jsonSyntaxError } from "../formats/ordered-json.js";
+import { parseJsonFile, readInputText, validateInputFile } from "../core/json-file.js";
+import { jsonSyntaxError } from "../core/ordered-json.js";
 import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../python/py-float.js";
 import { TaskComponentsSchema, type TaskComponents } from "./components-schema.js";
 

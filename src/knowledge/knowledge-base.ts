@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { ConfigError, InvalidInputFileError } from "../core/errors.js";
-import { parseJsonFile, readInputText, validateInputFile } from "../formats/json-file.js";
+import { parseJsonFile, readInputText, validateInputFile } from "../core/json-file.js";
 
 /** One knowledge-base document, as τ²'s `documents/<id>.json` holds it. */
 export const KnowledgeDocumentSchema = z.object({

@@ -1,7 +1,7 @@
 import { calcPrice, type PriceCalculation, type Provider as PriceProvider } from "@pydantic/genai-prices";
 import { z } from "zod";
 import { ConfigError, InvalidInputFileError } from "../core/errors.js";
-import { parseJsonFile, readInputText, validateInputFile } from "../formats/json-file.js";
+import { parseJsonFile, readInputText, validateInputFile } from "../core/json-file.js";
 
 /**
  * USD per million tokens, with genai-prices' key names. Cache rates default to the input rate. Audio

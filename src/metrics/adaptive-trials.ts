@@ -1,5 +1,5 @@
 import { isSuccessful } from "./pass-hat-k.js";
-import { NON_EVALUABLE_TERMINATIONS } from "./run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 import { normalQuantile } from "./statistics.js";
 
 // Adaptive trials: how precisely a run knows the agent's mean success rate over *its* tasks, and where

@@ -1,4 +1,5 @@
-import { NON_EVALUABLE_TERMINATIONS, type Metrics } from "./run-metrics.js";
+import { type Metrics } from "./run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 
 /**
  * How much of a run its scores cover: the conversations that were graded, of all it holds (infrastructure

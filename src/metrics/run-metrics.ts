@@ -1,4 +1,4 @@
-import type { RewardInfo } from "../core/simulation.js";
+import { NON_EVALUABLE_TERMINATIONS, type RewardInfo } from "../core/simulation.js";
 import { bootstrapMeanIntervals, type BootstrapOptions, type ConfidenceInterval } from "./bootstrap.js";
 import { failedChecks } from "./failed-checks.js";
 import { pandasMean } from "../python/py-mean.js";
@@ -32,16 +32,6 @@ export function scoredSimulations(
     duration: s.duration ?? null,
   }));
 }
-
-/**
- * Termination reasons of simulations that never produced an evaluable conversation: left out of
- * every score and counted separately (τ²: infrastructure errors; newer τ² versions add
- * `context_window_exceeded`).
- */
-export const NON_EVALUABLE_TERMINATIONS: ReadonlySet<string> = new Set([
-  "infrastructure_error",
-  "context_window_exceeded",
-]);
 
 /**
  * Metrics of a set of simulations, named as τ²'s `AgentMetrics` where they mirror it

@@ -10,7 +10,7 @@ import {
 import type { SimulationRunInput } from "../formats/tau2/results.js";
 import { redactUrl } from "../llm/redact.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
-import { simulationCost } from "../runner/execute-run.js";
+import { simulationCost } from "../metrics/simulation-cost.js";
 import { ERROR_TYPE, GEN_AI } from "./gen-ai-attributes.js";
 import type { SpanText } from "./span-text.js";
 import type { TraceScopes } from "./trace-scope.js";

@@ -8,7 +8,6 @@ import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trac
 import { ConfigError } from "../core/errors.js";
 import type { ModelCallObserver } from "../llm/model-call-observer.js";
 import { redactUrl } from "../llm/redact.js";
-import type { JobContext, RunJob } from "../runner/execute-run.js";
 import { passkVersion } from "../version.js";
 import {
   startConversationTrace,
@@ -77,8 +76,6 @@ export interface Tracing {
   /** Give it to `createLanguageModel` (`observer`): each call becomes a span of the conversation it is part of. */
   readonly modelCalls: ModelCallObserver;
   conversation(about: ConversationAbout): ConversationTrace;
-  /** A run's job whose conversation is traced (`about` names it from the job). */
-  traceRunJob(job: RunJob, about: (context: JobContext) => ConversationAbout): RunJob;
   /** Sends what is left, waiting at most a few seconds; an unreachable collector costs no wait. */
   shutdown(): Promise<void>;
 }
@@ -102,7 +99,7 @@ export interface StartTracingOptions {
  * const settings = resolveOtelSettings({ flag: true, env: process.env });
  * const tracing = settings && startTracing({ settings, env: process.env, warn: console.warn });
  * const agent = createLanguageModel("openai:gpt-4.1", { observer: tracing?.modelCalls });
- * // … run conversations through tracing.traceRunJob(job, about) …
+ * // … each conversation: const trace = tracing.conversation(about); trace.run(…); trace.end(…) …
  * await tracing?.shutdown();
  */
 export function startTracing(options: StartTracingOptions): Tracing {
@@ -143,17 +140,6 @@ export function startTracing(options: StartTracingOptions): Tracing {
     endpoint,
     modelCalls,
     conversation,
-    traceRunJob: (job, about) => async (context) => {
-      const trace = conversation(about(context));
-      try {
-        const run = await trace.run(() => job({ ...context, onSimulationEvent: trace.onEvent }));
-        trace.end({ run });
-        return run;
-      } catch (error) {
-        trace.end({ error });
-        throw error;
-      }
-    },
     async shutdown() {
       let timer: NodeJS.Timeout | undefined;
       const limit = new Promise<"late">((resolve) => {

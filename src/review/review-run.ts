@@ -7,7 +7,7 @@ import type { World, WorldOptions } from "../env/world.js";
 import { replayGoldActions } from "../evaluation/gold-replay.js";
 import { failedChecks } from "../metrics/failed-checks.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
-import { NON_EVALUABLE_TERMINATIONS } from "../metrics/run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 import { NOT_THE_AGENTS, type Review } from "./blame.js";
 import { deterministicReview } from "./checks.js";
 import { llmReview, ReviewOutputError } from "./llm-reviewer.js";

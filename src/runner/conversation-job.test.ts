@@ -6,7 +6,7 @@ import { DomainData } from "../formats/tau2/domain-data.js";
 import { tau2DataDir } from "../testing/tau2-fixtures.js";
 import { goldUser } from "../users/gold-user.js";
 import { conversationJob } from "./conversation-job.js";
-import { simulationCost } from "./execute-run.js";
+import { simulationCost } from "../metrics/simulation-cost.js";
 
 describe("conversationJob", () => {
   it("records the NL judge's cost with the reward and counts it in the conversation's cost", async () => {

@@ -14,7 +14,8 @@ import { gradeWithViolations, perturbConversation } from "../perturbations/pertu
 import type { ResolvedPerturbation } from "../perturbations/registry.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
 import type { RewardInfo, SimulationRun } from "../core/simulation.js";
-import { costBesidesParticipants, type RunJob } from "./execute-run.js";
+import { costBesidesParticipants } from "../metrics/simulation-cost.js";
+import type { RunJob } from "./execute-run.js";
 import {
   conversationSetup,
   protocolValidation,

@@ -1,6 +1,7 @@
 import { failedChecks } from "../metrics/failed-checks.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
-import { NON_EVALUABLE_TERMINATIONS, type ScoredSimulation } from "../metrics/run-metrics.js";
+import { type ScoredSimulation } from "../metrics/run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 
 export interface JunitOptions {
   /** Test suite names the run in CI's UI. */

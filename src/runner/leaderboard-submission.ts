@@ -3,15 +3,15 @@ import path from "node:path";
 import { z } from "zod";
 import { ConfigError, InvalidInputFileError, PasskError } from "../core/errors.js";
 import type { Results } from "../core/simulation.js";
-import { jsonPath } from "../formats/tau2/zod-problems.js";
+import { jsonPath } from "../core/zod-problems.js";
 import { readResultsFile, validateResults, type ResultsInput } from "../formats/tau2/results.js";
 import {
   computeMetrics,
-  NON_EVALUABLE_TERMINATIONS,
   scoredSimulations,
   taskOutcomes,
   type ScoredSimulation,
 } from "../metrics/run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 import type { GradingCoverage } from "../metrics/coverage.js";
 import { tau2Comparability, type Deviation, type DeviationKind } from "./tau2-comparability.js";
 

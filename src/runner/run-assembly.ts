@@ -4,7 +4,7 @@ import { ConfigError } from "../core/errors.js";
 import { getDomain } from "../domains/registry.js";
 import type { AnyDomain } from "../env/domain.js";
 import { overridesFromSpecFile, ToolSpecFileSchema, type ToolOverrides } from "../env/tool-schema.js";
-import { readJsonFile } from "../formats/json-file.js";
+import { readJsonFile } from "../core/json-file.js";
 import { resolveDataDir } from "../formats/tau2/data-dir.js";
 import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { resolveConfig, type DomainData } from "../formats/tau2/domain-data.js";

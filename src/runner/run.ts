@@ -14,13 +14,8 @@ import { runResults } from "../store/run-results.js";
 import { passkVersion } from "../version.js";
 import { executeAdaptiveRun, type AdaptiveOutcome, type AdaptiveRound } from "./adaptive-run.js";
 import { conversationJob } from "./conversation-job.js";
-import {
-  executeRun,
-  simulationCost,
-  type ExecuteRunOptions,
-  type RunJob,
-  type RunOutcome,
-} from "./execute-run.js";
+import { simulationCost } from "../metrics/simulation-cost.js";
+import { executeRun, type ExecuteRunOptions, type RunJob, type RunOutcome } from "./execute-run.js";
 import { checkThresholds, type Threshold, type ThresholdResult } from "./fail-under.js";
 import { junitReport } from "./junit-report.js";
 import { resultsFiles, writeResults } from "./results-writer.js";

@@ -312,17 +312,27 @@ function noteCheckpointLimits(
  * coordinator's run): the trace names the run, the (task, trial), its seed and the run's models.
  */
 export function traceRunConversations(tracing: Tracing, config: RunConfig): (job: RunJob) => RunJob {
-  return (job) =>
-    tracing.traceRunJob(job, ({ job: { runId, domain, taskId, trial }, seed }) => ({
+  return (job) => async (context) => {
+    const { runId, domain, taskId, trial } = context.job;
+    const trace = tracing.conversation({
       runId,
       domain,
       taskId,
       trial,
-      seed,
+      seed: context.seed,
       agentLlm: config.agent.model,
       ...(config.solo ? {} : { userLlm: config.user.model }),
       protocol: config.protocol,
-    }));
+    });
+    try {
+      const run = await trace.run(() => job({ ...context, onSimulationEvent: trace.onEvent }));
+      trace.end({ run });
+      return run;
+    } catch (error) {
+      trace.end({ error });
+      throw error;
+    }
+  };
 }
 
 /** Resolve the run, check everything, build its participants, then run it. */

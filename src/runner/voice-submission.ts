@@ -4,14 +4,15 @@ import { z } from "zod";
 import { ConfigError, PasskError } from "../core/errors.js";
 import { makeDirectory } from "../core/make-directory.js";
 import { readVoiceResultsDir, type VoiceSimulation } from "../formats/tau2/voice-results.js";
-import { jsonPath } from "../formats/tau2/zod-problems.js";
+import { jsonPath } from "../core/zod-problems.js";
 import type { GradingCoverage } from "../metrics/coverage.js";
 import {
   INTERACTION_METRIC_FIELDS,
   type InteractionMetricCounts,
   type InteractionMetricsConfig,
 } from "../metrics/interaction-metrics.js";
-import { computeMetrics, NON_EVALUABLE_TERMINATIONS, scoredSimulations } from "../metrics/run-metrics.js";
+import { computeMetrics, scoredSimulations } from "../metrics/run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 import { markPyFloat } from "../python/py-float.js";
 import { VoiceRunInfoSchema, type VoiceRunInfo } from "../voice/results-dir.js";
 import {

@@ -15,7 +15,7 @@ import { cannotContinueFromHistory, runConversation } from "../runner/conversati
 import { turnCounts } from "../orchestrator/resume-checkpoint.js";
 import { hasToolCalls, type Message } from "../core/message.js";
 import type { CheckpointStore, ConversationKey, TurnCheckpoint } from "../core/run-store.js";
-import { costBesidesParticipants } from "../runner/execute-run.js";
+import { costBesidesParticipants } from "../metrics/simulation-cost.js";
 import type { ToolOverrides } from "../env/tool-schema.js";
 import type { ConversationProtocol } from "../runner/simulation-setup.js";
 import type {

@@ -14,7 +14,8 @@ import { compareRuns } from "../metrics/compare-runs.js";
 import { describeSignificance } from "../metrics/statistics.js";
 import { failedChecks } from "../metrics/failed-checks.js";
 import { isSuccessful } from "../metrics/pass-hat-k.js";
-import { NON_EVALUABLE_TERMINATIONS, computeRunMetrics, type RunMetrics } from "../metrics/run-metrics.js";
+import { computeRunMetrics, type RunMetrics } from "../metrics/run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 import {
   STALLED_AFTER_SECONDS,
   type AgentScore,

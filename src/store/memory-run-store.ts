@@ -14,7 +14,7 @@ import {
   type StoredSimulationRecord,
   type StoredTaskRecord,
 } from "../core/run-store.js";
-import { NON_EVALUABLE_TERMINATIONS } from "../metrics/run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 import { StoreInputError } from "./store-errors.js";
 
 interface MemoryRun {

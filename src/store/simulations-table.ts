@@ -4,7 +4,7 @@ import type {
   StoredSimulation,
   StoredSimulationRecord,
 } from "../core/run-store.js";
-import { NON_EVALUABLE_TERMINATIONS } from "../metrics/run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 import { parseJsonKeepingPyFloats, stringifyKeepingPyFloats } from "../python/py-float.js";
 import type { StoreDatabase } from "./database.js";
 import { StoreInputError } from "./store-errors.js";

@@ -1,5 +1,5 @@
 import type { SimulationRunInput } from "../formats/tau2/results.js";
-import { NON_EVALUABLE_TERMINATIONS } from "../metrics/run-metrics.js";
+import { NON_EVALUABLE_TERMINATIONS } from "../core/simulation.js";
 import type {
   CompleteResult,
   EnqueueResult,

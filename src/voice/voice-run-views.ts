@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { TaskSchema, type Task } from "../core/task.js";
-import { parseJsonFile, validateInputFile } from "../formats/json-file.js";
+import { parseJsonFile, validateInputFile } from "../core/json-file.js";
 import {
   TickChunkSchema,
   TickSchema,

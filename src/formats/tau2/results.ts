@@ -9,8 +9,8 @@ import {
   parseJsonKeepingPyFloats,
   stringifyKeepingPyFloats,
 } from "../../python/py-float.js";
-import { parseJsonFile, readInputText } from "../json-file.js";
-import { zodProblems } from "./zod-problems.js";
+import { parseJsonFile, readInputText } from "../../core/json-file.js";
+import { zodProblems } from "../../core/zod-problems.js";
 
 /** A results file as written (no defaults filled in): what import stores and export writes back. */
 export type ResultsInput = z.input<typeof ResultsSchema>;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { InvalidInputFileError } from "../../core/errors.js";
 import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../python/py-float.js";
 import { TaskListSchema, TaskSplitsSchema, type Task, type TaskSplits } from "../../core/task.js";
-import { parseJsonFile, readInputText, readJsonFile, validateInputFile } from "../json-file.js";
+import { parseJsonFile, readInputText, readJsonFile, validateInputFile } from "../../core/json-file.js";
 
 const TASKS_HINT =
   "each task needs an `id`, a `user_scenario` with `instructions`, and optional `initial_state` / `evaluation_criteria` in the τ²-bench shape (see docs/tasks.md); correct the fields listed and load again.";

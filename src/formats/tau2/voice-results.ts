@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { InvalidInputFileError } from "../../core/errors.js";
 import { RewardInfoSchema } from "../../core/simulation.js";
-import { parseJsonFile, validateInputFile } from "../json-file.js";
+import { parseJsonFile, validateInputFile } from "../../core/json-file.js";
 
 // The reference's full-duplex (voice) simulations, as far as the interaction metrics read them: a
 // simulation is a list of ticks, each holding the last chunk each side produced in it. Only the

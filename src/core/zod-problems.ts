@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { InputProblem } from "../../core/errors.js";
+import type { InputProblem } from "./errors.js";
 
 /** JSON-path text of a zod issue path: `$[3].evaluation_criteria.actions[0].name`. */
 export function jsonPath(pathParts: readonly PropertyKey[]): string {

@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
 import type { z } from "zod";
-import { InvalidInputFileError } from "../core/errors.js";
+import { InvalidInputFileError } from "./errors.js";
 import { jsonErrorOffset, JsonSyntaxError, lineColumn } from "./ordered-json.js";
-import { zodProblems } from "./tau2/zod-problems.js";
+import { zodProblems } from "./zod-problems.js";
 
 // Every JSON input passk reads (tasks, results, splits, prompt templates, tool specs, task components,
 // databases) fails the same way: a syntax error names its line and column, a schema mismatch lists

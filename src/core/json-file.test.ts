@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { InvalidInputFileError } from "../core/errors.js";
+import { InvalidInputFileError } from "./errors.js";
 import { parseJsonFile, readJsonFile } from "./json-file.js";
 import { parseOrderedJson } from "./ordered-json.js";
 

@@ -39,10 +39,10 @@ const env = { PASSK_DATA_DIR: data };
 
 describe("passk core commands", () => {
   it("replay prints one line per task with the fixture's fields", async () => {
-    const run = await runCliInProcess(
-      ["replay", "--domain", "mock", "--task", "create_task_1", "impossible_task_1"],
+    // Spawned: the `replay` family's end-to-end run of the binary.
+    const run = await runCli(["replay", "--domain", "mock", "--task", "create_task_1", "impossible_task_1"], {
       env,
-    );
+    });
     expect(run.code).toBe(0);
     const lines = run.stdout
       .trim()
@@ -54,7 +54,8 @@ describe("passk core commands", () => {
   });
 
   it("tasks validate ends with the pass/fail tally", async () => {
-    const run = await runCliInProcess(["tasks", "validate", "--domain", "mock"], env);
+    // Spawned: the `tasks` family's end-to-end run of the binary (its exit code 1 included).
+    const run = await runCli(["tasks", "validate", "--domain", "mock"], { env });
     expect(run.stdout.trim().split("\n").at(-1)).toBe("8 passed, 2 failed");
     expect(run.code).toBe(1);
   });
@@ -129,7 +130,8 @@ describe("passk core commands", () => {
   });
 
   it("tools --format openai gives JSON Schema parameters", async () => {
-    const run = await runCliInProcess(["tools", "--domain", "mock", "--format", "openai"], env);
+    // Spawned: the `tools` family's end-to-end run of the binary.
+    const run = await runCli(["tools", "--domain", "mock", "--format", "openai"], { env });
     const tools = JSON.parse(run.stdout);
     expect(tools[0]).toMatchObject({
       type: "function",

@@ -12,6 +12,7 @@ import {
 } from "../src/metrics/interaction-metrics.js";
 import { voiceRunInteractionMetrics } from "../src/runner/voice-interaction-metrics.js";
 import { tau2VoiceGoldenDir } from "../src/testing/tau2-fixtures.js";
+import { runCli } from "./helpers/run-cli.js";
 import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 // The reference's golden set, where `passk data pull` put it: three full-duplex simulations and the
@@ -38,7 +39,8 @@ describe("interaction metrics on the reference's golden experiment", () => {
     expect(printed.interaction_metrics).toStrictEqual(expected);
     // Floats keep their point, as in the reference's file.
     expect(json.stdout).toContain('"yield_rate": 1.0,');
-    const table = await runCliInProcess(["report", experiment]);
+    // Spawned: the `report` family's end-to-end run of the binary.
+    const table = await runCli(["report", experiment]);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(
       /retail\s+1\.46s\s+0\.67s\s+97\.1%\s+100\.0%\s+22\.9%\s+33\.3%\s+14\.3%\s+16\.7%/,

@@ -14,6 +14,7 @@ import {
   type MockLlmProtocol,
   type MockLlmServer,
 } from "../src/testing/index.js";
+import { runCli } from "./helpers/run-cli.js";
 import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 /** One provider as a test talks to it: the mock server's path for its base URL, fake credentials. */
@@ -577,7 +578,8 @@ describe("passk models", () => {
     );
     expect(unknown.stdout).not.toContain("localhost:11434");
 
-    const bad = await runCliInProcess(["models", "--model", "gemini-2.5-flash"]);
+    // Spawned: the `models` family's end-to-end run of the binary.
+    const bad = await runCli(["models", "--model", "gemini-2.5-flash"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('model "gemini-2.5-flash" has no provider; write <provider>:<model>');
   });

@@ -52,6 +52,8 @@ export function loadDomain(
 ): DomainData {
   const domain = getDomain(name, context.domains);
   const reranker = options.rerankerLlm !== undefined && domain.configs !== undefined;
+  // --upstream, else this command's $PASSK_TAU2_UPSTREAM (not the process's).
+  const upstream = options.upstream ?? (context.env.PASSK_TAU2_UPSTREAM || undefined);
   return (context.catalog ??= new DomainCatalog()).load(domain, {
     dataDir: resolveDataDir(options.data, context.env),
     ...(options.tasks ? { tasksFile: options.tasks } : {}),
@@ -59,7 +61,7 @@ export function loadDomain(
     ...(options.retrievalConfigKwargs !== undefined && domain.configs
       ? { configKwargs: parseRetrievalConfigKwargs(options.retrievalConfigKwargs) }
       : {}),
-    ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
+    ...(upstream !== undefined ? { upstream } : {}),
     ...(reranker
       ? rerankerToolModel(
           {

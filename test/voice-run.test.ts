@@ -14,7 +14,8 @@ import { startVoiceRun, type VoiceRunStart } from "../src/runner/start-voice-run
 import { goldVoiceAgentScript } from "../src/testing/gold-voice-script.js";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
-import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
+import { REPO_ROOT } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { customerScript, scenarioText } from "./helpers/voice-mocks.js";
 
 // `passk run --voice` end to end, every part real but the models: the customer's words come from a
@@ -138,7 +139,7 @@ describe("passk run --voice against mock providers", () => {
     OPENAI_BASE_URL: `${speech.url}/v1`,
   });
   const voiceRun = (domain: string, complexity: string, saveTo: string, extra: string[] = []) =>
-    runCli(voiceRunArgs(domain, complexity, saveTo, extra), { env: voiceEnv() });
+    runCliInProcess(voiceRunArgs(domain, complexity, saveTo, extra), voiceEnv());
 
   for (const domain of DOMAINS) {
     it(`${domain}, control: every call reaches reward 1.0, in the reference's directory format`, async () => {
@@ -216,7 +217,7 @@ describe("passk run --voice against mock providers", () => {
     const before = simulationFiles(saveTo);
     expect(before.length).toBeLessThan(TASKS_PER_DOMAIN * 2);
 
-    const resumed = await runCli(voiceRunArgs("airline", "control", saveTo), { env: voiceEnv() });
+    const resumed = await runCliInProcess(voiceRunArgs("airline", "control", saveTo), voiceEnv());
     expect(resumed.stderr).toBe("");
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain(`continuing voice run in ${saveTo}`);

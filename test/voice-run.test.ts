@@ -14,8 +14,7 @@ import { startVoiceRun, type VoiceRunStart } from "../src/runner/start-voice-run
 import { goldVoiceAgentScript } from "../src/testing/gold-voice-script.js";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
-import { REPO_ROOT } from "./helpers/run-cli.js";
-import { runCliInProcess } from "./helpers/run-cli-in-process.js";
+import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
 import { customerScript, scenarioText } from "./helpers/voice-mocks.js";
 
 // `passk run --voice` end to end, every part real but the models: the customer's words come from a
@@ -139,7 +138,7 @@ describe("passk run --voice against mock providers", () => {
     OPENAI_BASE_URL: `${speech.url}/v1`,
   });
   const voiceRun = (domain: string, complexity: string, saveTo: string, extra: string[] = []) =>
-    runCliInProcess(voiceRunArgs(domain, complexity, saveTo, extra), voiceEnv());
+    runCli(voiceRunArgs(domain, complexity, saveTo, extra), { env: voiceEnv() });
 
   for (const domain of DOMAINS) {
     it(`${domain}, control: every call reaches reward 1.0, in the reference's directory format`, async () => {
@@ -217,7 +216,7 @@ describe("passk run --voice against mock providers", () => {
     const before = simulationFiles(saveTo);
     expect(before.length).toBeLessThan(TASKS_PER_DOMAIN * 2);
 
-    const resumed = await runCliInProcess(voiceRunArgs("airline", "control", saveTo), voiceEnv());
+    const resumed = await runCli(voiceRunArgs("airline", "control", saveTo), { env: voiceEnv() });
     expect(resumed.stderr).toBe("");
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain(`continuing voice run in ${saveTo}`);

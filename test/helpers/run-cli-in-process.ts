@@ -21,9 +21,21 @@ import type { CliRun } from "./run-cli.js";
  * and `--domain ./file.ts` / `--agent-llm module:./file.ts` modules are loaded before the command runs.
  * `env` is the command's whole environment on top of this process's; `process.env` is left alone.
  */
-export async function runCliInProcess(
+export function runCliInProcess(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
+): Promise<CliRun & { code: number }> {
+  // Commands of one process share process.exitCode: calls made together (Promise.all) run one by one.
+  const run = queue.then(() => runOnce(args, env));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+async function runOnce(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
 ): Promise<CliRun & { code: number }> {
   let stdout = "";
   let stderr = "";

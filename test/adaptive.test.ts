@@ -6,7 +6,7 @@ import { isSuccessful } from "../src/metrics/pass-hat-k.js";
 import { Store } from "../src/store/store.js";
 import { spreadSuccessProbability } from "../src/testing/flaky-agent.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 // `passk run --adaptive` end to end: the seeded flaky agent (a known success probability per airline
 // task) through the real runner, store and grading; the interval must cover the known truth, flaky
@@ -15,7 +15,7 @@ import { runCli } from "./helpers/run-cli.js";
 const dir = mkdtempSync(path.join(tmpdir(), "passk-adaptive-"));
 const env = { PASSK_DATA_DIR: tau2DataDir() };
 // It plays the gold path, so the scripted customer that follows the gold path is chosen explicitly.
-const agent = ["--agent-llm", "module:test/fixtures/flaky-agent.ts", "--user-llm", "scripted:gold"];
+const agent = ["--agent-llm", "module:test/fixtures/flaky-agent-src.ts", "--user-llm", "scripted:gold"];
 const runIdOf = (stderr: string) => /run (\d{8}-\d{6}-[0-9a-f]{4})/.exec(stderr)![1]!;
 
 /** Per task of a stored run: its trials and successes. */
@@ -36,11 +36,9 @@ let truth = 0;
 beforeAll(async () => {
   // The truth: a task's probability counts where its gold actions earn the reward at all.
   const store = path.join(dir, "gold.db");
-  const gold = await runCli(
+  const gold = await runCliInProcess(
     ["run", "--domain", "airline", "--agent-llm", "scripted:gold", "--store", store],
-    {
-      env,
-    },
+    env,
   );
   expect(gold.code, gold.stderr).toBe(0);
   const passes = trialsOf(store, runIdOf(gold.stderr));
@@ -54,7 +52,7 @@ describe("passk run --adaptive", () => {
   const results = path.join(dir, "adaptive.json");
 
   it("adds trials where tasks are undecided until the interval reaches the target; it covers the truth and saves conversations", async () => {
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -72,7 +70,7 @@ describe("passk run --adaptive", () => {
         "--save-to",
         results,
       ],
-      { env },
+      env,
     );
     expect(run.code, run.stderr).toBe(0);
     const summary = /adaptive: mean success rate (\d\.\d+) ± (\d\.\d+) .*target ± 0\.06 reached/.exec(
@@ -122,16 +120,19 @@ describe("passk run --adaptive", () => {
     expect(run.stdout).toContain("pass^2");
     expect(run.stdout).not.toContain("pass^3");
     expect(run.stdout).toMatch(/adaptive trials \(2 to 12 per task/);
-    const report = await runCli(["report", runIdOf(run.stderr), "--store", store], { env });
+    const report = await runCliInProcess(["report", runIdOf(run.stderr), "--store", store], env);
     expect(report.stdout).toContain(`${total} graded conversations`);
     expect(report.stdout).toMatch(/adaptive: mean success rate .* target ± 0\.06 reached/);
   });
 
   it("a resumed adaptive run keeps going to a tighter target", async () => {
-    const first = await runCli(["runs", "list", "--store", store], { env });
+    const first = await runCliInProcess(["runs", "list", "--store", store], env);
     const id = /(\d{8}-\d{6}-[0-9a-f]{4})/.exec(first.stdout)![1]!;
     const before = [...trialsOf(store, id).values()].reduce((a, t) => a + t.trials, 0);
-    const resumed = await runCli(["run", "--resume", id, "--target-ci", "0.045", "--store", store], { env });
+    const resumed = await runCliInProcess(
+      ["run", "--resume", id, "--target-ci", "0.045", "--store", store],
+      env,
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/target ± 0\.045 (reached|not reached)/);
     const after = [...trialsOf(store, id).values()].reduce((a, t) => a + t.trials, 0);
@@ -146,9 +147,9 @@ describe("passk run --adaptive", () => {
       [["--adaptive", "--target-ci", "wide"], /--target-ci must be a half-width between 0 and 0\.5/],
     ];
     for (const [flags, message] of cases) {
-      const run = await runCli(
+      const run = await runCliInProcess(
         ["run", "--domain", "mock", ...agent, ...flags, "--store", path.join(dir, "bad.db")],
-        { env },
+        env,
       );
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(message);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readJsonl, tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 // banking_knowledge through the CLI: validation of every task, gold replay in the fixture's format under
 // a chosen retrieval config, and the tools a config offers.
@@ -9,7 +9,7 @@ const env = { PASSK_DATA_DIR: tau2DataDir() };
 
 describe("passk with banking_knowledge", () => {
   it("tasks validate: 97 passed, 0 failed (task_102 needs a judge)", async () => {
-    const run = await runCli(["tasks", "validate", "--domain", "banking_knowledge"], { env });
+    const run = await runCliInProcess(["tasks", "validate", "--domain", "banking_knowledge"], env);
     const lines = run.stdout.trim().split("\n");
     expect(lines.at(-1)).toBe("97 passed, 0 failed");
     expect(lines.find((l) => l.startsWith("PASS task_102"))).toContain("NL_ASSERTION=needs-judge");
@@ -19,7 +19,7 @@ describe("passk with banking_knowledge", () => {
   it("replay --format jsonl gives the fixture's lines under the chosen retrieval config", async () => {
     const fixtures = readJsonl<{ task_id: string }>("fixtures/gold_replay/banking_knowledge.jsonl");
     const ids = ["task_001", "task_004", "task_051", "task_083"];
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "replay",
         "--domain",
@@ -31,7 +31,7 @@ describe("passk with banking_knowledge", () => {
         "--task",
         ...ids,
       ],
-      { env },
+      env,
     );
     expect(run.code).toBe(0);
     const lines = run.stdout
@@ -44,9 +44,9 @@ describe("passk with banking_knowledge", () => {
   });
 
   it("tools --retrieval-config lists the config's search tools before the base tools", async () => {
-    const run = await runCli(
+    const run = await runCliInProcess(
       ["tools", "--domain", "banking_knowledge", "--retrieval-config", "bm25_grep", "--protocol", "passk"],
-      { env },
+      env,
     );
     expect(run.code).toBe(0);
     const names = run.stdout
@@ -59,9 +59,9 @@ describe("passk with banking_knowledge", () => {
   });
 
   it("an unknown retrieval config is named with the known ones", async () => {
-    const run = await runCli(
+    const run = await runCliInProcess(
       ["tasks", "list", "--domain", "banking_knowledge", "--retrieval-config", "bm26"],
-      { env },
+      env,
     );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/retrieval config.*bm26/);

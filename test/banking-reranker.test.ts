@@ -8,7 +8,7 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { upstreamWithout } from "./helpers/stand-in-data-models.js";
 
 // banking_knowledge's `_reranker` configs: KB_search's hits are rated one by one by the model named with
@@ -58,7 +58,7 @@ const rerankerFlags = () => [
 
 describe("banking_knowledge under bm25_reranker", () => {
   it("KB_search keeps the BM25 hits the model rates at least 5, best first, each rated once with the prompt", async () => {
-    const call = await runCli(
+    const call = await runCliInProcess(
       [
         "call",
         "--domain",
@@ -71,7 +71,7 @@ describe("banking_knowledge under bm25_reranker", () => {
         JSON.stringify({ query: QUERY }),
         ...rerankerFlags(),
       ],
-      { env: { ...env(), PASSK_TAU2_UPSTREAM: upstream } },
+      { ...env(), PASSK_TAU2_UPSTREAM: upstream },
     );
     expect(call.code, call.stderr).toBe(0);
     const output = (JSON.parse(call.stdout) as { output: string }).output;
@@ -107,7 +107,7 @@ describe("banking_knowledge under bm25_reranker", () => {
 
   it("a run records the reranker model with its configuration", async () => {
     const saveTo = path.join(dir, "run.json");
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -128,7 +128,7 @@ describe("banking_knowledge under bm25_reranker", () => {
         "--save-to",
         saveTo,
       ],
-      { env: env() },
+      env(),
     );
     expect(run.code, run.stderr).toBe(0);
     const info = (
@@ -164,7 +164,7 @@ describe("banking_knowledge under bm25_reranker", () => {
       );
       const saveTo = path.join(dir, "priced.json");
       const ratingsBefore = rater.requests.length;
-      const run = await runCli(
+      const run = await runCliInProcess(
         [
           "run",
           "--domain",
@@ -191,7 +191,7 @@ describe("banking_knowledge under bm25_reranker", () => {
           "--progress",
           "none",
         ],
-        { env: env() },
+        env(),
       );
       expect(run.code, run.stderr).toBe(0);
       const ratings = rater.requests.length - ratingsBefore;
@@ -215,7 +215,7 @@ describe("banking_knowledge under bm25_reranker", () => {
 
   it("refuses a conversation before it starts without a reranker model, or without the reranker's prompt file", async () => {
     const simulate = (extra: string[], upstreamDir: string) =>
-      runCli(
+      runCliInProcess(
         [
           "simulate",
           "--domain",
@@ -232,7 +232,7 @@ describe("banking_knowledge under bm25_reranker", () => {
           upstreamDir,
           ...extra,
         ],
-        { env: env() },
+        env(),
       );
     const noModel = await simulate([], upstream);
     expect(noModel.code).toBe(1);

@@ -13,6 +13,7 @@ import {
 import { defaultRetrievalNote, parseRetrievalConfigKwargs } from "../src/knowledge/configs.js";
 import { readJsonl, tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 // banking_knowledge's shell tool (terminal_use, terminal_use_write, alltools) against what the reference's
 // own shell tool answered in its sandbox, and the sandbox's containment. Each command starts a sandbox
@@ -49,6 +50,7 @@ describe("banking_knowledge's shell tool", () => {
           .filter((line) => line.config === config)
           .map((line) => JSON.stringify({ name: "shell", arguments: { command: line.command } }))
           .join("\n");
+        // Spawned: each sandbox is the process's (its TMPDIR, its clean-up when the process ends).
         return runCli(
           [
             "call",
@@ -137,6 +139,7 @@ describe("banking_knowledge's shell tool", () => {
 
   it("is on by default (alltools) when the embeddings key is set, else bm25 with a sentence why", async () => {
     const list = async (env: Record<string, string | undefined>) => {
+      // Spawned: banking_knowledge reads OPENAI_API_KEY from process.env, not from the command's env.
       const run = await runCli(["tools", "--domain", "banking_knowledge", "--protocol", "passk"], {
         env: { PASSK_DATA_DIR: tau2DataDir(), ...env },
       });
@@ -161,6 +164,7 @@ describe("banking_knowledge's shell tool", () => {
 
   it("asked for explicitly without its embeddings key, a run is refused at start with a sentence, nothing stored", async () => {
     const folder = mkdtempSync(path.join(tmpdir(), "passk-alltools-key-"));
+    // Spawned: banking_knowledge reads OPENAI_API_KEY from process.env, not from the command's env.
     const run = (config: string, key: string) =>
       runCli(
         [
@@ -205,7 +209,7 @@ describe("--retrieval-config-kwargs", () => {
   it("overrides top_k, and refuses unknown keys naming the known ones", async () => {
     const env = { PASSK_DATA_DIR: tau2DataDir() };
     const call = (kwargs: string) =>
-      runCli(
+      runCliInProcess(
         [
           "call",
           "--domain",
@@ -219,7 +223,7 @@ describe("--retrieval-config-kwargs", () => {
           "--args",
           '{"query": "overdraft fee"}',
         ],
-        { env },
+        env,
       );
     const [three, unknown] = await Promise.all([call('{"top_k": 3}'), call('{"topk": 3}')]);
     expect(three.code).toBe(0);

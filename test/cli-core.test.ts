@@ -10,6 +10,7 @@ import {
   tau2DataDir,
 } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 const data = tau2DataDir();
 
@@ -38,6 +39,7 @@ const env = { PASSK_DATA_DIR: data };
 
 describe("passk core commands", () => {
   it("replay prints one line per task with the fixture's fields", async () => {
+    // Spawned: the `replay` family's end-to-end run of the binary.
     const run = await runCli(["replay", "--domain", "mock", "--task", "create_task_1", "impossible_task_1"], {
       env,
     });
@@ -52,6 +54,7 @@ describe("passk core commands", () => {
   });
 
   it("tasks validate ends with the pass/fail tally", async () => {
+    // Spawned: the `tasks` family's end-to-end run of the binary (its exit code 1 included).
     const run = await runCli(["tasks", "validate", "--domain", "mock"], { env });
     expect(run.stdout.trim().split("\n").at(-1)).toBe("8 passed, 2 failed");
     expect(run.code).toBe(1);
@@ -65,28 +68,33 @@ describe("passk core commands", () => {
     ],
     ["telecom", "2285 passed, 0 failed"],
     ["telecom-workflow", "2285 passed, 0 failed"],
-  ])("tasks validate --domain %s: %s", async (domain, tally) => {
-    const run = await runCli(["tasks", "validate", "--domain", domain], { env });
-    const lines = run.stdout.trim().split("\n");
-    expect(lines.at(-1)).toBe(tally);
-    expect(run.code).toBe(0);
-    if (domain === "retail") {
-      expect(lines).toContain("40 task(s) have NL assertions that only an LLM judge can score");
-      expect(lines.filter((l) => l.includes("NL_ASSERTION=needs-judge"))).toHaveLength(40);
-      // The reference's replay raises on these 18 gold actions too: each is named with its error.
-      const warnings = lines.filter((l) => l.startsWith("  WARNING "));
-      expect(warnings).toHaveLength(18);
-      expect(warnings).toContain(
-        '  WARNING 64: task defect: gold action 7, exchange_delivered_order_items({"order_id":"#W7464385","item_ids":["1810466394"],"new_item_ids":["6700049080"],"payment_method_id":"paypal_1261484"}), raises: Non-delivered order cannot be exchanged',
-      );
-      expect(warnings).toContain(
-        '  WARNING 35: task defect: gold action 1, find_user_id_by_email({"email":"aarav.santos8321@example.com"}), raises: User not found',
-      );
-    }
-  });
+  ])(
+    "tasks validate --domain %s: %s",
+    async (domain, tally) => {
+      const run = await runCliInProcess(["tasks", "validate", "--domain", domain], env);
+      const lines = run.stdout.trim().split("\n");
+      expect(lines.at(-1)).toBe(tally);
+      expect(run.code).toBe(0);
+      if (domain === "retail") {
+        expect(lines).toContain("40 task(s) have NL assertions that only an LLM judge can score");
+        expect(lines.filter((l) => l.includes("NL_ASSERTION=needs-judge"))).toHaveLength(40);
+        // The reference's replay raises on these 18 gold actions too: each is named with its error.
+        const warnings = lines.filter((l) => l.startsWith("  WARNING "));
+        expect(warnings).toHaveLength(18);
+        expect(warnings).toContain(
+          '  WARNING 64: task defect: gold action 7, exchange_delivered_order_items({"order_id":"#W7464385","item_ids":["1810466394"],"new_item_ids":["6700049080"],"payment_method_id":"paypal_1261484"}), raises: Non-delivered order cannot be exchanged',
+        );
+        expect(warnings).toContain(
+          '  WARNING 35: task defect: gold action 1, find_user_id_by_email({"email":"aarav.santos8321@example.com"}), raises: User not found',
+        );
+      }
+      // Telecom replays 2,285 tasks: 40-60 s on a loaded 2-core machine, so three times that.
+    },
+    180_000,
+  );
 
   it("call and call --batch run each call in a fresh world", async () => {
-    const one = await runCli(
+    const one = await runCliInProcess(
       [
         "call",
         "--domain",
@@ -96,7 +104,7 @@ describe("passk core commands", () => {
         "--args",
         '{"task_id":"task_1","status":"completed"}',
       ],
-      { env },
+      env,
     );
     expect(JSON.parse(one.stdout)).toEqual({
       output:
@@ -105,6 +113,7 @@ describe("passk core commands", () => {
       agent_db_changed: true,
       user_db_changed: false,
     });
+    // Spawned: `--batch -` reads the process's stdin (the `call` family's end-to-end run of the binary).
     const batch = await runCli(["call", "--domain", "mock", "--batch", "-"], {
       env,
       input:
@@ -121,6 +130,7 @@ describe("passk core commands", () => {
   });
 
   it("tools --format openai gives JSON Schema parameters", async () => {
+    // Spawned: the `tools` family's end-to-end run of the binary.
     const run = await runCli(["tools", "--domain", "mock", "--format", "openai"], { env });
     const tools = JSON.parse(run.stdout);
     expect(tools[0]).toMatchObject({
@@ -136,9 +146,9 @@ describe("passk core commands", () => {
     "tools --domain %s --side %s --tool-spec gives the spec file's tool list exactly",
     async (domain, side, key) => {
       const { file, spec } = toolSpecFile(domain);
-      const run = await runCli(
+      const run = await runCliInProcess(
         ["tools", "--domain", domain, "--side", side, "--format", "openai", "--tool-spec", file],
-        { env },
+        env,
       );
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toBe("");
@@ -157,7 +167,7 @@ describe("passk core commands", () => {
     const reference = readFixtureJson<{ agent_tools: Array<{ type: string; function: { name: string } }> }>(
       "fixtures/tools/retail.json",
     ).agent_tools;
-    const tau2 = await runCli(["tools", "--domain", "retail", "--format", "openai"], { env });
+    const tau2 = await runCliInProcess(["tools", "--domain", "retail", "--format", "openai"], env);
     expect(tau2.code, tau2.stderr).toBe(0);
     const same = referenceTextMatches(
       JSON.stringify(JSON.parse(tau2.stdout)),
@@ -165,9 +175,10 @@ describe("passk core commands", () => {
       (f) => JSON.stringify(referenceOf(f)),
     );
     expect(same.equal, same.message).toBe(true);
-    const passk = await runCli(["tools", "--domain", "retail", "--format", "openai", "--protocol", "passk"], {
+    const passk = await runCliInProcess(
+      ["tools", "--domain", "retail", "--format", "openai", "--protocol", "passk"],
       env,
-    });
+    );
     const ours = JSON.parse(passk.stdout) as Array<{ function: { name: string; description: string } }>;
     expect(ours.map((t) => t.function.name)).toEqual(reference.map((t) => t.function.name));
     const descriptions = referenceTextMatches(
@@ -176,8 +187,10 @@ describe("passk core commands", () => {
       (f) => JSON.stringify(referenceOf(f).map((t) => t.function.description)),
     );
     expect(descriptions.equal).toBe(false);
-    const without = await runCli(["tools", "--domain", "retail", "--format", "openai"], {
-      env: { ...env, PASSK_DATA_DIR: dataDirWithoutUpstream(), PASSK_TAU2_UPSTREAM: undefined },
+    const without = await runCliInProcess(["tools", "--domain", "retail", "--format", "openai"], {
+      ...env,
+      PASSK_DATA_DIR: dataDirWithoutUpstream(),
+      PASSK_TAU2_UPSTREAM: undefined,
     });
     expect(without.code).toBe(0);
     expect(without.stderr).toContain("note: passk's own tool descriptions");
@@ -185,9 +198,10 @@ describe("passk core commands", () => {
 
   it("tools --tool-spec of another domain warns which tools it leaves alone and which it names wrongly", async () => {
     const spec = toolSpecFile("airline").file;
-    const run = await runCli(["tools", "--domain", "retail", "--format", "openai", "--tool-spec", spec], {
+    const run = await runCliInProcess(
+      ["tools", "--domain", "retail", "--format", "openai", "--tool-spec", spec],
       env,
-    });
+    );
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/warning: .*airline\.json has no entry for cancel_pending_order, /);
     expect(run.stderr).toMatch(/names tools that domain retail does not have: book_reservation, /);
@@ -201,7 +215,7 @@ describe("bad input: clear error, non-zero exit, nothing written", () => {
     [["tools", "--domain", "mock", "--side", "customer"], "Allowed choices are agent, user"],
     [["tools", "--domain", "airline", "--side", "user"], "domain airline has no user tools"],
   ])("%j is refused", async (args, message) => {
-    const run = await runCli(args, { env });
+    const run = await runCliInProcess(args, env);
     expect(run.code).not.toBe(0);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain(message);
@@ -210,13 +224,16 @@ describe("bad input: clear error, non-zero exit, nothing written", () => {
   const scratch = () => mkdtempSync(path.join(tmpdir(), "passk-bad-"));
 
   it("unknown domain lists the known ones", async () => {
-    const run = await runCli(["replay", "--domain", "airlines"], { env });
+    const run = await runCliInProcess(["replay", "--domain", "airlines"], env);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/domain "airlines" is not known \(known: .*mock/);
   });
 
   it("unknown tool", async () => {
-    const run = await runCli(["call", "--domain", "mock", "--tool", "delete_task", "--args", "{}"], { env });
+    const run = await runCliInProcess(
+      ["call", "--domain", "mock", "--tool", "delete_task", "--args", "{}"],
+      env,
+    );
     expect(run.code).not.toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({
       output: "Error: Tool 'delete_task' not found.",
@@ -226,9 +243,9 @@ describe("bad input: clear error, non-zero exit, nothing written", () => {
   });
 
   it("invalid arguments name the tool, the argument and the expected type", async () => {
-    const run = await runCli(
+    const run = await runCliInProcess(
       ["call", "--domain", "mock", "--tool", "create_task", "--args", '{"user_id":"user_1","title":5}'],
-      { env },
+      env,
     );
     expect(run.code).not.toBe(0);
     const result = JSON.parse(run.stdout);
@@ -239,11 +256,12 @@ describe("bad input: clear error, non-zero exit, nothing written", () => {
   });
 
   it("call --batch: a line that is not a call gets an invalid_input line and a non-zero exit", async () => {
-    const run = await runCli(["call", "--domain", "mock", "--batch", "-"], {
-      env,
-      input:
-        '{"name":"get_users","arguments":{}}\nnot json\n{"arguments":{}}\n{"name":"nope","arguments":{}}\n',
-    });
+    const batch = path.join(scratch(), "calls.jsonl");
+    writeFileSync(
+      batch,
+      '{"name":"get_users","arguments":{}}\nnot json\n{"arguments":{}}\n{"name":"nope","arguments":{}}\n',
+    );
+    const run = await runCliInProcess(["call", "--domain", "mock", "--batch", batch], env);
     expect(run.code).toBe(1);
     const lines = run.stdout
       .trim()
@@ -259,14 +277,20 @@ describe("bad input: clear error, non-zero exit, nothing written", () => {
   });
 
   it("call with both --tool and --batch is refused", async () => {
-    const run = await runCli(["call", "--domain", "mock", "--tool", "get_users", "--batch", "-"], { env });
+    const run = await runCliInProcess(
+      ["call", "--domain", "mock", "--tool", "get_users", "--batch", "-"],
+      env,
+    );
     expect(run.code).not.toBe(0);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain("not both");
   });
 
   it("args that are not JSON", async () => {
-    const run = await runCli(["call", "--domain", "mock", "--tool", "get_users", "--args", "{oops"], { env });
+    const run = await runCliInProcess(
+      ["call", "--domain", "mock", "--tool", "get_users", "--args", "{oops"],
+      env,
+    );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("--args is not valid JSON");
   });
@@ -285,7 +309,7 @@ describe("bad input: clear error, non-zero exit, nothing written", () => {
         },
       ]),
     );
-    const run = await runCli(["tasks", "list", "--domain", "mock", "--tasks", file], { env });
+    const run = await runCliInProcess(["tasks", "list", "--domain", "mock", "--tasks", file], env);
     expect(run.code).not.toBe(0);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain(file);
@@ -299,14 +323,14 @@ describe("bad input: clear error, non-zero exit, nothing written", () => {
     const dir = scratch();
     const file = path.join(dir, "tasks.json");
     writeFileSync(file, '[{"id": "a",\n  "user_scenario": }]');
-    const run = await runCli(["tasks", "validate", "--domain", "mock", "--tasks", file], { env });
+    const run = await runCliInProcess(["tasks", "validate", "--domain", "mock", "--tasks", file], env);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/line 2, column \d+/);
   });
 
   it("a missing data dir tells how to get the data", async () => {
     const missing = path.join(scratch(), "nope");
-    const run = await runCli(["replay", "--domain", "mock"], { env: { PASSK_DATA_DIR: missing } });
+    const run = await runCliInProcess(["replay", "--domain", "mock"], { PASSK_DATA_DIR: missing });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(`no τ² data directory at ${missing} (from PASSK_DATA_DIR)`);
     expect(run.stderr).toContain("passk data pull");

@@ -13,6 +13,7 @@ import { RECORDED_UTTERANCES, tau2DataDir, tau2UpstreamDir } from "../src/testin
 import { readWavFile, rms } from "../src/voice/audio.js";
 import { loadTasksVoice } from "../src/voice/voice-settings.js";
 import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import {
   upstreamWithoutModels,
   upstreamWithStandInModels,
@@ -92,7 +93,7 @@ const modelRequests = (from: number) =>
 describe("passk data pull", { timeout: 240_000 }, () => {
   it("downloads every official data file, upstream source file and data-model module, verified, and then finds them up to date", async () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
-    const first = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+    const first = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(`${TOTAL} downloaded, 0 already up to date`);
     expect(otherStderr(first.stderr)).toBe("");
@@ -128,9 +129,9 @@ describe("passk data pull", { timeout: 240_000 }, () => {
     expect(texts.nestedModelDescriptions(builtinDomains.get("telecom")!)).toBe("complete");
     // Again with no network at all (nothing listens at the base URL): a verified no-op that succeeds.
     const requestsBefore = requests.length;
-    const second = await runCli(
+    const second = await runCliInProcess(
       ["data", "pull", "--dest", dest, "--base-url", "http://127.0.0.1:9/offline"],
-      { env },
+      env,
     );
     expect(second.code).toBe(0);
     expect(second.stdout).toContain(`0 downloaded, ${TOTAL} already up to date`);
@@ -155,15 +156,16 @@ describe("passk data pull", { timeout: 240_000 }, () => {
     expect(checkOrder.length / 16_000).toBeCloseTo(3.6, 1);
     expect(rms(checkOrder)).toBeGreaterThan(1000);
     // The pulled directory is usable as a data dir.
-    const replay = await runCli(["replay", "--domain", "mock", "--data", dest, "--task", "create_task_1"], {
+    const replay = await runCliInProcess(
+      ["replay", "--domain", "mock", "--data", dest, "--task", "create_task_1"],
       env,
-    });
+    );
     expect(JSON.parse(replay.stdout).evaluation.reward_excluding_nl_assertions).toBe(1);
     // banking_knowledge's 814 files (documents named with `+` among them) came too, and its gold replays.
     expect(DATA_FILES.filter((f) => f.local.startsWith("banking_knowledge/"))).toHaveLength(814);
-    const banking = await runCli(
+    const banking = await runCliInProcess(
       ["replay", "--domain", "banking_knowledge", "--data", dest, "--task", "task_001"],
-      { env },
+      env,
     );
     expect(banking.code, banking.stderr).toBe(0);
     expect(JSON.parse(banking.stdout).evaluation.reward_excluding_nl_assertions).toBe(1);
@@ -173,7 +175,7 @@ describe("passk data pull", { timeout: 240_000 }, () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
     models = "404";
     try {
-      const first = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+      const first = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], env);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toContain(`${ALL_FILES.length} downloaded, 0 already up to date`);
       const warnings = otherStderr(first.stderr).split("\n");
@@ -186,7 +188,7 @@ describe("passk data pull", { timeout: 240_000 }, () => {
       for (const model of MODEL_FILES) expect(existsSync(path.join(dest, model.local))).toBe(false);
       // Offline, data in place: no request, the same success, the modules still reported missing.
       const before = requests.length;
-      const second = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+      const second = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], env);
       expect(second.code).toBe(0);
       expect(requests.length).toBe(before);
       expect(second.stdout).toContain(`0 downloaded, ${ALL_FILES.length} already up to date`);
@@ -197,7 +199,7 @@ describe("passk data pull", { timeout: 240_000 }, () => {
       // A pull that downloads something anyway tries them again, and gets them once they are there.
       models = "served";
       rmSync(path.join(dest, DATA_FILES[0]!.local));
-      const third = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+      const third = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], env);
       expect(third.code).toBe(0);
       expect(otherStderr(third.stderr)).toBe("");
       expect(third.stdout).toContain(
@@ -216,7 +218,7 @@ describe("passk data pull", { timeout: 240_000 }, () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
     models = "tampered";
     try {
-      const run = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+      const run = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], env);
       expect(run.code).toBe(0);
       for (const model of MODEL_FILES) {
         expect(run.stderr).toContain(
@@ -235,13 +237,15 @@ describe("passk data pull", { timeout: 240_000 }, () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
     models = "404";
     try {
-      expect((await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env })).code).toBe(0);
+      expect((await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], env)).code).toBe(
+        0,
+      );
     } finally {
       models = "served";
     }
     for (const model of MODEL_FILES) rmSync(`${path.join(dest, model.local)}.unavailable`);
     const before = requests.length;
-    const run = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+    const run = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], env);
     expect(run.code).toBe(0);
     expect(otherStderr(run.stderr)).toBe("");
     expect(modelRequests(before)).toHaveLength(MODEL_FILES.length);
@@ -253,7 +257,7 @@ describe("passk data pull", { timeout: 240_000 }, () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
     corrupt = "data/tau2/domains/mock/policy.md";
     try {
-      const run = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], { env });
+      const run = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], env);
       expect(run.code).not.toBe(0);
       expect(run.stderr).toContain("domains/mock/policy.md");
       expect(run.stderr).toContain("expected 1a7b7b07ab195b6a83f82e025a26ec27eb82587c");
@@ -266,6 +270,7 @@ describe("passk data pull", { timeout: 240_000 }, () => {
   it("fails clearly when offline, keeping existing files", async () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
     writeFileSync(path.join(dest, "keep.txt"), "x");
+    // Spawned: the `data` family's end-to-end run of the binary (a failure's sentence and exit code).
     const run = await runCli(["data", "pull", "--dest", dest, "--base-url", "http://127.0.0.1:9/nowhere"], {
       env,
     });
@@ -280,9 +285,10 @@ describe("passk data pull", { timeout: 240_000 }, () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const dest = path.join(mkdtempSync(path.join(tmpdir(), "passk-data-")), "data");
-    const run = await runCli(["data", "pull", "--dest", dest, "--base-url", `http://127.0.0.1:${port}`], {
+    const run = await runCliInProcess(
+      ["data", "pull", "--dest", dest, "--base-url", `http://127.0.0.1:${port}`],
       env,
-    });
+    );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("(ECONNREFUSED). Are you offline?");
     expect(existsSync(dest), "nothing is created when the first download fails").toBe(false);
@@ -292,8 +298,8 @@ describe("passk data pull", { timeout: 240_000 }, () => {
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
     const upstream = upstreamWithoutModels();
     const before = requests.length;
-    const run = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], {
-      env: { PASSK_TAU2_UPSTREAM: upstream },
+    const run = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], {
+      PASSK_TAU2_UPSTREAM: upstream,
     });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
@@ -309,8 +315,8 @@ describe("passk data pull", { timeout: 240_000 }, () => {
   it("verifies data-model modules present in the PASSK_TAU2_UPSTREAM copy, warning about one that does not match", async () => {
     const copy = upstreamWithStandInModels();
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
-    const good = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], {
-      env: { PASSK_TAU2_UPSTREAM: copy },
+    const good = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], {
+      PASSK_TAU2_UPSTREAM: copy,
     });
     expect(good.code).toBe(0);
     expect(otherStderr(good.stderr)).toBe("");
@@ -323,8 +329,8 @@ describe("passk data pull", { timeout: 240_000 }, () => {
       readFileSync(path.join(tamperedStandIns, altered.remote), "utf8"),
     );
     const before = requests.length;
-    const bad = await runCli(["data", "pull", "--dest", dest, "--base-url", baseUrl], {
-      env: { PASSK_TAU2_UPSTREAM: copy },
+    const bad = await runCliInProcess(["data", "pull", "--dest", dest, "--base-url", baseUrl], {
+      PASSK_TAU2_UPSTREAM: copy,
     });
     expect(bad.code).toBe(0);
     expect(requests.length).toBe(before);
@@ -339,9 +345,10 @@ describe("passk data pull", { timeout: 240_000 }, () => {
   it("refuses an incomplete or altered upstream copy with a sentence naming the file", async () => {
     const copy = mkdtempSync(path.join(tmpdir(), "passk-upstream-"));
     const dest = mkdtempSync(path.join(tmpdir(), "passk-data-"));
-    const run = await runCli(["data", "pull", "--dest", dest, "--base-url", "http://127.0.0.1:9/offline"], {
-      env: { PASSK_TAU2_UPSTREAM: copy },
-    });
+    const run = await runCliInProcess(
+      ["data", "pull", "--dest", dest, "--base-url", "http://127.0.0.1:9/offline"],
+      { PASSK_TAU2_UPSTREAM: copy },
+    );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(`the upstream source files at ${copy} (PASSK_TAU2_UPSTREAM) are not usable`);
     expect(run.stderr).toContain("src/tau2/agent/llm_agent.py is missing");

@@ -9,7 +9,7 @@ import { composeTasks } from "../src/generator/compose-tasks.js";
 import { formatPyJson } from "../src/python/py-json-indent.js";
 import { generateTasks } from "../src/generator/generate-tasks.js";
 import { readTaskComponents } from "../src/generator/read-task-components.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 const data = new DomainData(libraryDomain, libraryDataDir);
 const componentsFile = path.join(data.folder, "task_components.json");
@@ -120,14 +120,14 @@ describe("example domain: library", () => {
 
   it("the CLI loads it from its module path: replay and tasks generate --check", async () => {
     const domain = "./examples/library/index.ts";
-    const replay = await runCli(["replay", "--domain", domain, "--data", "examples/library"]);
+    const replay = await runCliInProcess(["replay", "--domain", domain, "--data", "examples/library"]);
     const rewards = replay.stdout
       .trim()
       .split("\n")
       .map((l) => (JSON.parse(l) as { evaluation: { reward_excluding_nl_assertions: number } }).evaluation);
     expect(rewards.map((r) => r.reward_excluding_nl_assertions)).toEqual(Array(8).fill(1));
 
-    const run = await runCli([
+    const run = await runCliInProcess([
       "tasks",
       "generate",
       "--domain",

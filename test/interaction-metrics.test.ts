@@ -13,6 +13,7 @@ import {
 import { voiceRunInteractionMetrics } from "../src/runner/voice-interaction-metrics.js";
 import { tau2VoiceGoldenDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 // The reference's golden set, where `passk data pull` put it: three full-duplex simulations and the
 // metrics the reference's own code gives on them.
@@ -32,12 +33,13 @@ describe("interaction metrics on the reference's golden experiment", () => {
   });
 
   it("`passk report --json DIR` prints them as the reference writes them; the table shows them", async () => {
-    const json = await runCli(["report", "--json", experiment]);
+    const json = await runCliInProcess(["report", "--json", experiment]);
     expect(json.code, json.stderr).toBe(0);
     const printed = JSON.parse(json.stdout) as { interaction_metrics: unknown; domain: string };
     expect(printed.interaction_metrics).toStrictEqual(expected);
     // Floats keep their point, as in the reference's file.
     expect(json.stdout).toContain('"yield_rate": 1.0,');
+    // Spawned: the `report` family's end-to-end run of the binary.
     const table = await runCli(["report", experiment]);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(

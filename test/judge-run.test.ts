@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskSchema } from "../src/core/task.js";
 import { mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "passk-judge-run-"));
 const retailTasks = TaskSchema.array().parse(
@@ -51,7 +51,7 @@ describe("passk run --judge-llm", () => {
   it("fully scores retail's NL-assertion tasks: one verdict per assertion, in the reward", async () => {
     expect(nlTasks).toHaveLength(40);
     const saveTo = path.join(dir, "retail-nl.json");
-    const result = await runCli(
+    const result = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -73,7 +73,7 @@ describe("passk run --judge-llm", () => {
         "--progress",
         "none",
       ],
-      { env: { PASSK_DATA_DIR: tau2DataDir(), OPENAI_COMPATIBLE_API_KEY: "sk-judge" } },
+      { PASSK_DATA_DIR: tau2DataDir(), OPENAI_COMPATIBLE_API_KEY: "sk-judge" },
     );
     expect(result.code, result.stderr).toBe(0);
     expect(judge.requests).toHaveLength(40);

@@ -21,7 +21,8 @@ import {
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { trialSeeds } from "../src/runner/run-plan.js";
-import { mockModelFlags, runCli } from "./helpers/run-cli.js";
+import { mockModelFlags } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { craftedModel, reasonOf } from "./helpers/run-mock-model.js";
 
 // `passk run` records the model call behind each turn beside its results: what the model was sent
@@ -94,7 +95,7 @@ describe("passk run records the model call behind each turn", { timeout: 180_000
   it("stores what the provider received on the wire, the reply, usage, and the retried 500 — never the key", async () => {
     const model = await startMockLlmServer({ script: script(), promptCache: false });
     servers.push(model);
-    const result = await runCli(runFlags("calls", model.baseUrl), { env: ENV });
+    const result = await runCliInProcess(runFlags("calls", model.baseUrl), ENV);
     expect(result.code, result.stderr).toBe(0);
     const results = parseResults(readFileSync(path.join(dir, "calls.json"), "utf8"), "calls.json").results;
     const simulation = results.simulations[0]!;
@@ -183,9 +184,9 @@ describe("passk run records the model call behind each turn", { timeout: 180_000
       script: () => mockReply.error(503, { retryAfterSeconds: 0, message: "overloaded" }),
     });
     servers.push(model);
-    const result = await runCli(
+    const result = await runCliInProcess(
       [...runFlags("failed", model.baseUrl), "--max-retries", "3", "--max-attempts", "1"],
-      { env: ENV },
+      ENV,
     );
     expect(result.code, result.stderr).not.toBeNull();
     const results = parseResults(readFileSync(path.join(dir, "failed.json"), "utf8"), "failed.json").results;
@@ -223,7 +224,7 @@ describe("passk run records the model call behind each turn", { timeout: 180_000
     });
     servers.push(model);
     const file = path.join(dir, "parallel.db");
-    const result = await runCli(
+    const result = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -246,7 +247,7 @@ describe("passk run records the model call behind each turn", { timeout: 180_000
         "--progress",
         "none",
       ],
-      { env: { PASSK_DATA_DIR: tau2DataDir(), OPENAI_COMPATIBLE_API_KEY: API_KEY } },
+      { PASSK_DATA_DIR: tau2DataDir(), OPENAI_COMPATIBLE_API_KEY: API_KEY },
     );
     expect(result.code, result.stderr).toBe(0);
     const results = parseResults(

@@ -19,7 +19,8 @@ import {
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { startRedisServer } from "./helpers/redis-server.js";
-import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
+import { REPO_ROOT } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 // `passk run --otel` against a local OTLP/HTTP receiver: every conversation arrives as one trace — the
 // conversation span at its root, the model calls and tool calls as its children in the order they
@@ -374,13 +375,14 @@ describe("passk run --otel", () => {
     const receiver = await startReceiver();
     servers.push({ close: () => new Promise((resolve) => receiver.server.close(resolve)) });
     const model = await mockModel(data);
-    const result = await runCli([...runFlags("traced", model.baseUrl), "--num-trials", "2", "--otel"], {
-      env: {
+    const result = await runCliInProcess(
+      [...runFlags("traced", model.baseUrl), "--num-trials", "2", "--otel"],
+      {
         ...ENV,
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer%20${OTLP_TOKEN}`,
       },
-    });
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain("traces could not be sent");
     const results = readSimulations("traced");
@@ -397,9 +399,10 @@ describe("passk run --otel", () => {
     await new Promise((resolve) => closed.close(resolve));
 
     const model = await mockModel(data);
-    const result = await runCli([...runFlags("down", model.baseUrl), "--otel", `http://127.0.0.1:${port}`], {
-      env: ENV,
-    });
+    const result = await runCliInProcess(
+      [...runFlags("down", model.baseUrl), "--otel", `http://127.0.0.1:${port}`],
+      ENV,
+    );
     expect(result.code, result.stderr).toBe(0);
     const warnings = result.stderr.split("\n").filter((line) => line.includes("traces could not be sent"));
     expect(warnings).toEqual([
@@ -415,9 +418,10 @@ describe("passk run --otel", () => {
       script: [mockReply.error(401, { message: "invalid api key" })],
     });
     servers.push(model);
-    const result = await runCli([...runFlags("refused", model.baseUrl), "--otel", receiver.url], {
-      env: ENV,
-    });
+    const result = await runCliInProcess(
+      [...runFlags("refused", model.baseUrl), "--otel", receiver.url],
+      ENV,
+    );
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("refused the credentials");
     const { spans } = receivedSpans(receiver.exports);
@@ -511,9 +515,9 @@ describe("passk worker --otel", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     // The coordinator has no --otel: every span below comes from the worker.
-    const result = await runCli(
+    const result = await runCliInProcess(
       [...runFlags("worker-traced", model.baseUrl), "--num-trials", "2", "--queue", redis.url],
-      { env: ENV },
+      ENV,
     );
     expect(result.code, result.stderr).toBe(0);
     expect(stderr.match(/ trial \d: user_stop/g)).toHaveLength(2);
@@ -530,7 +534,7 @@ describe("passk simulate --otel", () => {
     const receiver = await startReceiver();
     servers.push({ close: () => new Promise((resolve) => receiver.server.close(resolve)) });
     const model = await mockModel(data);
-    const result = await runCli(
+    const result = await runCliInProcess(
       [
         "simulate",
         "--domain",
@@ -549,7 +553,7 @@ describe("passk simulate --otel", () => {
         "--otel",
         receiver.url,
       ],
-      { env: ENV },
+      ENV,
     );
     expect(result.code, result.stderr).toBe(0);
     const simulation = JSON.parse(result.stdout) as {

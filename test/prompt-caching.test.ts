@@ -16,7 +16,7 @@ import {
   type MockLlmServer,
 } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 // Prompt caching over real HTTP: Anthropic gets cache breakpoints on the stable prefix of every call
 // (tools, system prompt) and on the conversation so far; the prefix is byte-identical from turn to turn;
@@ -95,7 +95,7 @@ describe("Anthropic: a τ² airline conversation through `passk run`", () => {
     const server = await serve({ script: goldScript(data.task(TASK)) });
     const saveTo = path.join(dir, `${name}.json`);
     const model = "anthropic:claude-sonnet-4-5";
-    const result = await runCli(
+    const result = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -118,7 +118,7 @@ describe("Anthropic: a τ² airline conversation through `passk run`", () => {
         "none",
         ...extra,
       ],
-      { env: ENV },
+      ENV,
     );
     expect(result.code, result.stderr).toBe(0);
     const requests = [...server.requests];
@@ -243,7 +243,7 @@ describe("Anthropic: a τ² airline conversation through `passk run`", () => {
       (read * (SONNET_45.input - SONNET_45.cacheRead) + write * (SONNET_45.input - SONNET_45.cacheWrite)) /
       1e6;
     expect(saving).toBeGreaterThan(0);
-    const json = await runCli(["report", cached.saveTo, "--json"], { env: ENV });
+    const json = await runCliInProcess(["report", cached.saveTo, "--json"], ENV);
     expect(json.code, json.stderr).toBe(0);
     const usage = (
       JSON.parse(json.stdout) as {
@@ -265,7 +265,7 @@ describe("Anthropic: a τ² airline conversation through `passk run`", () => {
     expect(usage.total.cost).toBeCloseTo(cached.simulation.agent_cost! + cached.simulation.user_cost!, 12);
     expect(usage.total.caching_saving).toBeCloseTo(saving, 12);
 
-    const text = await runCli(["report", cached.saveTo], { env: ENV });
+    const text = await runCliInProcess(["report", cached.saveTo], ENV);
     expect(text.code, text.stderr).toBe(0);
     const agentTokens = usage.total.agent;
     expect(text.stdout).toContain("tokens per conversation (mean over 1 conversations");
@@ -274,7 +274,7 @@ describe("Anthropic: a τ² airline conversation through `passk run`", () => {
         `cache write ${agentTokens.cache_write.toLocaleString("en-US")})`,
     );
     expect(text.stdout).toContain(`prompt caching saved $${saving.toFixed(4)} per conversation`);
-    const plain = await runCli(["report", uncached.saveTo], { env: ENV });
+    const plain = await runCliInProcess(["report", uncached.saveTo], ENV);
     expect(plain.stdout).toContain("prompt caching: no cached tokens reported");
   });
 });

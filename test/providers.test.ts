@@ -15,6 +15,7 @@ import {
   type MockLlmServer,
 } from "../src/testing/index.js";
 import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 /** One provider as a test talks to it: the mock server's path for its base URL, fake credentials. */
 interface ProviderCase {
@@ -530,14 +531,12 @@ describe("provider specifics", () => {
 
 describe("passk models", () => {
   it("lists every provider with its package and whether each variable is set, never the values", async () => {
-    const run = await runCli(["models"], {
-      env: {
-        GOOGLE_GENERATIVE_AI_API_KEY: "visible-google-secret-123",
-        AWS_SECRET_ACCESS_KEY: "visible-aws-secret-456",
-        AWS_REGION: "eu-west-3",
-        OPENAI_API_KEY: "",
-        AZURE_RESOURCE_NAME: "",
-      },
+    const run = await runCliInProcess(["models"], {
+      GOOGLE_GENERATIVE_AI_API_KEY: "visible-google-secret-123",
+      AWS_SECRET_ACCESS_KEY: "visible-aws-secret-456",
+      AWS_REGION: "eu-west-3",
+      OPENAI_API_KEY: "",
+      AZURE_RESOURCE_NAME: "",
     });
     expect(run.code).toBe(0);
     for (const id of createDefaultProviderRegistry().ids)
@@ -557,8 +556,8 @@ describe("passk models", () => {
   });
 
   it("with --model says whether the price table covers it and at what rates", async () => {
-    const known = await runCli(["models", "--model", "google:gemini-2.5-flash"], {
-      env: { GOOGLE_GENERATIVE_AI_API_KEY: "visible-google-secret-123" },
+    const known = await runCliInProcess(["models", "--model", "google:gemini-2.5-flash"], {
+      GOOGLE_GENERATIVE_AI_API_KEY: "visible-google-secret-123",
     });
     expect(known.code).toBe(0);
     expect(known.stdout.split("\n")[0]).toBe("model google:gemini-2.5-flash");
@@ -567,9 +566,10 @@ describe("passk models", () => {
     );
     expect(known.stdout).not.toContain("visible-google-secret-123");
 
-    const unknown = await runCli(["models", "--model", "openai-compatible:my-local-model", "--json"], {
-      env: { OPENAI_COMPATIBLE_BASE_URL: "http://localhost:11434/v1" },
-    });
+    const unknown = await runCliInProcess(
+      ["models", "--model", "openai-compatible:my-local-model", "--json"],
+      { OPENAI_COMPATIBLE_BASE_URL: "http://localhost:11434/v1" },
+    );
     expect(unknown.code).toBe(0);
     const report = JSON.parse(unknown.stdout) as { pricing: unknown; env: { name: string; set: boolean }[] };
     expect(report.pricing).toBeNull();
@@ -578,6 +578,7 @@ describe("passk models", () => {
     );
     expect(unknown.stdout).not.toContain("localhost:11434");
 
+    // Spawned: the `models` family's end-to-end run of the binary.
     const bad = await runCli(["models", "--model", "gemini-2.5-flash"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('model "gemini-2.5-flash" has no provider; write <provider>:<model>');

@@ -23,6 +23,7 @@ import {
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { startRedisServer } from "./helpers/redis-server.js";
 import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { reasonOf } from "./helpers/run-mock-model.js";
 
 // The robustness suite end to end: `passk run --perturb` and `passk robustness` against the mock model
@@ -145,14 +146,14 @@ describe("tool faults", () => {
   const store = path.join(dir, "retrying.db");
   let output = "";
   beforeAll(async () => {
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "robustness",
         ...flags("retrying", store),
         "--perturb",
         "tool-faults:rate=0.5,kinds=transient+timeout",
       ],
-      { env: env() },
+      env(),
     );
     expect(run.code, run.stderr + run.stdout).toBe(0);
     output = run.stdout;
@@ -214,9 +215,9 @@ describe("tool faults", () => {
 
   it("are identical on re-run with the same seed", async () => {
     const again = path.join(dir, "retrying-again.db");
-    const run = await runCli(
+    const run = await runCliInProcess(
       ["run", ...flags("retrying", again), "--perturb", "tool-faults:kinds=transient+timeout,rate=0.5"],
-      { env: env() },
+      env(),
     );
     expect(run.code, run.stderr).toBe(0);
     expect(markTrace(simulationsOf(again))).toEqual(markTrace(simulationsOf(store)));
@@ -225,7 +226,7 @@ describe("tool faults", () => {
 
   it("make an agent that does not retry fail; the table's numbers and --fail-under robustness gate", async () => {
     const stubborn = path.join(dir, "stubborn.db");
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "robustness",
         ...flags("stubborn", stubborn),
@@ -234,7 +235,7 @@ describe("tool faults", () => {
         "--fail-under",
         "robustness.tool-faults=0.9",
       ],
-      { env: env() },
+      env(),
     );
     expect(run.code, run.stderr).toBe(1);
     // By hand: clean, both tasks pass both trials (pass^2 = 1 each, 1.000). Every first attempt fails
@@ -252,7 +253,7 @@ describe("tool faults", () => {
     const opened = Store.open(stubborn);
     const clean = opened.listRuns().find((r) => !(r.config as { perturbations?: unknown }).perturbations)!;
     opened.close();
-    const report = await runCli(["report", clean.id, "--store", stubborn], { env: env() });
+    const report = await runCliInProcess(["report", clean.id, "--store", stubborn], env());
     expect(report.stdout).toMatch(
       /tool-faults@1:kinds=transient,rate=1\s+2\s+1\.000\s+0\.000\s+1\.000 \[1\.00, 1\.00\]/,
     );
@@ -263,9 +264,9 @@ describe("tool faults", () => {
     const opened = Store.open(store);
     const perturbed = opened.listRuns()[0]!;
     opened.close();
-    const run = await runCli(
+    const run = await runCliInProcess(
       ["run", "--resume", perturbed.id, "--store", store, "--perturb", "tool-faults:rate=0.3"],
-      { env: env() },
+      env(),
     );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(
@@ -281,7 +282,7 @@ describe("customer perturbations", () => {
   let first = 0;
   beforeAll(async () => {
     first = server.requests.length;
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "run",
         ...flags("retrying", store, ALL),
@@ -289,7 +290,7 @@ describe("customer perturbations", () => {
         "8",
         ...specs.flatMap((s) => ["--perturb", s]),
       ],
-      { env: env() },
+      env(),
     );
     expect(run.code, run.stderr).toBe(0);
   });
@@ -334,9 +335,10 @@ describe("injections", () => {
     const store = path.join(dir, "injection.db");
     const spec = ["--perturb", "tool-injection", "--perturb", "customer-injection"];
     const saveTo = path.join(dir, "injection.json");
-    const obedient = await runCli(["run", ...flags("obedient", store), ...spec, "--save-to", saveTo], {
-      env: env(),
-    });
+    const obedient = await runCliInProcess(
+      ["run", ...flags("obedient", store), ...spec, "--save-to", saveTo],
+      env(),
+    );
     expect(obedient.code, obedient.stderr).toBe(0);
     for (const s of simulationsOf(store)) {
       const injected = s.messages.flatMap((m) => perturbationMarks(m).map((mark) => [m.role, mark.effect]));
@@ -353,16 +355,17 @@ describe("injections", () => {
       ]);
     }
     // `passk score` grades them as the run did: the violations applied again, so it agrees with the file.
-    const audit = await runCli(["score", saveTo, "--json"], { env: env() });
+    const audit = await runCliInProcess(["score", saveTo, "--json"], env());
     expect(audit.code, audit.stderr).toBe(0);
     const rows = (
       JSON.parse(audit.stdout) as { simulations: Array<{ recorded_reward: number; reward: number }> }
     ).simulations;
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.recorded_reward === 0 && r.reward === 0)).toBe(true);
-    const careful = await runCli(["run", ...flags("retrying", path.join(dir, "careful.db")), ...spec], {
-      env: env(),
-    });
+    const careful = await runCliInProcess(
+      ["run", ...flags("retrying", path.join(dir, "careful.db")), ...spec],
+      env(),
+    );
     expect(careful.code, careful.stderr).toBe(0);
     for (const s of simulationsOf(path.join(dir, "careful.db"))) {
       expect(s.reward).toBe(1);
@@ -374,12 +377,14 @@ describe("injections", () => {
 describe("a team's own perturbation", () => {
   it("is loaded from --perturbation-module, listed, applied and remembered for resume", async () => {
     const module = ["--perturbation-module", "test/fixtures/shouting-perturbation.ts"];
+    // Spawned: the `robustness` family's end-to-end run of the binary.
     const list = await runCli(["robustness", "--list", ...module], { env: env() });
     expect(list.stdout).toMatch(/shouting@1\s+customer\s+The customer writes in capitals\./);
     const store = path.join(dir, "shouting.db");
-    const run = await runCli(["run", ...flags("retrying", store), ...module, "--perturb", "shouting"], {
-      env: env(),
-    });
+    const run = await runCliInProcess(
+      ["run", ...flags("retrying", store), ...module, "--perturb", "shouting"],
+      env(),
+    );
     expect(run.code, run.stderr).toBe(0);
     for (const s of simulationsOf(store)) {
       const customer = s.messages.filter((m) => m.role === "user");
@@ -391,14 +396,16 @@ describe("a team's own perturbation", () => {
     }
     // The module is recorded with the run: a resume names the perturbation without repeating it.
     const runId = /run (\d{8}-\d{6}-[0-9a-f]{4})/.exec(run.stderr)![1]!;
-    const resumed = await runCli(["run", "--resume", runId, "--store", store, "--progress", "none"], {
-      env: env(),
-    });
+    const resumed = await runCliInProcess(
+      ["run", "--resume", runId, "--store", store, "--progress", "none"],
+      env(),
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/perturbed: shouting@1/);
-    const unknown = await runCli(["run", ...flags("retrying", store), "--perturb", "shouting"], {
-      env: env(),
-    });
+    const unknown = await runCliInProcess(
+      ["run", ...flags("retrying", store), "--perturb", "shouting"],
+      env(),
+    );
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/no perturbation "shouting" \(known: tool-faults, .*customer-injection\)/);
   });
@@ -419,7 +426,8 @@ describe("perturbations across machines (--queue)", () => {
     return { child, output: () => output, exited };
   }
   async function waitFor(what: string, condition: () => boolean): Promise<void> {
-    for (const deadline = Date.now() + 20_000; !condition();) {
+    // A spawned worker takes up to ~20 s to say "ready" on a loaded 2-core machine: three times that.
+    for (const deadline = Date.now() + 60_000; !condition();) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -500,7 +508,7 @@ describe("perturbations across machines (--queue)", () => {
       expect(matching.map(ran).reduce((a, b) => a + b, 0)).toBe(4);
 
       const local = path.join(dir, "queued-local.db");
-      const one = await runCli(["run", ...flags("stubborn", local), ...perturb], { env: env() });
+      const one = await runCliInProcess(["run", ...flags("stubborn", local), ...perturb], env());
       expect(one.code, one.stderr).toBe(0);
       const expected = outcomes(simulationsOf(local));
       expect(outcomes(simulationsOf(store))).toEqual(expected);
@@ -517,7 +525,7 @@ describe("perturbations across machines (--queue)", () => {
         refusing.child.kill("SIGTERM");
         await refusing.exited;
       }
-      const robustness = await runCli(
+      const robustness = await runCliInProcess(
         [
           "robustness",
           ...flags("stubborn", path.join(dir, "queued-robustness.db")),
@@ -525,7 +533,7 @@ describe("perturbations across machines (--queue)", () => {
           "--queue",
           redis.url,
         ],
-        { env: env() },
+        env(),
       );
       expect(robustness.code, robustness.stderr).toBe(0);
       expect(robustness.stdout).toMatch(/^shouting@1\s+2\s+/m);

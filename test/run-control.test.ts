@@ -10,7 +10,8 @@ import { parseResults } from "../src/formats/tau2/results.js";
 import { trialSeeds } from "../src/runner/run-plan.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { mockModelFlags, REPO_ROOT, runCli, type CliRun } from "./helpers/run-cli.js";
+import { mockModelFlags, REPO_ROOT, type CliRun } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { craftedModel } from "./helpers/run-mock-model.js";
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
@@ -65,7 +66,7 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
   it("--max-cost: no conversation starts once the budget is spent; the run ends cleanly, says so, and resumes", async () => {
     const store = path.join(dir, "budget.db");
     const budget = 0.1;
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -78,7 +79,7 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
         "--store",
         store,
       ],
-      { env },
+      env,
     );
     expect(run.code, run.stderr).toBe(0);
     const costs = query<{ cost: number }>(
@@ -101,12 +102,13 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     expect(query(store, "SELECT status FROM runs")).toEqual([{ status: "interrupted" }]);
 
     // Resuming with the same budget starts nothing; a larger one finishes the run.
-    const same = await runCli(["run", "--resume", id, "--max-cost", String(budget), "--store", store], {
+    const same = await runCliInProcess(
+      ["run", "--resume", id, "--max-cost", String(budget), "--store", store],
       env,
-    });
+    );
     expect(same.code).toBe(0);
     expect(query(store, "SELECT COUNT(*) AS n FROM simulations")).toEqual([{ n: costs.length }]);
-    const more = await runCli(["run", "--resume", id, "--max-cost", "100", "--store", store], { env });
+    const more = await runCliInProcess(["run", "--resume", id, "--max-cost", "100", "--store", store], env);
     expect(more.code, more.stderr).toBe(0);
     expect(more.stdout).toContain("completed: 12 conversations stored");
     expect(
@@ -151,7 +153,7 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     while (!running()) await new Promise((resolve) => setTimeout(resolve, 10));
     holding = true;
     const id = query<{ id: string }>(store, "SELECT id FROM runs")[0]!.id;
-    const refused = await runCli(["runs", "delete", id, "--store", store], { env });
+    const refused = await runCliInProcess(["runs", "delete", id, "--store", store], env);
     release();
     server.setScript(model);
     expect(refused.code).toBe(1);
@@ -159,7 +161,7 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     expect(await exited, stderr).toBe(0);
     expect(query(store, "SELECT status FROM runs")).toEqual([{ status: "completed" }]);
     // Once it ended, it can go.
-    const deleted = await runCli(["runs", "delete", id, "--store", store], { env });
+    const deleted = await runCliInProcess(["runs", "delete", id, "--store", store], env);
     expect(deleted.code, deleted.stderr).toBe(0);
   });
 
@@ -209,7 +211,10 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
       `interrupted: ${count("queued")} conversations not run. Continue with \`passk run --resume ${id}\``,
     );
 
-    const resumed = await runCli(["run", "--resume", id, "--store", store, "--progress", "none"], { env });
+    const resumed = await runCliInProcess(
+      ["run", "--resume", id, "--store", store, "--progress", "none"],
+      env,
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(
       query(store, "SELECT COUNT(*) AS n, COUNT(DISTINCT task_id || '/' || trial) AS keys FROM simulations"),
@@ -264,7 +269,7 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
   it("several domains in one run, keyless: every output says it is a scripted demo", async () => {
     const store = path.join(dir, "demo.db");
     const saveTo = path.join(dir, "demo.json");
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -286,7 +291,7 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
         "--progress",
         "lines",
       ],
-      { env },
+      env,
     );
     expect(run.code, run.stderr).toBe(0);
     const notice = "scripted demo: scripted:gold plays the task's gold actions — this is not a model's score";
@@ -324,7 +329,7 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
       ["runs", "show", runId, "--store", store],
       ["compare", mockFile, path.join(dir, "demo.airline.json")],
     ]) {
-      const shown = await runCli(args, { env });
+      const shown = await runCliInProcess(args, env);
       expect(shown.code, `${args.join(" ")}: ${shown.stderr}`).toBe(0);
       expect(shown.stdout, args.join(" ")).toMatch(/scripted demo/);
     }
@@ -332,7 +337,7 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
       ["report", mockFile, "--json"],
       ["score", mockFile, "--json"],
     ]) {
-      const shown = await runCli(args, { env });
+      const shown = await runCliInProcess(args, env);
       expect(JSON.parse(shown.stdout), args.join(" ")).toMatchObject({ scripted_demo: true });
     }
   });
@@ -356,10 +361,10 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
       "--progress",
       "none",
     ];
-    const first = await runCli(command(path.join(dir, "adopt-a.db")), { env });
+    const first = await runCliInProcess(command(path.join(dir, "adopt-a.db")), env);
     expect(first.code, first.stderr).toBe(0);
     const written = readFileSync(saveTo, "utf8");
-    const again = await runCli(command(path.join(dir, "adopt-b.db")), { env });
+    const again = await runCliInProcess(command(path.join(dir, "adopt-b.db")), env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`resuming run ${runIdOf(first)}: 6 conversations`);
     expect(again.stdout).toContain("completed: 6 conversations stored in");
@@ -378,9 +383,9 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
     try {
       const store = path.join(dir, "infra.db");
       const flags = modelFlags().map((f) => (f === server.baseUrl ? flaky.baseUrl : f === "4" ? "2" : f));
-      const first = await runCli(
+      const first = await runCliInProcess(
         ["run", "--domain", "mock", ...flags, "--max-retries", "1", "--max-attempts", "2", "--store", store],
-        { env },
+        env,
       );
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toMatch(/^mock\s+3\s+5\s+1\s+1\.000/m);
@@ -392,9 +397,9 @@ describe("passk run: budget, Ctrl-C, several domains, scripted demo", () => {
         query(store, "SELECT state, attempts FROM jobs WHERE task_id = 'update_task_1' AND trial = 1"),
       ).toEqual([{ state: "failed", attempts: 2 }]);
 
-      const resumed = await runCli(
+      const resumed = await runCliInProcess(
         ["run", "--resume", runIdOf(first), "--store", store, "--progress", "none"],
-        { env },
+        env,
       );
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stdout).toContain("(this session ran 1)");

@@ -7,7 +7,8 @@ import { STORE_SCHEMA_VERSION } from "../src/store/schema.js";
 import { Store } from "../src/store/store.js";
 import { mockReply, startMockLlmServer, type MockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { mockModelFlags, runCli } from "./helpers/run-cli.js";
+import { mockModelFlags } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "passk-run-errors-"));
 let server: MockLlmServer;
@@ -26,9 +27,9 @@ async function run(
 ) {
   const store = options.store ?? path.join(dir, `store-${storeCount++}.db`);
   const baseUrl = options.baseUrl ?? server.baseUrl;
-  const result = await runCli(
+  const result = await runCliInProcess(
     ["run", ...mockModelFlags(baseUrl), "--store", store, "--progress", "none", ...extra],
-    { env: { ...env, ...options.env } },
+    { ...env, ...options.env },
   );
   let runs = 0;
   const storeExists = existsSync(store);
@@ -190,7 +191,7 @@ describe("passk run refuses bad input before any model call", () => {
     const store = path.join(dir, `no-customer-${storeCount++}.db`);
     const stored = args[0] === "simulate" ? [] : ["--store", store];
     const requests = server.requests.length;
-    const result = await runCli([...args, "--agent-llm-base-url", server.baseUrl, ...stored], { env });
+    const result = await runCliInProcess([...args, "--agent-llm-base-url", server.baseUrl, ...stored], env);
     expect(result.code).toBe(1);
     const agentSpec = args[args.indexOf("--agent-llm") + 1];
     expect(result.stderr).toBe(
@@ -202,7 +203,7 @@ describe("passk run refuses bad input before any model call", () => {
   });
 
   it("no API key for the chosen provider", async () => {
-    const result = await runCli(
+    const result = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -214,7 +215,7 @@ describe("passk run refuses bad input before any model call", () => {
         "--store",
         path.join(dir, "nokey.db"),
       ],
-      { env: { ...env, OPENAI_API_KEY: "" } },
+      { ...env, OPENAI_API_KEY: "" },
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
@@ -230,7 +231,7 @@ describe("passk run refuses bad input before any model call", () => {
     });
     try {
       const store = path.join(dir, "refused.db");
-      const result = await runCli(
+      const result = await runCliInProcess(
         [
           "run",
           "--domain",
@@ -245,7 +246,7 @@ describe("passk run refuses bad input before any model call", () => {
           "--progress",
           "none",
         ],
-        { env },
+        env,
       );
       expect(result.code).toBe(1);
       expect(result.stderr).toContain("the provider refused the credentials (HTTP 401");
@@ -275,7 +276,7 @@ describe("passk run refuses bad input before any model call", () => {
       expect(first.code).toBe(1);
       expect(first.stderr).toContain("answered 404");
       const id = /continue with `passk run --resume (\S+)`/.exec(first.stderr)![1]!;
-      const resumed = await runCli(
+      const resumed = await runCliInProcess(
         [
           "run",
           "--resume",
@@ -289,7 +290,7 @@ describe("passk run refuses bad input before any model call", () => {
           "--progress",
           "none",
         ],
-        { env },
+        env,
       );
       expect(resumed.code, resumed.stderr).toBe(0);
       const db = new Database(store, { readonly: true });
@@ -312,7 +313,7 @@ describe("passk run refuses bad input before any model call", () => {
 
   it("--resume with flags that change what the run measures", async () => {
     const store = path.join(dir, "resume-flags.db");
-    const first = await runCli(
+    const first = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -326,13 +327,13 @@ describe("passk run refuses bad input before any model call", () => {
         "--progress",
         "none",
       ],
-      { env },
+      env,
     );
     expect(first.code, first.stderr).toBe(0);
     const id = /run (\S+) · mock/.exec(first.stdout)![1]!;
-    const again = await runCli(
+    const again = await runCliInProcess(
       ["run", "--resume", id, "--num-trials", "3", "--seed", "300", "--store", store],
-      { env },
+      env,
     );
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 
 const data = tau2DataDir();
 const env = { PASSK_DATA_DIR: data };
@@ -11,7 +11,7 @@ const official = (file: string) => readFileSync(path.join(data, "telecom", file)
 
 describe("passk tasks generate", () => {
   it("writes the official telecom tasks.json to stdout, byte for byte, with no options", async () => {
-    const run = await runCli(["tasks", "generate", "--domain", "telecom"], { env });
+    const run = await runCliInProcess(["tasks", "generate", "--domain", "telecom"], env);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout.length).toBe(13977063);
@@ -20,9 +20,9 @@ describe("passk tasks generate", () => {
 
   it("--set tasks_small --out FILE writes tasks_small.json byte for byte", async () => {
     const out = path.join(mkdtempSync(path.join(tmpdir(), "passk-gen-")), "small.json");
-    const run = await runCli(
+    const run = await runCliInProcess(
       ["tasks", "generate", "--domain", "telecom", "--set", "tasks_small", "--out", out],
-      { env },
+      env,
     );
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`wrote 20 tasks (set tasks_small) to ${out}\n`);
@@ -30,7 +30,10 @@ describe("passk tasks generate", () => {
   });
 
   it("--include-unofficial gives all 3405; --sample N --seed S a reproducible subset in generated order", async () => {
-    const all = await runCli(["tasks", "generate", "--domain", "telecom", "--include-unofficial"], { env });
+    const all = await runCliInProcess(
+      ["tasks", "generate", "--domain", "telecom", "--include-unofficial"],
+      env,
+    );
     const ids = (JSON.parse(all.stdout) as Array<{ id: string }>).map((t) => t.id);
     expect(ids).toHaveLength(3405);
     expect(ids.filter((id) => id.includes("data_usage_exceeded_no_refuel"))).toHaveLength(1120);
@@ -47,11 +50,10 @@ describe("passk tasks generate", () => {
       "--seed",
       "11",
     ];
-    const [first, second, other] = await Promise.all([
-      runCli(args, { env }),
-      runCli(args, { env }),
-      runCli([...args.slice(0, -1), "12"], { env }),
-    ]);
+    // One after the other: in one process, commands share process.exitCode.
+    const first = await runCliInProcess(args, env);
+    const second = await runCliInProcess(args, env);
+    const other = await runCliInProcess([...args.slice(0, -1), "12"], env);
     expect(first.stdout).toBe(second.stdout);
     const sampled = (JSON.parse(first.stdout) as Array<{ id: string }>).map((t) => t.id);
     expect(sampled).toHaveLength(7);
@@ -63,7 +65,10 @@ describe("passk tasks generate", () => {
   });
 
   it("explains bad flags and bad component files", async () => {
-    const badSet = await runCli(["tasks", "generate", "--domain", "telecom", "--set", "tasks_smal"], { env });
+    const badSet = await runCliInProcess(
+      ["tasks", "generate", "--domain", "telecom", "--set", "tasks_smal"],
+      env,
+    );
     expect(badSet.code).toBe(1);
     expect(badSet.stderr).toContain(
       'task set "tasks_smal" is not known (known: generated, tasks, tasks_small); did you mean "tasks_small"?',
@@ -75,22 +80,22 @@ describe("passk tasks generate", () => {
     components.managers[2]!.selection_sets[0] = "airplane_issues";
     const file = path.join(mkdtempSync(path.join(tmpdir(), "passk-gen-")), "components.json");
     writeFileSync(file, JSON.stringify(components));
-    const badFile = await runCli(["tasks", "generate", "--components", file], { env });
+    const badFile = await runCliInProcess(["tasks", "generate", "--components", file], env);
     expect(badFile.code).toBe(1);
     expect(badFile.stderr).toContain(`${file} is not valid (1 problem)`);
     expect(badFile.stderr).toContain(
       '$.managers[2].selection_sets[0]: unknown selection set "airplane_issues"',
     );
 
-    const missing = await runCli(["tasks", "generate", "--components", "nope.json"], { env });
+    const missing = await runCliInProcess(["tasks", "generate", "--components", "nope.json"], env);
     expect(missing.stderr).toBe(
       `error: --components nope.json: no such file (${path.resolve("nope.json")})\n`,
     );
 
     const telecomFile = path.join(data, "telecom", "task_components.json");
-    const wrongDomain = await runCli(
+    const wrongDomain = await runCliInProcess(
       ["tasks", "generate", "--domain", "airline", "--components", telecomFile],
-      { env },
+      env,
     );
     expect(wrongDomain.code).toBe(1);
     expect(wrongDomain.stderr).toBe(

@@ -22,6 +22,7 @@ import {
   type ReferenceFixtures,
 } from "../src/testing/tau2-fixtures.js";
 import { mockModelFlags, runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { upstreamWithStandInModels } from "./helpers/stand-in-data-models.js";
 
 // The τ² protocol over real HTTP: a default `passk run` on τ²'s domains shows the models exactly what the
@@ -94,7 +95,7 @@ async function runTask(
     dir,
     `${domain}-${taskId}-${extra.join("")}${Object.keys(extraEnv).join("")}.json`,
   );
-  const run = await runCli(
+  const run = await runCliInProcess(
     [
       "run",
       "--domain",
@@ -110,7 +111,7 @@ async function runTask(
       "none",
       ...extra,
     ],
-    { env: { ...env, ...extraEnv } },
+    { ...env, ...extraEnv },
   );
   expect(run.code, run.stderr).toBe(0);
   const requests = server.requests.slice(before);
@@ -232,7 +233,7 @@ describe("a default passk run on τ²'s domains sends the reference's texts", ()
 
   it("a model run without the upstream texts stops before any call, saying how to get them", async () => {
     const before = server.requests.length;
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -243,7 +244,7 @@ describe("a default passk run on τ²'s domains sends the reference's texts", ()
         "--store",
         path.join(dir, "none.db"),
       ],
-      { env: { ...env, PASSK_DATA_DIR: dataDirWithoutUpstream(), PASSK_TAU2_UPSTREAM: undefined } },
+      { ...env, PASSK_DATA_DIR: dataDirWithoutUpstream(), PASSK_TAU2_UPSTREAM: undefined },
     );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("run `passk data pull`");
@@ -261,7 +262,7 @@ describe("bad model output under the τ² protocol", () => {
     );
     const saveTo = path.join(dir, "malformed.json");
     const before = server.requests.length;
-    const run = await runCli(
+    const run = await runCliInProcess(
       [
         "run",
         "--domain",
@@ -276,7 +277,7 @@ describe("bad model output under the τ² protocol", () => {
         "--save-to",
         saveTo,
       ],
-      { env },
+      env,
     );
     // Nothing could be graded: the run says so and exits 3, never "completed" with 0.
     expect(run.code, run.stderr).toBe(3);
@@ -313,6 +314,7 @@ describe("results as the reference writes them", () => {
       ["toggle_roaming", "write"],
     ]);
     // The reference's strict replay (re-executed writes must print what was recorded) reproduces it.
+    // Spawned: the `score` family's end-to-end run of the binary.
     const score = await runCli(["score", file, "--json"], { env });
     expect(score.code, score.stderr).toBe(0);
     const rescored = JSON.parse(score.stdout) as {

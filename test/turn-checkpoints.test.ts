@@ -11,7 +11,8 @@ import { startMockLlmServer, type MockLlmServer } from "../src/testing/index.js"
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { startRedisServer, type TestRedis } from "./helpers/redis-server.js";
 import { conversationStarts, outcomesWithoutIds, passkProcesses, waitFor } from "./helpers/passk-process.js";
-import { mockModelFlags, runCli } from "./helpers/run-cli.js";
+import { mockModelFlags } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { craftedModel } from "./helpers/run-mock-model.js";
 
 // Turn checkpoints end to end: a conversation interrupted by kill -9 (of the one process, or of a
@@ -105,7 +106,7 @@ beforeAll(async () => {
   const store = path.join(dir, "reference.db");
   const saveTo = path.join(dir, "reference.json");
   const from = server.requests.length;
-  const result = await runCli(runArgs(store, saveTo), { env });
+  const result = await runCliInProcess(runArgs(store, saveTo), env);
   expect(result.code, result.stderr).toBe(0);
   // Off by default: nothing is saved.
   expect(checkpointRows(store)).toEqual([]);
@@ -142,13 +143,11 @@ describe("--checkpoint-turns: an interrupted conversation continues from its las
     await runner.exited;
     const killedAt = server.requests.length;
     // The killed run is still `running` in the store: the list shows how far it came.
-    const list = await runCli(["runs", "list", "--store", store], { env });
+    const list = await runCliInProcess(["runs", "list", "--store", store], env);
     expect(list.stdout).toMatch(new RegExp(`running .* \\d/${TOTAL} `));
-    const resumed = await runCli(
+    const resumed = await runCliInProcess(
       ["run", "--resume", runIdOf(store), "--store", store, "--progress", "none"],
-      {
-        env,
-      },
+      env,
     );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`completed: ${TOTAL} conversations stored`);
@@ -169,7 +168,7 @@ describe("--checkpoint-turns: an interrupted conversation continues from its las
       "--progress",
       "none",
     ];
-    const run = await runCli(["run", ...args, "--store", store, "--checkpoint-turns"], { env });
+    const run = await runCliInProcess(["run", ...args, "--store", store, "--checkpoint-turns"], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(
       "--checkpoint-turns: the agent scripted:gold and the customer scripted:gold cannot continue a conversation from its history, so an interrupted conversation starts over",

@@ -15,7 +15,6 @@ import { fixtureDomainData, tau2DataDir } from "../src/testing/tau2-fixtures.js"
 import { voiceSessionCost } from "../src/voice/voice-cost.js";
 import { PriceOverridesSchema, priceUsage } from "../src/llm/cost.js";
 import { runCliInProcess } from "./helpers/run-cli-in-process.js";
-import { runCli } from "./helpers/run-cli.js";
 
 // What a voice call costs: the usage each provider metered, priced with the price table's audio rates
 // and `--prices`. Every expected sum is computed here from what the mock servers sent (tokens per
@@ -323,7 +322,7 @@ describe("a voice run's cost, against mock providers", () => {
     const saveTo = path.join(dir, "realtime");
     const speechFrom = speech.requests.length;
     const usersFrom = userUsage.length;
-    const result = await runCli(
+    const result = await runCliInProcess(
       args(saveTo, [
         "--voice-agent",
         "openai:gpt-realtime",
@@ -332,7 +331,7 @@ describe("a voice run's cost, against mock providers", () => {
         "--prices",
         pricesFile,
       ]),
-      { env: env() },
+      env(),
     );
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -374,7 +373,7 @@ describe("a voice run's cost, against mock providers", () => {
     expect(result.stdout).toContain(
       `cost $${total.toFixed(4)}: agent $${agentExpected.toFixed(4)}, customer $${userExpected.toFixed(4)}`,
     );
-    const report = await runCli(["report", saveTo]);
+    const report = await runCliInProcess(["report", saveTo]);
     expect(report.code).toBe(0);
     expect(report.stdout).toContain(`agent $${agentExpected.toFixed(4)}`);
   }, 240_000);
@@ -383,7 +382,7 @@ describe("a voice run's cost, against mock providers", () => {
     const saveTo = path.join(dir, "cascaded");
     const speechFrom = speech.requests.length;
     const agentsFrom = agentUsage.length;
-    const result = await runCli(
+    const result = await runCliInProcess(
       args(saveTo, [
         "--voice-agent",
         "cascaded",
@@ -398,7 +397,7 @@ describe("a voice run's cost, against mock providers", () => {
         "--prices",
         pricesFile,
       ]),
-      { env: env() },
+      env(),
     );
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -424,7 +423,7 @@ describe("a voice run's cost, against mock providers", () => {
 
   it("records the caller's environment as used and the effects that fired, tick by tick", async () => {
     const saveTo = path.join(dir, "regular");
-    const result = await runCli(
+    const result = await runCliInProcess(
       args(saveTo, [
         "--voice-agent",
         "openai:gpt-realtime",
@@ -436,7 +435,7 @@ describe("a voice run's cost, against mock providers", () => {
         "--num-trials",
         "2",
       ]),
-      { env: env() },
+      env(),
     );
     expect(result.code).toBe(0);
     const settings = (
@@ -521,9 +520,9 @@ describe("a voice run's cost, against mock providers", () => {
 
   it("without prices for its models, each side's cost is unknown and says why", async () => {
     const saveTo = path.join(dir, "unpriced");
-    const result = await runCli(
+    const result = await runCliInProcess(
       args(saveTo, ["--voice-agent", "openai:gpt-realtime", "--voice-agent-url", realtime.url]),
-      { env: env() },
+      env(),
     );
     expect(result.code).toBe(0);
     const [simulation] = readSimulations(saveTo);

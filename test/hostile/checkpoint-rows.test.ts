@@ -17,7 +17,8 @@ import {
 } from "../../src/testing/index.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { passkProcesses, waitFor } from "../helpers/passk-process.js";
-import { mockModelFlags, runCli } from "../helpers/run-cli.js";
+import { mockModelFlags } from "../helpers/run-cli.js";
+import { runCliInProcess } from "../helpers/run-cli-in-process.js";
 import { craftedModel, reasonOf } from "../helpers/run-mock-model.js";
 
 // Tampered turn checkpoints (`--checkpoint-turns` rows in the store) meet `passk run --resume`: a row
@@ -203,7 +204,10 @@ describe("passk run --resume with tampered turn checkpoints", () => {
       opened.close();
     }
 
-    const resumed = await runCli(["run", "--resume", runId, "--store", store, "--progress", "none"], { env });
+    const resumed = await runCliInProcess(
+      ["run", "--resume", runId, "--store", store, "--progress", "none"],
+      env,
+    );
     expect.soft(resumed.code, resumed.stderr).toBe(0);
     expect.soft(resumed.stdout).toContain(`completed: ${TOTAL} conversations stored`);
     const simulations = (JSON.parse(readFileSync(saveTo, "utf8")) as { simulations: ResultsSimulation[] })
@@ -236,7 +240,7 @@ describe("passk run --resume with tampered turn checkpoints", () => {
       ["--no-checkpoint-turns", "--checkpoint-turns"],
     ]) {
       const store = path.join(dir, "both-flags.db");
-      const result = await runCli(
+      const result = await runCliInProcess(
         [
           "run",
           "--domain",
@@ -249,7 +253,7 @@ describe("passk run --resume with tampered turn checkpoints", () => {
           "--store",
           store,
         ],
-        { env },
+        env,
       );
       expect(result.code).toBe(1);
       expect(result.stderr.trim()).toBe(

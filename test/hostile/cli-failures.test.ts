@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { describeError, systemFailure } from "../../src/cli/context.js";
 import { tau2DataDir } from "../../src/testing/tau2-fixtures.js";
 import { REPO_ROOT, runCli } from "../helpers/run-cli.js";
+import { runCliInProcess } from "../helpers/run-cli-in-process.js";
 
 // What the machine throws at passk — a damaged store, a full disk, a refused permission, an input too
 // large to hold — reaches the user as one sentence with the fix, never a stack trace.
@@ -53,11 +54,9 @@ describe("the CLI's error boundary", () => {
 
   it("a damaged store is said to be damaged by `runs list` too, not only by the command that trips on it", async () => {
     const store = path.join(dir, "damaged.db");
-    const made = await runCli(
+    const made = await runCliInProcess(
       ["run", "--domain", "mock", "--agent-llm", "scripted:gold", "--store", store, "--progress", "none"],
-      {
-        env,
-      },
+      env,
     );
     expect(made.code, made.stderr).toBe(0);
     // Overwrite pages in the middle of the file.
@@ -65,7 +64,7 @@ describe("the CLI's error boundary", () => {
     const fd = openSync(store, "r+");
     writeSync(fd, Buffer.alloc(3000, 0x5a), 0, 3000, 4096 * 2);
     closeSync(fd);
-    const listed = await runCli(["runs", "list", "--store", store], { env });
+    const listed = await runCliInProcess(["runs", "list", "--store", store], env);
     expect(listed.code).toBe(1);
     expect(listed.stderr).toMatch(/^error: .*damaged\.db is damaged \(.*\): restore it from a backup/);
     expect(listed.stderr).not.toContain("    at ");
@@ -93,9 +92,9 @@ describe("what a user without permissions sees", () => {
     async () => {
       const folder = mkdtempSync(path.join(tmpdir(), "passk-readonly-"));
       const store = path.join(folder, "passk.db");
-      const run = await runCli(
+      const run = await runCliInProcess(
         ["run", "--domain", "mock", "--agent-llm", "scripted:gold", "--num-tasks", "1", "--store", store],
-        { env },
+        env,
       );
       expect(run.code, run.stderr).toBe(0);
       chmodSync(store, 0o444);

@@ -32,6 +32,7 @@ export function registerData(program: Command, context: CliContext): void {
         ...(upstreamDir !== undefined ? { upstreamDir } : {}),
         onFile: ({ path, status }) =>
           println(context, `${status === "downloaded" ? "downloaded" : "up to date"}  ${path}`),
+        onWarning: (message) => context.stderr.write(`${message}\n`),
       });
       println(
         context,

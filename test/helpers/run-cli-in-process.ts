@@ -5,12 +5,8 @@ import type { AnyDomain } from "../../src/env/domain.js";
 import { buildProgram } from "../../src/cli/program.js";
 import type { CliContext } from "../../src/cli/context.js";
 import { describeError } from "../../src/cli/context.js";
-import {
-  agentModuleArguments,
-  domainModuleArguments,
-  importAgentModule,
-  importDomainModule,
-} from "../../src/cli/domain-modules.js";
+import { agentModuleArguments, domainModuleArguments } from "../../src/cli/domain-modules.js";
+import { importAgentModule, importDomainModule } from "../../src/runner/load-modules.js";
 import { builtinDomains } from "../../src/domains/registry.js";
 import type { CliRun } from "./run-cli.js";
 

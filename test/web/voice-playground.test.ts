@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page, WebSocket as PageSocket } from "playwright-core";
@@ -6,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { voiceServerMessageSchema, type VoiceTickMessage } from "../../src/server/voice-call-protocol.js";
 import { speakTestSpeech } from "../../src/testing/speech-codec.js";
 import { mulawEncode, readWavFile, resample } from "../../src/voice/audio.js";
-import { wavFile } from "../../src/voice/speech-models.js";
 import { tau2RecordedUtterance } from "../../src/testing/tau2-fixtures.js";
-import { ensureWebBuilt, launchChromium } from "./helpers/browser.js";
+import { ensureWebBuilt, launchChromiumWithMicrophone, type launchChromium } from "./helpers/browser.js";
 import { startWebServer, type WebServer } from "./helpers/web-server.js";
 
 // The playground's voice mode in Chromium, keyless (the scripted demo): a simulated call plays and its
@@ -36,15 +35,8 @@ beforeAll(async () => {
   const said = speakTestSpeech("Hi, I need to change my flight reservation please.", rate);
   const samples = new Int16Array(said.length + rate * 2);
   samples.set(said);
-  const wav = path.join(dir, "utterance.wav");
-  writeFileSync(wav, wavFile({ samples, sampleRate: rate }));
   web = await startWebServer();
-  browser = await launchChromium([
-    "--use-fake-ui-for-media-stream",
-    "--use-fake-device-for-media-stream",
-    `--use-file-for-fake-audio-capture=${wav}`,
-    "--autoplay-policy=no-user-gesture-required",
-  ]);
+  browser = await launchChromiumWithMicrophone(path.join(dir, "utterance.wav"), samples, rate);
 }, 180_000);
 
 afterAll(async () => {
@@ -195,14 +187,7 @@ describe("voice playground with a recorded utterance", () => {
     utteranceSeconds = said.length / rate;
     const samples = new Int16Array(said.length + rate * 10.5);
     samples.set(said, rate / 2);
-    const wav = path.join(dir, "check_order_12345-48k.wav");
-    writeFileSync(wav, wavFile({ samples, sampleRate: rate }));
-    recorded = await launchChromium([
-      "--use-fake-ui-for-media-stream",
-      "--use-fake-device-for-media-stream",
-      `--use-file-for-fake-audio-capture=${wav}`,
-      "--autoplay-policy=no-user-gesture-required",
-    ]);
+    recorded = await launchChromiumWithMicrophone(path.join(dir, "check_order_12345-48k.wav"), samples, rate);
   }, 180_000);
 
   afterAll(async () => {

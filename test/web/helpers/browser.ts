@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
+import { wavFile } from "../../../src/voice/speech-models.js";
 
 export const REPO = path.resolve(import.meta.dirname, "..", "..", "..");
 export const WEB_DIST = path.join(REPO, "web", "dist");
@@ -64,4 +65,22 @@ export async function launchChromium(
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Chromium whose fake microphone plays `samples` (written as `wav` at `sampleRate`; Chromium loops the
+ * file) and which plays audio without a user gesture, for the voice playground's caller tests.
+ */
+export async function launchChromiumWithMicrophone(
+  wav: string,
+  samples: Int16Array,
+  sampleRate: number,
+): Promise<Awaited<ReturnType<typeof launchChromium>>> {
+  writeFileSync(wav, wavFile({ samples, sampleRate }));
+  return launchChromium([
+    "--use-fake-ui-for-media-stream",
+    "--use-fake-device-for-media-stream",
+    `--use-file-for-fake-audio-capture=${wav}`,
+    "--autoplay-policy=no-user-gesture-required",
+  ]);
 }

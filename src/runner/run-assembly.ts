@@ -24,6 +24,20 @@ import {
   type RunConfig,
 } from "./run-spec.js";
 
+/** What every library entry point that builds participants may be given besides its spec. */
+export interface AssemblyOptions {
+  /** API keys and `PASSK_*` settings; by default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Your own domains beside the built-in ones (`defineDomain`). */
+  domains?: ReadonlyMap<string, AnyDomain>;
+  /** Domain data already parsed (shared with the process's other parts: each domain is parsed once). */
+  catalog?: DomainCatalog;
+  /** Agents of `module:` specs, by spec. */
+  agentModules?: ReadonlyMap<string, Agent>;
+  /** The perturbations the spec may name (passk's own by default). */
+  perturbations?: PerturbationRegistry;
+}
+
 // A run spec turned into what runs it: the spec resolved into what the store keeps, each domain's data
 // and the participants. The coordinator of a run and each worker of a distributed run use the same.
 

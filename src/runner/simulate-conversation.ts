@@ -1,23 +1,17 @@
 import { z } from "zod";
 import { readAgentPromptTemplates } from "../agents/agent-prompt.js";
-import type { Agent, UserSimulator } from "../core/agent.js";
+import type { UserSimulator } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
 import type { RewardInfo } from "../core/simulation.js";
 import type { Task } from "../core/task.js";
 import { builtinDomains } from "../domains/registry.js";
-import type { AnyDomain } from "../env/domain.js";
-import type { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { loadPriceOverrides } from "../llm/index.js";
 import type { Tracing } from "../observability/start-tracing.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
-import {
-  createPerturbationRegistry,
-  resolvePerturbations,
-  type PerturbationRegistry,
-} from "../perturbations/registry.js";
+import { createPerturbationRegistry, resolvePerturbations } from "../perturbations/registry.js";
 import { buildParticipants } from "./build.js";
 import { runConversation } from "./conversation-job.js";
-import { loadDomainData, readToolSpecFile } from "./run-assembly.js";
+import { loadDomainData, readToolSpecFile, type AssemblyOptions } from "./run-assembly.js";
 import { RunSpecSchema } from "./run-spec.js";
 import type { ConversationProtocol } from "./simulation-setup.js";
 
@@ -54,16 +48,7 @@ export const SimulationSpecSchema = RunSpecSchema.pick({
 });
 export type SimulationSpec = z.input<typeof SimulationSpecSchema>;
 
-export interface SimulateConversationOptions {
-  /** API keys and `PASSK_*` settings; by default `process.env`. */
-  env?: NodeJS.ProcessEnv;
-  /** Your own domains beside the built-in ones. */
-  domains?: ReadonlyMap<string, AnyDomain>;
-  catalog?: DomainCatalog;
-  /** Agents of `module:` specs, by spec. */
-  agentModules?: ReadonlyMap<string, Agent>;
-  /** The perturbations the spec may name (passk's own by default). */
-  perturbations?: PerturbationRegistry;
+export interface SimulateConversationOptions extends AssemblyOptions {
   /** A person plays the customer (a terminal): no simulated customer is built. */
   person?: UserSimulator;
   /** Trace the conversation and its model calls (OpenTelemetry). */

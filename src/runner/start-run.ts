@@ -6,7 +6,6 @@ import type { Agent } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
 import { TaskSchema, type Task } from "../core/task.js";
 import { builtinDomains } from "../domains/registry.js";
-import type { AnyDomain } from "../env/domain.js";
 import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import type { DomainData } from "../formats/tau2/domain-data.js";
 import { readResultsFile } from "../formats/tau2/results.js";
@@ -41,6 +40,7 @@ import {
   domainDataOfRun,
   participantsOfRun,
   resolveRunSpec,
+  type AssemblyOptions,
   type RunAssemblyContext,
 } from "./run-assembly.js";
 import { selectTasksOfDomains } from "./run-plan.js";
@@ -64,34 +64,25 @@ import { run, type RunJobFactory, type RunSessionEvent, type RunSessionOutcome }
 
 export { ModelSpecSchema, RunSpecSchema, type ModelSpec, type RunSpec };
 
-export interface StartRunOptions {
+export interface StartRunOptions extends AssemblyOptions {
   /**
    * The agent under test, if the spec does not name it: a model spec (`{ model: "openai:gpt-4.1" }`) or
    * your own {@link Agent}, which runs in this process and is recorded as `module:<its name>`.
    */
   agent?: ModelSpec | Agent;
-  /** API keys and `PASSK_*` settings; by default `process.env`. */
-  env?: NodeJS.ProcessEnv;
-  /** Your own domains beside the built-in ones (`defineDomain`). */
-  domains?: ReadonlyMap<string, AnyDomain>;
   /** An open store to write to (it stays open); by default the spec's `store`, opened and closed here. */
   store?: Store;
   /** Each event of the run as it happens (progress, costs, conversations ended). */
   onEvent?: (event: RunSessionEvent) => void;
   /** Sentences about the run worth telling its user (a default retrieval config, tasks left out). */
   onNote?: (text: string) => void;
-  /** Domain data already parsed (runs started with the same catalog parse each domain once). */
-  catalog?: DomainCatalog;
   /** Stop: no new conversations; those in flight finish and are stored (resume with `resumeRun`). */
   signal?: AbortSignal;
   /** Hard stop: conversations in flight are abandoned and run again on resume. */
   abortSignal?: AbortSignal;
-  /** The perturbations the spec may name (passk's own by default). */
-  perturbations?: PerturbationRegistry;
   /** Loads the perturbation modules a run names (a resumed run's, again). */
   loadPerturbationModules?: (files: readonly string[]) => Promise<PerturbationRegistry>;
-  /** Agents of `module:` specs loaded so far, and how to load one a resumed run names. */
-  agentModules?: ReadonlyMap<string, Agent>;
+  /** Loads an agent module a resumed run names, beside `agentModules`. */
   loadAgentModule?: (spec: string) => Promise<Agent>;
   /** `--fail-under` gates (`pass^4=0.8`, `robustness.NAME=MIN`), checked before anything runs. */
   failUnder?: readonly string[];

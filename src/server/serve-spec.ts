@@ -3,7 +3,6 @@ import path from "node:path";
 import { z } from "zod";
 import { readAgentPromptTemplates } from "../agents/agent-prompt.js";
 import { isScriptedSpec } from "../agents/create-agent.js";
-import type { Agent } from "../core/agent.js";
 import { ConfigError } from "../core/errors.js";
 import { builtinDomains, getDomain } from "../domains/registry.js";
 import type { AnyDomain } from "../env/domain.js";
@@ -14,9 +13,13 @@ import { AgentGym } from "../gym/agent-gym.js";
 import { GymSessions } from "../gym/gym-sessions.js";
 import { createLanguageModel } from "../llm/create-language-model.js";
 import { loadPriceOverrides, type ModelCallObserver } from "../llm/index.js";
-import type { PerturbationRegistry } from "../perturbations/registry.js";
 import { buildOfferedParticipants, type OfferedParticipants } from "../runner/build.js";
-import { loadDomainData, readToolSpecFile, type DomainLoadSpec } from "../runner/run-assembly.js";
+import {
+  loadDomainData,
+  readToolSpecFile,
+  type AssemblyOptions,
+  type DomainLoadSpec,
+} from "../runner/run-assembly.js";
 import { ModelSpecSchema, RunSpecSchema } from "../runner/run-spec.js";
 import { resolveStorePath } from "../store/store-location.js";
 import { Store } from "../store/store.js";
@@ -92,17 +95,7 @@ export const ServeSpecSchema = RunSpecSchema.pick({
 export type ServeSpec = z.input<typeof ServeSpecSchema>;
 type ParsedServeSpec = z.output<typeof ServeSpecSchema>;
 
-export interface AssembleServerOptions {
-  /** API keys and `PASSK_*` settings; by default `process.env`. */
-  env?: NodeJS.ProcessEnv;
-  /** Your own domains beside the built-in ones. */
-  domains?: ReadonlyMap<string, AnyDomain>;
-  /** Domain data already parsed (shared with the process's other parts). */
-  catalog?: DomainCatalog;
-  /** Agents of `module:` specs, by spec. */
-  agentModules?: ReadonlyMap<string, Agent>;
-  /** The perturbations a playground conversation may ask for (passk's own by default). */
-  perturbations?: PerturbationRegistry;
+export interface AssembleServerOptions extends AssemblyOptions {
   /** An open run store for the explorer (it stays open); by default the spec's `store`, opened here. */
   store?: Store;
   /** Observes every model call (tracing's model-call spans). */

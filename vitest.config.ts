@@ -1,12 +1,15 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
-// Files that drive Chromium, or time a live process (workers killed and restarted, a run signalled
-// mid-flight), run one at a time after the rest, with the machine to themselves: their waits are sized
-// for a loaded machine, not for a second test file competing with them.
+// Files whose timing is the test — calls played in real time in Chromium, the live progress page
+// losing its server, workers killed and restarted, a run killed mid-flight — run one at a time after
+// the rest, with the machine to themselves: their waits are sized for a loaded machine, not for a
+// second file competing for the same two cores.
 const ALONE = [
-  "test/web/**/*.test.ts",
-  "test/hostile/browser-attacks.test.ts",
+  "test/web/voice-playground.test.ts",
+  "test/web/voice-playground-live.test.ts",
+  "test/web/keyless-demo.test.ts",
+  "test/web/live-progress.test.ts",
   "test/distributed-run.test.ts",
   "test/hostile/distributed-jobs.test.ts",
   "test/banking-alltools-run.test.ts",

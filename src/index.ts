@@ -140,6 +140,10 @@ export { DomainCatalog } from "./formats/tau2/domain-catalog.js";
 export type { DomainLoadSpec } from "./runner/run-assembly.js";
 export { importAgentModule, importDomainModule, importPerturbationModule } from "./runner/load-modules.js";
 
+// The tools a model is given on one side of a domain, with the texts its protocol shows (`passk tools`)
+export { domainTools } from "./runner/domain-tools.js";
+export type { DomainTools, DomainToolsSpec } from "./runner/domain-tools.js";
+
 // The web app's server (playground, explorer, gym) from code: assembleServer(spec) → createServer(deps)
 export { assembleServer, ServeSpecSchema } from "./server/serve-spec.js";
 export type { ServeSpec, AssembleServerOptions, AssembledServer } from "./server/serve-spec.js";

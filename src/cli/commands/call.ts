@@ -1,18 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { ToolRequestorSchema } from "../../core/message.js";
-import { copyPyFloatMarks, parseJsonKeepingPyFloats } from "../../python/py-float.js";
-import { runSingleCallAsync } from "../../evaluation/single-call.js";
+import { runCallLines, runSingleCallAsync } from "../../evaluation/single-call.js";
 import { println, withDataOption, type CliContext } from "../context.js";
 import { loadDomain, withRetrievalConfigOption } from "../domain-flags.js";
-
-const BatchLineSchema = z.object({
-  requestor: ToolRequestorSchema.default("assistant"),
-  name: z.string(),
-  arguments: z.record(z.string(), z.unknown()).default({}),
-});
 
 function parseArgs(text: string): Record<string, unknown> {
   let value: unknown;
@@ -71,38 +63,11 @@ export function registerCall(program: Command, context: CliContext): void {
             "give either --tool NAME or --batch FILE, not both (batch lines name their tools)",
           );
         const text = readFileSync(options.batch === "-" ? 0 : options.batch, "utf8");
-        const shared = options.oneConversation ? data.newWorld({ validation }) : undefined;
+        const newWorld = () => data.newWorld({ validation });
         let invalidLines = 0;
-        for (const [index, line] of text.split("\n").entries()) {
-          if (line.trim() === "") continue;
-          let parsed;
-          try {
-            const raw = parseJsonKeepingPyFloats(line);
-            parsed = BatchLineSchema.safeParse(raw);
-            if (parsed.success) copyPyFloatMarks(raw, parsed.data);
-          } catch (error) {
-            println(
-              context,
-              JSON.stringify({ line: index + 1, invalid_input: `not JSON: ${(error as Error).message}` }),
-            );
-            invalidLines++;
-            continue;
-          }
-          if (!parsed.success) {
-            println(
-              context,
-              JSON.stringify({
-                line: index + 1,
-                invalid_input: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
-              }),
-            );
-            invalidLines++;
-            continue;
-          }
-          println(
-            context,
-            JSON.stringify(await runSingleCallAsync(shared ?? data.newWorld({ validation }), parsed.data)),
-          );
+        for await (const outcome of runCallLines(text, newWorld, { oneWorld: options.oneConversation })) {
+          if ("invalid_input" in outcome) invalidLines++;
+          println(context, JSON.stringify(outcome));
         }
         // A call that returns an error is a result; a line that is not a call is bad input.
         if (invalidLines > 0) {

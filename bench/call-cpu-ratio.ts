@@ -17,14 +17,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
-import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { runSimulation } from "../src/orchestrator/simulate.js";
+import { buildParticipants, type Participants } from "../src/runner/build.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 import { benchScript, modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
@@ -36,25 +35,25 @@ const turns = 5;
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const task = data.task("create_task_1");
-const guidelines = readUserGuidelines(tau2DataDir());
 
-function participants(baseUrl: string, suffix = "") {
-  const options = {
-    baseUrl,
+/** An LLM agent and customer against the mock, with passk's own prompts (as a run on your own domain). */
+function participants(baseUrl: string, suffix = ""): Participants {
+  return buildParticipants({
+    agent: { model: `openai-compatible:bench-agent${suffix}`, baseUrl },
+    user: { model: `openai-compatible:bench-user${suffix}`, baseUrl },
+    protocol: "passk",
+    dataDir: tau2DataDir(),
+    domains: [data.domain],
     env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
-    timeoutMs: 60_000,
-  };
-  return {
-    agent: createAgent(`openai-compatible:bench-agent${suffix}`, options),
-    user: createUserSimulator(`openai-compatible:bench-user${suffix}`, { ...options, guidelines }),
-  };
+    timeoutSeconds: 60,
+  });
 }
 
 /** The bodies of one conversation as passk sends them, captured by an in-process mock answering alike. */
 async function captureBodies(): Promise<string[]> {
   const server = await startMockLlmServer({ script: benchScript(turns) });
-  const { agent, user } = participants(server.baseUrl);
-  await runSimulation(conversationSetup({ data, task, agent, user, seed: 0, trial: 0 }));
+  const { agent, user, protocol } = participants(server.baseUrl);
+  await runSimulation(conversationSetup({ data, task, agent, user, protocol, seed: 0, trial: 0 }));
   await server.close();
   return server.requests.map((request) => JSON.stringify(request.body));
 }
@@ -119,11 +118,11 @@ async function pool(count: number, job: (index: number) => Promise<number>): Pro
 async function passkConversations(
   count: number,
   from: number,
-  who: { agent: typeof passk.agent; user: typeof passk.user } = passk,
+  { agent, user, protocol }: Participants = passk,
 ): Promise<number> {
   return pool(count, async (i) => {
     const run = await runSimulation(
-      conversationSetup({ data, task, ...who, seed: from + i, trial: from + i }),
+      conversationSetup({ data, task, agent, user, protocol, seed: from + i, trial: from + i }),
     );
     if (run.termination_reason !== "user_stop")
       throw new Error(`conversation ended by ${run.termination_reason}`);

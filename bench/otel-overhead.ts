@@ -17,24 +17,22 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
-import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { evaluateSimulation } from "../src/evaluation/evaluate-simulation.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { resolveOtelSettings, startTracing } from "../src/observability/index.js";
 import { runSimulation } from "../src/orchestrator/simulate.js";
+import { buildParticipants } from "../src/runner/build.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { goldScript, startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
-import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 
 const PASSES = 5;
 const dataDir = tau2DataDir();
 const data = new DomainData(builtinDomains.get("airline")!, dataDir);
 const base = new Set(data.splits?.base ?? data.tasks.map((task) => task.id));
 const tasks = data.tasks.filter((task) => base.has(task.id)).slice(0, Number(process.argv[2] ?? base.size));
-const texts = loadReferenceTexts(tau2UpstreamDir());
+const upstream = tau2UpstreamDir();
 const env = { OPENAI_API_KEY: "bench-key-0123456789" };
 const MODEL = "openai:gpt-4.1";
 
@@ -62,17 +60,17 @@ interface Pass {
 async function pass(traced: boolean): Promise<Pass> {
   const settings = traced ? resolveOtelSettings({ flag: receiverUrl, env: {} }) : undefined;
   const tracing = settings && startTracing({ settings, env, warn: (message) => console.error(message) });
-  const options = {
-    baseUrl: server.baseUrl,
+  // τ²'s protocol: the reference's prompts and done tool, temperature 0; no retries.
+  const { agent, user, protocol } = buildParticipants({
+    agent: { model: MODEL, baseUrl: server.baseUrl },
+    user: { model: MODEL, baseUrl: server.baseUrl },
+    protocol: "tau2",
+    upstream,
+    dataDir,
+    domains: [data.domain],
     env,
-    args: { temperature: 0 },
-    retry: { maxAttempts: 1 },
+    maxAttempts: 1,
     ...(tracing ? { observer: tracing.modelCalls } : {}),
-  };
-  const agent = createAgent(MODEL, { ...options, templates: texts.prompts.agent, doneTool: texts.doneTool });
-  const user = createUserSimulator(MODEL, {
-    ...options,
-    guidelines: () => ({ ...readUserGuidelines(dataDir), template: texts.prompts.user.SYSTEM_PROMPT }),
   });
   let rewards = 0;
   const cpu = process.cpuUsage();
@@ -84,7 +82,7 @@ async function pass(traced: boolean): Promise<Pass> {
       task,
       agent,
       user,
-      protocol: { name: "tau2", texts },
+      protocol,
       seed: trial,
       trial,
     });

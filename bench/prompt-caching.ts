@@ -16,24 +16,22 @@
  *
  * Usage: node --import tsx bench/prompt-caching.ts [tasks=all of the base split]
  */
-import { createAgent } from "../src/agents/create-agent.js";
 import type { SimulationRun } from "../src/core/simulation.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
 import { tokenUsage } from "../src/metrics/token-usage.js";
 import { runSimulation } from "../src/orchestrator/simulate.js";
+import { buildParticipants } from "../src/runner/build.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { goldScript, startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
-import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 
 const dataDir = tau2DataDir();
 const data = new DomainData(builtinDomains.get("airline")!, dataDir);
 const base = new Set(data.splits?.base ?? data.tasks.map((task) => task.id));
 const limit = Number(process.argv[2] ?? base.size);
 const tasks = data.tasks.filter((task) => base.has(task.id)).slice(0, limit);
-const texts = loadReferenceTexts(tau2UpstreamDir());
+const upstream = tau2UpstreamDir();
 const env = { ANTHROPIC_API_KEY: "bench-key-0123456789", OPENAI_API_KEY: "bench-key-0123456789" };
 
 interface Figure {
@@ -61,25 +59,23 @@ async function measure(model: string, caching: boolean): Promise<Figure> {
     recordRequests: false,
     promptCache: caching || model.startsWith("anthropic:"),
   });
-  const options = {
-    baseUrl: server.baseUrl,
+  // τ²'s protocol: the reference's prompts and done tool, temperature 0; no retries.
+  const { agent, user, protocol } = buildParticipants({
+    agent: { model, baseUrl: server.baseUrl },
+    user: { model, baseUrl: server.baseUrl },
+    protocol: "tau2",
+    upstream,
+    dataDir,
+    domains: [data.domain],
     env,
-    args: { temperature: 0 },
+    maxAttempts: 1,
     promptCache: caching,
-    retry: { maxAttempts: 1 },
-  };
-  const agent = createAgent(model, { ...options, templates: texts.prompts.agent, doneTool: texts.doneTool });
-  const user = createUserSimulator(model, {
-    ...options,
-    guidelines: () => ({ ...readUserGuidelines(dataDir), template: texts.prompts.user.SYSTEM_PROMPT }),
   });
   const runs: SimulationRun[] = [];
   for (const [trial, task] of tasks.entries()) {
     server.setScript(goldScript(task));
     runs.push(
-      await runSimulation(
-        conversationSetup({ data, task, agent, user, protocol: { name: "tau2", texts }, seed: trial, trial }),
-      ),
+      await runSimulation(conversationSetup({ data, task, agent, user, protocol, seed: trial, trial })),
     );
   }
   await server.close();

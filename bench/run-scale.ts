@@ -15,16 +15,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { buildParticipants } from "../src/runner/build.js";
 import { conversationJob } from "../src/runner/conversation-job.js";
 import { executeRun } from "../src/runner/execute-run.js";
 import { planRun } from "../src/runner/run-plan.js";
 import { SqliteJobQueue } from "../src/store/sqlite-job-queue.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 import { modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
@@ -49,16 +48,16 @@ const run = store.createRun({ numTrials, config: { bench: "run-scale" } });
 store.putTasks(run.id, "mock", tasks);
 await queue.enqueue(run.id, jobs);
 
-const options = {
-  baseUrl,
+// passk's own prompts (as a run on your own domain): no retries, a minute per call.
+const { agent, user, protocol } = buildParticipants({
+  agent: { model: "openai-compatible:bench-agent", baseUrl },
+  user: { model: "openai-compatible:bench-user", baseUrl },
+  protocol: "passk",
+  dataDir: tau2DataDir(),
+  domains: [data.domain],
   env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
-  retry: { maxAttempts: 1 },
-  timeoutMs: 60_000,
-};
-const agent = createAgent("openai-compatible:bench-agent", options);
-const user = createUserSimulator("openai-compatible:bench-user", {
-  ...options,
-  guidelines: readUserGuidelines(tau2DataDir()),
+  maxAttempts: 1,
+  timeoutSeconds: 60,
 });
 
 const rssBefore = process.memoryUsage.rss();
@@ -73,6 +72,7 @@ const outcome = await executeRun({
     domains: new Map([["mock", { data, tasks: new Map(tasks.map((t) => [t.id, t])) }]]),
     agent,
     user,
+    protocol,
   }),
 });
 const wallMs = performance.now() - start;

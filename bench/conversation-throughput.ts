@@ -12,13 +12,12 @@
  * Usage: node --import tsx bench/conversation-throughput.ts [concurrency=1000] [latencyMs=500] [turns=5]
  */
 import os from "node:os";
-import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { runSimulation } from "../src/orchestrator/simulate.js";
+import { buildParticipants } from "../src/runner/build.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 import { modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
@@ -31,21 +30,26 @@ const baseUrl = mock.baseUrl;
 
 const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const task = data.task("create_task_1");
-const options = {
-  baseUrl,
-  env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
-  retry: { maxAttempts: 1 },
-  timeoutMs: 60_000,
-};
-const guidelines = readUserGuidelines(tau2DataDir());
-const agent = createAgent("openai-compatible:bench-agent", options);
-const user = createUserSimulator("openai-compatible:bench-user", { ...options, guidelines });
+/** An LLM agent and customer against the mock, with passk's own prompts: no retries, a minute per call. */
+const participants = (suffix = "") =>
+  buildParticipants({
+    agent: { model: `openai-compatible:bench-agent${suffix}`, baseUrl },
+    user: { model: `openai-compatible:bench-user${suffix}`, baseUrl },
+    protocol: "passk",
+    dataDir: tau2DataDir(),
+    domains: [data.domain],
+    env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
+    maxAttempts: 1,
+    timeoutSeconds: 60,
+  });
+const { agent, user, protocol } = participants();
 
-const warmAgent = createAgent("openai-compatible:bench-agent-warmup", options);
-const warmUser = createUserSimulator("openai-compatible:bench-user-warmup", { ...options, guidelines });
+const warm = participants("-warmup");
 await Promise.all(
   Array.from({ length: 50 }, (_, i) =>
-    runSimulation(conversationSetup({ data, task, agent: warmAgent, user: warmUser, seed: i, trial: i })),
+    runSimulation(
+      conversationSetup({ data, task, agent: warm.agent, user: warm.user, protocol, seed: i, trial: i }),
+    ),
   ),
 );
 await mock.reset();
@@ -54,7 +58,7 @@ const cpuBefore = process.cpuUsage();
 const start = performance.now();
 const runs = await Promise.all(
   Array.from({ length: concurrency }, (_, i) =>
-    runSimulation(conversationSetup({ data, task, agent, user, seed: i, trial: i })),
+    runSimulation(conversationSetup({ data, task, agent, user, protocol, seed: i, trial: i })),
   ),
 );
 const wallMs = performance.now() - start;

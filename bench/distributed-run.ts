@@ -21,13 +21,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { createAgent } from "../src/agents/create-agent.js";
 import type { RunRecord } from "../src/core/run-store.js";
 import type { Task } from "../src/core/task.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { openDispatcher } from "../src/distributed/dispatcher.js";
 import { openRedisClient } from "../src/distributed/redis-client.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { buildParticipants } from "../src/runner/build.js";
 import { conversationJob } from "../src/runner/conversation-job.js";
 import { executeRun, type RunJob } from "../src/runner/execute-run.js";
 import { RunConfigSchema, type RunConfig } from "../src/runner/run-spec.js";
@@ -35,7 +35,6 @@ import { planRun } from "../src/runner/run-plan.js";
 import { SqliteJobQueue } from "../src/store/sqlite-job-queue.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 import { modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
@@ -160,7 +159,6 @@ const dispatcher = await openDispatcher({ address });
 const results: Array<Record<string, number>> = [];
 let redisPerConversation = 0;
 let oneWorkerWallMs = 0;
-const agentOptions = { baseUrl: mock.baseUrl, env, retry: { maxAttempts: 1 }, timeoutMs: 60_000 };
 for (const count of [1, 2, 4]) {
   const workers = await startWorkers(count);
   // A short warm-up run, so that each worker has compiled its code paths before the measured run.
@@ -202,16 +200,21 @@ const checkpointBytes = (await bytesIn()) - checkpointBefore.bytes;
 checkpointWorker!.kill("SIGKILL");
 
 // The same conversations in this process, at the same concurrency as one worker: no queue at all.
-const agent = createAgent("openai-compatible:bench-agent", agentOptions);
-const user = createUserSimulator("openai-compatible:bench-user", {
-  ...agentOptions,
-  guidelines: readUserGuidelines(tau2DataDir()),
+const { agent, user, protocol } = buildParticipants({
+  agent: { model: "openai-compatible:bench-agent", baseUrl: mock.baseUrl },
+  user: { model: "openai-compatible:bench-user", baseUrl: mock.baseUrl },
+  protocol: "passk",
+  dataDir: tau2DataDir(),
+  domains: [data.domain],
+  env,
+  maxAttempts: 1,
+  timeoutSeconds: 60,
 });
 await runOnce(concurrency, concurrency, (_run, domains) =>
-  conversationJob({ domains, agent, user, protocol: { name: "passk" } }),
+  conversationJob({ domains, agent, user, protocol }),
 );
 const local = await runOnce(perWorker, concurrency, (_run, domains) =>
-  conversationJob({ domains, agent, user, protocol: { name: "passk" } }),
+  conversationJob({ domains, agent, user, protocol }),
 );
 await dispatcher.close();
 await mock.stop();

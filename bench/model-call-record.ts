@@ -14,10 +14,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { createAgent } from "../src/agents/create-agent.js";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { loadReferenceTexts } from "../src/formats/tau2/upstream/reference-texts.js";
+import { buildParticipants } from "../src/runner/build.js";
 import type { JobContext } from "../src/runner/execute-run.js";
 import { ModelCallRecorder } from "../src/runner/model-call-recorder.js";
 import { runConversation } from "../src/runner/conversation-job.js";
@@ -25,14 +24,13 @@ import { SqliteModelCallStore } from "../src/store/model-call-store.js";
 import { Store } from "../src/store/store.js";
 import { goldScript, startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir, tau2UpstreamDir } from "../src/testing/tau2-fixtures.js";
-import { createUserSimulator, readUserGuidelines } from "../src/users/create-user.js";
 
 const PASSES = 5;
 const dataDir = tau2DataDir();
 const data = new DomainData(builtinDomains.get("airline")!, dataDir);
 const base = new Set(data.splits?.base ?? data.tasks.map((task) => task.id));
 const tasks = data.tasks.filter((task) => base.has(task.id)).slice(0, Number(process.argv[2] ?? base.size));
-const texts = loadReferenceTexts(tau2UpstreamDir());
+const upstream = tau2UpstreamDir();
 const env = { OPENAI_API_KEY: "bench-key-0123456789" };
 const MODEL = "openai:gpt-4.1";
 const server = await startMockLlmServer({ script: [], recordRequests: false, promptCache: false });
@@ -50,17 +48,17 @@ interface Pass {
 
 async function pass(recorded: boolean): Promise<Pass> {
   const recorder = recorded ? new ModelCallRecorder({ secrets: Object.values(env) }) : undefined;
-  const options = {
-    baseUrl: server.baseUrl,
+  // τ²'s protocol: the reference's prompts and done tool, temperature 0; no retries.
+  const { agent, user, protocol } = buildParticipants({
+    agent: { model: MODEL, baseUrl: server.baseUrl },
+    user: { model: MODEL, baseUrl: server.baseUrl },
+    protocol: "tau2",
+    upstream,
+    dataDir,
+    domains: [data.domain],
     env,
-    args: { temperature: 0 },
-    retry: { maxAttempts: 1 },
+    maxAttempts: 1,
     ...(recorder ? { observer: recorder } : {}),
-  };
-  const agent = createAgent(MODEL, { ...options, templates: texts.prompts.agent, doneTool: texts.doneTool });
-  const user = createUserSimulator(MODEL, {
-    ...options,
-    guidelines: () => ({ ...readUserGuidelines(dataDir), template: texts.prompts.user.SYSTEM_PROMPT }),
   });
   let rewards = 0;
   let simulationBytes = 0;
@@ -75,7 +73,7 @@ async function pass(recorded: boolean): Promise<Pass> {
         task,
         agent,
         user,
-        protocol: { name: "tau2", texts },
+        protocol,
         seed: trial,
         trial,
         ...(context.onSimulationEvent ? { onEvent: context.onSimulationEvent } : {}),

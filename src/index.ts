@@ -101,6 +101,8 @@ export type {
   ResumeRunOptions,
   LaunchOutcome,
 } from "./runner/start-run.js";
+export { runVerdict } from "./runner/run-verdict.js";
+export type { RunVerdict } from "./runner/run-verdict.js";
 export { rescore } from "./runner/rescore.js";
 export { storedRun, continuedConfig, resolveSaveTo, checkNotRunningElsewhere } from "./runner/resume.js";
 export type { StoredRun, ResolvedRun, RunChanges } from "./runner/resume.js";

@@ -120,4 +120,48 @@ describe("passk from TypeScript", () => {
     await expect(startRun({ domains: ["airlines"], store, dataDir }, { agent })).rejects.toThrow(/airlines/);
     expect(() => Store.open(store, { create: false })).toThrow();
   });
+
+  it("says what the run means for a gate keeper: gates, completeness, and a run that graded nothing", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "passk-library-verdict-"));
+    const spec = { domains: ["airline"], numTasks: 4, user: { model: "scripted:gold" }, dataDir };
+    const gold = await startRun(
+      { ...spec, store: path.join(folder, "gold.db") },
+      { agent: { model: "scripted:gold" }, failUnder: ["pass^1=0.9"] },
+    );
+    expect(gold.verdict.gates.map((g) => [g.threshold.text, g.value, g.passed])).toEqual([
+      ["pass^1=0.9", 1, true],
+    ]);
+    expect(gold.verdict).toMatchObject({ unfinished: 0, belowThreshold: false, robustness: [] });
+    expect(gold.verdict.nothingGraded).toBeUndefined();
+
+    const refuser = {
+      name: "refuser",
+      start: () => ({
+        respond: async () => ({
+          role: "assistant" as const,
+          content: "Is there anything else I can help you with?",
+        }),
+      }),
+    };
+    const refused = await startRun(
+      { ...spec, store: path.join(folder, "refused.db") },
+      { agent: refuser, failUnder: ["pass^1=0.9"] },
+    );
+    const [gate] = refused.verdict.gates;
+    expect(gate!.passed).toBe(false);
+    expect(gate!.value).toBe(refused.metrics.pass_hat_ks["1"]);
+    expect(refused.verdict.belowThreshold).toBe(true);
+
+    // A provider that is not there: every conversation ends as an infrastructure error, none graded.
+    const unreachable = await startRun(
+      { ...spec, numTasks: 2, store: path.join(folder, "down.db"), maxAttempts: 1, maxRetries: 1 },
+      {
+        agent: { model: "openai-compatible:m", baseUrl: "http://127.0.0.1:9/v1" },
+        env: { OPENAI_COMPATIBLE_API_KEY: "k" },
+      },
+    );
+    expect(unreachable.verdict.nothingGraded).toMatchObject({ conversations: 2 });
+    expect(unreachable.verdict.nothingGraded!.firstError).toMatch(/127\.0\.0\.1:9|connect|fetch/i);
+    expect(unreachable.verdict.belowThreshold).toBe(false);
+  }, 120_000);
 });

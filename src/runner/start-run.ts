@@ -60,6 +60,7 @@ import {
   type RunConfig,
   type RunSpec,
 } from "./run-spec.js";
+import { runVerdict, type RunVerdict } from "./run-verdict.js";
 import { run, type RunJobFactory, type RunSessionEvent, type RunSessionOutcome } from "./run.js";
 
 export { ModelSpecSchema, RunSpecSchema, type ModelSpec, type RunSpec };
@@ -102,6 +103,8 @@ export interface LaunchOutcome extends RunSessionOutcome {
   config: RunConfig;
   perturbations: ResolvedPerturbation[];
   robustnessThresholds: RobustnessThreshold[];
+  /** What the session means for a gate keeper: its gates, whether it is complete, whether it graded anything. */
+  verdict: RunVerdict;
 }
 
 const isAgent = (agent: ModelSpec | Agent): agent is Agent =>
@@ -418,7 +421,9 @@ async function launch(
     });
     for (;;) {
       const next = await events.next();
-      if (next.done) return { ...next.value, config, perturbations, robustnessThresholds };
+      if (!next.done) continue;
+      const session = { ...next.value, config, perturbations, robustnessThresholds };
+      return { ...session, verdict: runVerdict(store, session) };
     }
   } finally {
     await dispatcher?.close();

@@ -8,8 +8,7 @@ import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import type { RunMetrics } from "../../metrics/run-metrics.js";
 import type { Tracing } from "../../observability/start-tracing.js";
-import { checkRobustnessThresholds } from "../../runner/fail-under.js";
-import { perturbationLabel, storedRobustnessRows } from "../../runner/robustness-pairs.js";
+import { perturbationLabel } from "../../runner/robustness-pairs.js";
 import { RunConfigSchema, type RunConfig } from "../../runner/run-spec.js";
 import { formatDuration } from "../../runner/run-progress.js";
 import type { RunJobFactory, RunSessionEvent } from "../../runner/run.js";
@@ -446,10 +445,8 @@ async function reportRun(
   for (const [domain, verdict] of Object.entries(comparability))
     println(context, `${domain}: ${describeComparability(verdict)}`);
   println(context, costLine(metrics, outcome.spent, agentCounted));
-  // A perturbed run beside its clean baseline (the newest completed run configured the same but clean).
-  const robustnessRows =
-    perturbations.length > 0 && outcome.reason === "completed" ? storedRobustnessRows(store, stored.id) : [];
-  if (robustnessRows.length > 0) println(context, formatRobustnessTable(robustnessRows));
+  const { verdict } = session;
+  if (verdict.robustness.length > 0) println(context, formatRobustnessTable(verdict.robustness));
   else if (perturbations.length > 0)
     println(
       context,
@@ -474,8 +471,10 @@ async function reportRun(
   println(context, `${prefix}${stopLine(session, config.maxCost)}`);
   for (const file of written) println(context, `wrote ${file}`);
   if (config.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-  const gated = gateCode(context, session, robustnessRows);
-  return { code: Math.max(gated, nothingGradedCode(context, store, session)), runId: stored.id };
+  return {
+    code: Math.max(gateCode(context, session), nothingGradedCode(context, session)),
+    runId: stored.id,
+  };
 }
 
 /** How the run ended, and how to go on with it. */
@@ -502,47 +501,32 @@ function stopLine(session: LaunchOutcome, maxCost: number | undefined): string {
 }
 
 /** `--fail-under`: each gate printed PASS or FAIL; an incomplete run fails them too. */
-function gateCode(
-  context: CliContext,
-  session: LaunchOutcome,
-  robustnessRows: ReturnType<typeof storedRobustnessRows>,
-): number {
-  const { outcome } = session;
-  const interrupted = outcome.reason === "interrupted";
-  let code: number = interrupted ? RUN_EXIT.interrupted : RUN_EXIT.ok;
-  if (session.thresholds.length + session.robustnessThresholds.length === 0) return code;
-  const results = [
-    ...session.thresholds,
-    ...checkRobustnessThresholds(robustnessRows, session.robustnessThresholds),
-  ];
-  for (const r of results)
+function gateCode(context: CliContext, session: LaunchOutcome): number {
+  const { gates, unfinished, belowThreshold } = session.verdict;
+  const interrupted = session.outcome.reason === "interrupted";
+  for (const r of gates)
     println(
       context,
       `${r.passed ? "PASS" : "FAIL"} ${r.threshold.text}: ${r.value === null ? "-" : r.value.toFixed(4)}${r.reason && !r.passed ? ` (${r.reason})` : ""}`,
     );
-  const unfinished = outcome.counts.queued + outcome.counts.claimed;
-  if (unfinished > 0) println(context, `FAIL the run is incomplete (${unfinished} conversations not run)`);
-  if (results.some((r) => !r.passed) || unfinished > 0) code = Math.max(code, RUN_EXIT.belowThreshold);
-  if (code === RUN_EXIT.belowThreshold && interrupted) code = RUN_EXIT.interrupted;
-  return code;
+  if (gates.length > 0 && unfinished > 0)
+    println(context, `FAIL the run is incomplete (${unfinished} conversations not run)`);
+  if (interrupted) return RUN_EXIT.interrupted;
+  return belowThreshold ? RUN_EXIT.belowThreshold : RUN_EXIT.ok;
 }
 
 /** A run that graded nothing measured nothing: never "completed" with exit 0. */
-function nothingGradedCode(context: CliContext, store: Store, session: LaunchOutcome): number {
-  const { outcome, metrics, simulations } = session;
-  if (simulations.length === 0 || metrics.total_simulations > 0 || outcome.reason === "interrupted")
-    return RUN_EXIT.ok;
-  const id = session.run.id;
-  const first = store
-    .getSimulations(id)
-    .map((s) => (s.simulation.info as { error?: unknown } | null | undefined)?.error)
-    .find((e): e is string => typeof e === "string");
+function nothingGradedCode(context: CliContext, session: LaunchOutcome): number {
+  const nothing = session.verdict.nothingGraded;
+  if (!nothing) return RUN_EXIT.ok;
   context.stderr.write(
-    `error: nothing could be graded: all ${simulations.length} conversations ended without a gradable result ` +
-      `(${Object.entries(metrics.termination_reasons)
+    `error: nothing could be graded: all ${nothing.conversations} conversations ended without a gradable result ` +
+      `(${Object.entries(nothing.terminations)
         .map(([reason, n]) => `${reason} ${n}`)
-        .join(", ")})${first ? `; the first said: ${first}` : ""}. Fix the cause (provider, --timeout, ` +
-      `base URL), then continue with \`passk run --resume ${id}\`.\n`,
+        .join(
+          ", ",
+        )})${nothing.firstError ? `; the first said: ${nothing.firstError}` : ""}. Fix the cause (provider, --timeout, ` +
+      `base URL), then continue with \`passk run --resume ${session.run.id}\`.\n`,
   );
   return RUN_EXIT.nothingGraded;
 }

@@ -78,6 +78,9 @@ export { scriptedUser } from "./users/scripted-user.js";
 export { llmJudge } from "./judge/llm-judge.js";
 export { createJudge } from "./judge/create-judge.js";
 export { createLanguageModel } from "./llm/index.js";
+// Which providers are usable here (package, variables set) and how a model is priced.
+export { providerReports, modelReport } from "./llm/provider-report.js";
+export type { ProviderReport, ModelReport } from "./llm/provider-report.js";
 
 // Grading and metrics
 export { evaluateSimulation } from "./evaluation/evaluate-simulation.js";

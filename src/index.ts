@@ -116,6 +116,8 @@ export type { RunReport, RunReportOptions, DomainDataOptions } from "./runner/ru
 export { loadRunSource } from "./runner/run-source.js";
 export type { RunSource, StoreSource } from "./runner/run-source.js";
 export { listRunSummaries, storedRunDetails, deleteStoredRun } from "./runner/stored-runs.js";
+export { importResultsFile } from "./runner/import-results-file.js";
+export type { ImportedResultsFile } from "./runner/import-results-file.js";
 export type { RunSummary } from "./runner/stored-runs.js";
 export { exportStoredRun, sftOfResults } from "./runner/run-export.js";
 export type { StoredRunExport, RunSftExport, RunSftOptions } from "./runner/run-export.js";

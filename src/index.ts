@@ -88,6 +88,8 @@ export { replayGoldActions } from "./evaluation/gold-replay.js";
 export { validateTask } from "./evaluation/validate-task.js";
 export { passHatK, passAtK } from "./metrics/pass-hat-k.js";
 export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
+export { planTrials } from "./metrics/statistics.js";
+export type { TrialsPlan } from "./metrics/statistics.js";
 
 // Runs
 export { Store } from "./store/store.js";

@@ -120,6 +120,7 @@ export type { RunSource, StoreSource } from "./runner/run-source.js";
 export { listRunSummaries, storedRunDetails, deleteStoredRun } from "./runner/stored-runs.js";
 export { importResultsFile } from "./runner/import-results-file.js";
 export type { ImportedResultsFile } from "./runner/import-results-file.js";
+export { participantOf } from "./runner/run-info.js";
 export type { RunSummary } from "./runner/stored-runs.js";
 export { exportStoredRun, sftOfResults } from "./runner/run-export.js";
 export type { StoredRunExport, RunSftExport, RunSftOptions } from "./runner/run-export.js";

@@ -78,6 +78,9 @@ export { scriptedUser } from "./users/scripted-user.js";
 export { llmJudge } from "./judge/llm-judge.js";
 export { createJudge } from "./judge/create-judge.js";
 export { createLanguageModel } from "./llm/index.js";
+// Which providers are usable here (package, variables set) and how a model is priced.
+export { providerReports, modelReport } from "./llm/provider-report.js";
+export type { ProviderReport, ModelReport } from "./llm/provider-report.js";
 
 // Grading and metrics
 export { evaluateSimulation } from "./evaluation/evaluate-simulation.js";
@@ -85,6 +88,8 @@ export { replayGoldActions } from "./evaluation/gold-replay.js";
 export { validateTask } from "./evaluation/validate-task.js";
 export { passHatK, passAtK } from "./metrics/pass-hat-k.js";
 export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
+export { planTrials } from "./metrics/statistics.js";
+export type { TrialsPlan } from "./metrics/statistics.js";
 
 // Runs
 export { Store } from "./store/store.js";
@@ -115,6 +120,9 @@ export type { RunReport, RunReportOptions, DomainDataOptions } from "./runner/ru
 export { loadRunSource } from "./runner/run-source.js";
 export type { RunSource, StoreSource } from "./runner/run-source.js";
 export { listRunSummaries, storedRunDetails, deleteStoredRun } from "./runner/stored-runs.js";
+export { importResultsFile } from "./runner/import-results-file.js";
+export type { ImportedResultsFile } from "./runner/import-results-file.js";
+export { participantOf } from "./runner/run-info.js";
 export type { RunSummary } from "./runner/stored-runs.js";
 export { exportStoredRun, sftOfResults } from "./runner/run-export.js";
 export type { StoredRunExport, RunSftExport, RunSftOptions } from "./runner/run-export.js";

@@ -1,5 +1,6 @@
 import type { Message } from "../core/message.js";
 import type { RewardInfo } from "../core/simulation.js";
+import type { RecordDiff } from "../env/db-diff.js";
 import type { SimulationEvent } from "../orchestrator/events.js";
 
 const truncate = (text: string, max = 400) =>
@@ -58,21 +59,8 @@ export function describeReward(reward: RewardInfo): string {
   }
   if (reward.db_check && !reward.db_check.db_match)
     lines.push("  ✗ final database differs from the gold one");
-  const diff = (
-    reward.info as
-      | {
-          db_diff?: {
-            agent: Array<{
-              collection: string;
-              id: string;
-              kind: string;
-              fields: Array<{ path: string; predicted: unknown; gold: unknown }>;
-            }>;
-          };
-        }
-      | null
-      | undefined
-  )?.db_diff;
+  // What evaluateSimulation records beside the reward: the records the agent's world got wrong.
+  const diff = (reward.info as { db_diff?: { agent: RecordDiff[] } } | null | undefined)?.db_diff;
   for (const record of diff?.agent ?? []) {
     lines.push(
       `    ${record.collection} ${record.id}: ${record.kind}${record.fields.map((f) => `\n      ${f.path}: got ${JSON.stringify(f.predicted)}, expected ${JSON.stringify(f.gold)}`).join("")}`,

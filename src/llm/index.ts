@@ -14,6 +14,8 @@ export {
   providerEnvVars,
   installCommand,
 } from "./provider-registry.js";
+export { providerReport, providerReports, modelReport } from "./provider-report.js";
+export type { ProviderReport, ModelReport } from "./provider-report.js";
 export type {
   ProviderDefinition,
   ProviderRegistry,

@@ -5,6 +5,7 @@ import {
   minimumDetectableDifference,
   normalQuantile,
   pairedComparison,
+  planTrials,
   signFlipPValue,
   taskStatistics,
   trialsToDetect,
@@ -138,5 +139,18 @@ describe("paired comparisons and design", () => {
         },
       ),
     );
+  });
+
+  it("planTrials puts the needed trials among 1, 2, 4 … 32, ascending, each with what it detects", () => {
+    const plan = planTrials({ tasks: 50, detect: 0.05 });
+    expect(plan.trials).toBe(trialsToDetect({ tasks: 50, detect: 0.05 }));
+    const counts = plan.choices.map((c) => c.trials);
+    expect(counts).toEqual([...new Set([1, 2, 4, 8, 16, 32, plan.trials])].sort((a, b) => a - b));
+    for (const choice of plan.choices) {
+      expect(choice.conversations).toBe(choice.trials * 50);
+      expect(choice.detectable).toBe(
+        minimumDetectableDifference({ tasks: 50, trialsPerTask: choice.trials }),
+      );
+    }
   });
 });

@@ -242,6 +242,26 @@ export function trialsToDetect(options: Omit<DesignOptions, "trialsPerTask"> & {
   return Math.max(1, k);
 }
 
+/** A trials plan: the trials per task needed, and beside it the usual choices with what each detects. */
+export interface TrialsPlan {
+  trials: number;
+  /** The needed count and 1, 2, 4 … 32 trials per task, ascending: conversations per run, detectable difference. */
+  choices: Array<{ trials: number; conversations: number; detectable: number }>;
+}
+
+/** How many trials per task two runs need to detect `detect` ({@link trialsToDetect}), with the alternatives. */
+export function planTrials(options: Omit<DesignOptions, "trialsPerTask"> & { detect: number }): TrialsPlan {
+  const trials = trialsToDetect(options);
+  const choices = [trials, ...[1, 2, 4, 8, 16, 32].filter((n) => n !== trials)]
+    .sort((x, y) => x - y)
+    .map((n) => ({
+      trials: n,
+      conversations: n * options.tasks,
+      detectable: minimumDetectableDifference({ ...options, trialsPerTask: n }),
+    }));
+  return { trials, choices };
+}
+
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(3)}`;
 
 /** One paragraph: the difference, its interval, the test, and what this run size can detect. */

@@ -116,6 +116,13 @@ export interface Rescored {
   rows: ScoredRow[];
   /** Whether a row's recomputed reward disagrees with the recorded one. */
   differs(row: ScoredRow): boolean;
+  /** The rows whose recomputed reward differs from the recorded one. */
+  mismatches: ScoredRow[];
+  /**
+   * Whether the audit fails: a recomputed reward differs, or the file disagrees with the data (whatever
+   * the rewards) and its embedded tasks are not trusted.
+   */
+  failed: boolean;
   metrics: RunMetrics;
   /** Where the file disagrees with the official data (empty when it agrees). */
   disagreements: string[];
@@ -228,5 +235,7 @@ export async function rescore(results: ResultsFile, options: RescoreOptions = {}
     numTrials: results.results.info.num_trials ?? null,
     bootstrap: { seed: options.seed ?? 0 },
   });
-  return { rows, differs, metrics, disagreements, notJudged, reusedVerdicts };
+  const mismatches = rows.filter(differs);
+  const failed = mismatches.length > 0 || (disagreements.length > 0 && !trust);
+  return { rows, differs, mismatches, failed, metrics, disagreements, notJudged, reusedVerdicts };
 }

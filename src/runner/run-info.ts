@@ -42,3 +42,16 @@ export function runInfo(options: RunInfoOptions): ResultsInput["info"] {
     passk: options.passk,
   };
 }
+
+/** Who played one side of a run as its τ² info records it: the model (`llm`), else the implementation. */
+export function participantOf(
+  info: Record<string, unknown> | null,
+  side: "agent_info" | "user_info",
+): string | null {
+  const part = info?.[side] as { llm?: unknown; implementation?: unknown } | null | undefined;
+  return typeof part?.llm === "string"
+    ? part.llm
+    : typeof part?.implementation === "string"
+      ? part.implementation
+      : null;
+}

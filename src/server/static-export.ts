@@ -1,8 +1,13 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../core/errors.js";
+import type { DomainData } from "../formats/tau2/domain-data.js";
+import { redactSecrets } from "../llm/redact.js";
+import type { Store } from "../store/store.js";
 import type { RunDetail, SimulationDetail } from "./api-schemas.js";
-import { runName } from "./run-views.js";
+import { sqliteRunCatalog } from "./run-catalog.js";
+import { RunViews, runName } from "./run-views.js";
+import { defaultWebRoot, secretValues } from "./web-assets.js";
 import {
   STATIC_ANSWERS_GLOBAL,
   STATIC_EXPORT_GLOBAL,
@@ -78,6 +83,34 @@ function prepareFolder(outDir: string): void {
   }
   mkdirSync(path.join(outDir, "data", "simulations"), { recursive: true });
   mkdirSync(path.join(outDir, "assets"), { recursive: true });
+}
+
+/**
+ * A stored run's explorer pages as a folder, from the answers `passk serve` would give: the same views
+ * over the same store and domain data (a domain without data: no titles or recomputed diffs), the
+ * environment's secret values removed as the server removes them.
+ */
+export function exportStoredRunSite(
+  store: Store,
+  options: Omit<StaticExportOptions, "source" | "redact" | "now" | "webRoot"> & {
+    /** The built web app; by default the one shipped with passk. */
+    webRoot?: string | undefined;
+    env: NodeJS.ProcessEnv;
+    loadDomainData: (name: string) => DomainData | undefined;
+  },
+): StaticExportSummary {
+  const secrets = secretValues(options.env);
+  // One moment for the whole export: a running run's progress is as of the time it records.
+  const exportedAt = new Date();
+  const now = () => exportedAt;
+  return writeStaticExport({
+    source: new RunViews(sqliteRunCatalog(store), options.loadDomainData, now),
+    runId: options.runId,
+    webRoot: options.webRoot ?? defaultWebRoot(),
+    outDir: options.outDir,
+    redact: (text) => redactSecrets(text, secrets),
+    now,
+  });
 }
 
 /**

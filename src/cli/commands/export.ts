@@ -4,16 +4,12 @@ import { ConfigError } from "../../core/errors.js";
 import type { ResultsInput } from "../../formats/tau2/results.js";
 import { formatResults, writeResultsFile } from "../../formats/tau2/results.js";
 import { writeFileAtomic } from "../../core/write-file-atomic.js";
-import { redactSecrets } from "../../llm/redact.js";
-import { RunViews } from "../../server/run-views.js";
-import { sqliteRunCatalog } from "../../server/run-catalog.js";
-import { writeStaticExport } from "../../server/static-export.js";
+import { exportStoredRunSite } from "../../server/static-export.js";
 import { exportStoredRun, sftOfResults } from "../../runner/run-export.js";
 import { formatNotesFile, notesFileFor } from "../../store/simulation-notes.js";
 import { println, type CliContext } from "../context.js";
 import { domainDataOf, loadDomain } from "../domain-flags.js";
 import { withStore, withStoreOption } from "./run-source.js";
-import { defaultWebRoot, secretValues } from "../../server/web-assets.js";
 
 interface ExportOptions {
   store?: string;
@@ -92,39 +88,29 @@ export function registerExport(program: Command, context: CliContext): void {
   });
 }
 
-/**
- * `--format html`: the run's explorer pages as a folder, from the answers `passk serve` would give
- * (the same views over the same store and data, secrets of the environment removed as it does).
- */
+/** `--format html`: the run's explorer pages as a folder, as `passk serve` would show them. */
 function exportHtml(context: CliContext, ref: string, options: ExportOptions): void {
   if (options.output === undefined)
     throw new ConfigError("--format html writes a folder: name it with -o DIR");
   if (options.domain !== undefined)
     throw new ConfigError("--domain goes with --format tau2 or sft: --format html exports the whole run");
   const outDir = options.output;
-  const secrets = secretValues(context.env);
-  // One moment for the whole export: a running run's progress is as of the time it records.
-  const exportedAt = new Date();
-  const now = () => exportedAt;
-  const summary = withStore(context, options.store, { create: false }, (store) => {
-    const loadData = (name: string) => {
-      if (!context.domains.has(name)) return undefined;
-      try {
-        return loadDomain(context, name, options.data !== undefined ? { data: options.data } : {});
-      } catch {
-        return undefined; // as the server: without the domain's data, no titles or recomputed diffs
-      }
-    };
-    const views = new RunViews(sqliteRunCatalog(store), loadData, now);
-    return writeStaticExport({
-      source: views,
+  const summary = withStore(context, options.store, { create: false }, (store) =>
+    exportStoredRunSite(store, {
       runId: ref,
-      webRoot: options.webRoot ?? defaultWebRoot(),
       outDir,
-      redact: (text) => redactSecrets(text, secrets),
-      now,
-    });
-  });
+      webRoot: options.webRoot,
+      env: context.env,
+      loadDomainData: (name) => {
+        if (!context.domains.has(name)) return undefined;
+        try {
+          return loadDomain(context, name, options.data !== undefined ? { data: options.data } : {});
+        } catch {
+          return undefined; // as the server: without the domain's data, no titles or recomputed diffs
+        }
+      },
+    }),
+  );
   const size = (summary.bytes / 1024 / 1024).toFixed(1);
   context.stderr.write(
     `wrote run ${summary.runId} (${summary.simulations} simulations) to ${outDir}: ${summary.files} files, ${size} MB; open ${outDir}/index.html\n`,

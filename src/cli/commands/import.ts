@@ -1,11 +1,8 @@
-import { readFileSync, statSync } from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
-import { readResultsFile } from "../../formats/tau2/results.js";
-import { importResults, resultsFileSha256 } from "../../store/import-results.js";
+import { importResultsFile } from "../../runner/import-results-file.js";
+import { resolveStorePath } from "../../store/store-location.js";
 import { println, type CliContext } from "../context.js";
-import { resultsDomain } from "../../runner/run-source.js";
-import { withStore, withStoreOption } from "./run-source.js";
+import { withStoreOption } from "./run-source.js";
 
 interface ImportOptions {
   store?: string;
@@ -27,20 +24,11 @@ export function registerImport(program: Command, context: CliContext): void {
       .option("--label <text>", "a label shown by `passk runs list` (default: the file name)")
       .option("--domain <name>", "domain of the file when info.environment_info.domain_name is missing"),
   ).action((file: string, options: ImportOptions) => {
-    const results = readResultsFile(file);
-    const domain = resultsDomain(results, options.domain, file);
-    // A file (not a τ² run folder) is remembered by its hash, so the web app flags it uploaded again.
-    const sha256 = statSync(file).isFile() ? resultsFileSha256(readFileSync(file, "utf8")) : undefined;
-    const { run, earlier } = withStore(context, options.store, { create: true }, (store) => {
-      const earlier = sha256 !== undefined ? store.importedAs(sha256) : [];
-      const id = importResults(store, results, {
-        domain,
-        ...(options.id ? { id: options.id } : {}),
-        label: options.label ?? path.basename(file),
-        importedFrom: path.resolve(file),
-        ...(sha256 !== undefined ? { sha256 } : {}),
-      });
-      return { run: store.getRun(id), earlier };
+    const { run, domain, tasks, earlier } = importResultsFile(file, {
+      store: resolveStorePath(options.store, context.env),
+      ...(options.domain !== undefined ? { domain: options.domain } : {}),
+      ...(options.id !== undefined ? { id: options.id } : {}),
+      ...(options.label !== undefined ? { label: options.label } : {}),
     });
     if (earlier.length > 0)
       context.stderr.write(
@@ -48,7 +36,7 @@ export function registerImport(program: Command, context: CliContext): void {
       );
     println(
       context,
-      `imported ${file} as run ${run.id}: ${run.simulationCount} simulations, ${results.raw.tasks.length} tasks (${domain})`,
+      `imported ${file} as run ${run.id}: ${run.simulationCount} simulations, ${tasks} tasks (${domain})`,
     );
   });
 }

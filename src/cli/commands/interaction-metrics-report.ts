@@ -59,19 +59,11 @@ export function reportVoiceRun(context: CliContext, folder: string, json: boolea
 export function voiceRunCostLine(
   simulations: readonly { agent_cost?: number | null | undefined; user_cost?: number | null | undefined }[],
 ): string {
-  const side = (name: string, costs: (number | null | undefined)[]) => {
+  const side = (name: string, key: "agent_cost" | "user_cost") => {
+    const costs = simulations.map((s) => s[key]);
     const unpriced = costs.filter((c) => c === null || c === undefined).length;
     if (unpriced > 0) return `${name} unknown (${unpriced} of ${costs.length} calls without a price)`;
     return `${name} $${(costs as number[]).reduce((a, b) => a + b, 0).toFixed(4)}`;
   };
-  return (
-    `cost over ${simulations.length} calls: ` +
-    `${side(
-      "agent",
-      simulations.map((s) => s.agent_cost),
-    )}, ${side(
-      "customer",
-      simulations.map((s) => s.user_cost),
-    )}`
-  );
+  return `cost over ${simulations.length} calls: ${side("agent", "agent_cost")}, ${side("customer", "user_cost")}`;
 }

@@ -1,15 +1,6 @@
 import type { Command } from "commander";
-import { loadPriceOverrides, modelPricing, type ModelPricing, type PriceOverrides } from "../../llm/cost.js";
-import { parseModelSpec } from "../../llm/model-spec.js";
-import {
-  createDefaultProviderRegistry,
-  envValue,
-  installCommand,
-  providerEnvVars,
-  providerPackageStatus,
-  type ProviderDefinition,
-  type ProviderEnv,
-} from "../../llm/provider-registry.js";
+import { loadPriceOverrides, type ModelPricing } from "../../llm/cost.js";
+import { modelReport, providerReports, type ProviderReport } from "../../llm/provider-report.js";
 import { println, type CliContext } from "../context.js";
 
 interface ModelsOptions {
@@ -19,38 +10,6 @@ interface ModelsOptions {
   json?: boolean;
 }
 
-/** One provider as `passk models` shows it: never a variable's value, only whether it is set. */
-interface ProviderReport {
-  provider: string;
-  package: string;
-  optional: boolean;
-  installed: boolean;
-  version: string | null;
-  compatible: boolean;
-  install: string | null;
-  protocol: string;
-  env: { name: string; kind: string; description: string; required: boolean; set: boolean }[];
-}
-
-function providerReport(definition: ProviderDefinition, env: ProviderEnv): ProviderReport {
-  const status = providerPackageStatus(definition.package);
-  const usable = status.installed && status.compatible;
-  return {
-    provider: definition.id,
-    package: `${definition.package.name}@${definition.package.major}`,
-    optional: definition.package.optional,
-    installed: status.installed,
-    version: status.installed ? status.version : null,
-    compatible: usable,
-    install: usable ? null : installCommand(definition.package),
-    protocol: definition.protocol,
-    env: providerEnvVars(definition).map((variable) => ({
-      ...variable,
-      set: envValue(env, variable.name) !== undefined,
-    })),
-  };
-}
-
 function packageLine(report: ProviderReport): string {
   const kind = report.optional ? "optional" : "bundled";
   if (!report.installed) return `${report.package} (${kind}): not installed — ${report.install}`;
@@ -58,6 +17,10 @@ function packageLine(report: ProviderReport): string {
     return `${report.package} (${kind}): ${report.version} is installed — ${report.install}`;
   return `${report.package} (${kind}): installed ${report.version}`;
 }
+
+/** The width of the longest variable name, so that the variables' states line up. */
+const nameWidth = (reports: readonly ProviderReport[]) =>
+  Math.max(...reports.flatMap((report) => report.env.map((variable) => variable.name.length)));
 
 function printProvider(context: CliContext, report: ProviderReport, nameWidth: number): void {
   println(context, `${report.provider}  ${packageLine(report)}  [wire: ${report.protocol}]`);
@@ -109,39 +72,25 @@ export function registerModels(program: Command, context: CliContext): void {
     .option("--prices <file>", "price overrides JSON, as `passk run --prices` takes it")
     .option("--json", "print the same as JSON")
     .action((options: ModelsOptions) => {
-      const registry = createDefaultProviderRegistry();
       const env = context.env;
-      const overrides: PriceOverrides | undefined =
-        options.prices !== undefined ? loadPriceOverrides(options.prices) : undefined;
-
+      const overrides = options.prices !== undefined ? loadPriceOverrides(options.prices) : undefined;
       if (options.model !== undefined) {
-        const spec = parseModelSpec(options.model, registry.ids);
-        const definition = registry.get(spec.provider);
-        const report = providerReport(definition, env);
-        const label = `${spec.provider}:${spec.model}`;
-        const defaultBaseUrl =
-          typeof definition.defaultBaseUrl === "function"
-            ? definition.defaultBaseUrl(env)
-            : definition.defaultBaseUrl;
-        const baseUrl = options.baseUrl ?? envValue(env, definition.baseUrlEnv) ?? defaultBaseUrl ?? "";
-        const pricing = modelPricing({
-          provider: spec.provider,
-          model: spec.model,
-          lookup: definition.priceLookup(baseUrl),
+        const { model, provider, pricing } = modelReport(options.model, {
+          env,
+          ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
           ...(overrides ? { overrides } : {}),
-          at: new Date(),
         });
         if (options.json) {
-          println(context, JSON.stringify({ model: label, ...report, pricing }, null, 2));
+          println(context, JSON.stringify({ model, ...provider, pricing }, null, 2));
           return;
         }
-        println(context, `model ${label}`);
-        printProvider(context, report, Math.max(...report.env.map((variable) => variable.name.length)));
-        println(context, pricingLine(pricing, label));
+        println(context, `model ${model}`);
+        printProvider(context, provider, nameWidth([provider]));
+        println(context, pricingLine(pricing, model));
         return;
       }
 
-      const reports = registry.ids.map((id) => providerReport(registry.get(id), env));
+      const reports = providerReports(env);
       if (options.json) {
         println(context, JSON.stringify(reports, null, 2));
         return;
@@ -150,9 +99,7 @@ export function registerModels(program: Command, context: CliContext): void {
         context,
         "Write a model as <provider>:<model>. Variables are read from the environment; their values are never shown.",
       );
-      const width = Math.max(
-        ...reports.flatMap((report) => report.env.map((variable) => variable.name.length)),
-      );
+      const width = nameWidth(reports);
       for (const report of reports) {
         println(context);
         printProvider(context, report, width);

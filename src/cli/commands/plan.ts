@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
-import { minimumDetectableDifference, trialsToDetect } from "../../metrics/statistics.js";
+import { planTrials } from "../../metrics/statistics.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 
@@ -35,24 +35,17 @@ export function registerPlan(program: Command, context: CliContext): void {
           `passk plan: ${parsed.error.issues.map((i) => `--${String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${i.message}`).join("; ")}; e.g. passk plan --tasks 50 --detect 0.05`,
         );
       const { tasks, detect, successRate, alpha, power } = parsed.data;
-      const k = trialsToDetect({ tasks, detect, successRate, alpha, power });
+      const { trials: k, choices } = planTrials({ tasks, detect, successRate, alpha, power });
       println(
         context,
         `${k} trial${k === 1 ? "" : "s"} per task (${k * tasks} conversations per run) to detect a difference of ` +
           `${detect} in mean success rate over ${tasks} tasks near ${successRate}, at α = ${alpha} with ${Math.round(power * 100)}% power.`,
       );
-      const options = [1, 2, 4, 8, 16, 32].filter((n) => n !== k);
       println(
         context,
         formatTable(
           ["trials per task", "conversations", "smallest detectable difference"],
-          [k, ...options]
-            .sort((x, y) => x - y)
-            .map((n) => [
-              String(n),
-              String(n * tasks),
-              minimumDetectableDifference({ tasks, trialsPerTask: n, successRate, alpha, power }).toFixed(3),
-            ]),
+          choices.map((c) => [String(c.trials), String(c.conversations), c.detectable.toFixed(3)]),
         ),
       );
     });

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import type { RunMetrics } from "../../metrics/run-metrics.js";
+import { participantOf } from "../../runner/run-info.js";
 import { agentCostCounted } from "../../runner/run-source.js";
 import { deleteStoredRun, listRunSummaries, storedRunDetails } from "../../runner/stored-runs.js";
 import type { RunRecord } from "../../core/run-store.js";
@@ -8,15 +9,6 @@ import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 import { fixed, formatFailingTasks, formatMetrics } from "./metrics-table.js";
 import { withStore, withStoreOption } from "./run-source.js";
-
-function llmOf(info: Record<string, unknown> | null, key: "agent_info" | "user_info"): string {
-  const part = info?.[key] as { llm?: unknown; implementation?: unknown } | undefined;
-  return typeof part?.llm === "string"
-    ? part.llm
-    : typeof part?.implementation === "string"
-      ? part.implementation
-      : "-";
-}
 
 /** pass^1 with how much of the run it covers when that is not all of it ("1.000 (graded 8 of 40)"). */
 function passOneCell(metrics: RunMetrics, planned: number | null): string {
@@ -67,7 +59,7 @@ function registerRunsList(runs: Command, context: CliContext): void {
           run.createdAt.slice(0, 19).replace("T", " "),
           run.status,
           run.domains.join(",") || "-",
-          llmOf(run.info, "agent_info"),
+          participantOf(run.info, "agent_info") ?? "-",
           run.numTrials === null ? "-" : String(run.numTrials),
           planned !== null ? `${run.simulationCount}/${planned}` : String(run.simulationCount),
           metrics.total_simulations > 0 ? fixed(metrics.avg_reward) : "-",
@@ -135,8 +127,8 @@ function describeRun(run: RunRecord): string {
     `  created:  ${run.createdAt}${run.updatedAt !== run.createdAt ? `, updated ${run.updatedAt}` : ""}`,
     `  domains:  ${run.domains.join(", ") || "-"}`,
     `  trials:   ${run.numTrials ?? "-"}, ${run.simulationCount} simulations stored`,
-    `  agent:    ${llmOf(run.info, "agent_info")}`,
-    `  user:     ${llmOf(run.info, "user_info")}`,
+    `  agent:    ${participantOf(run.info, "agent_info") ?? "-"}`,
+    `  user:     ${participantOf(run.info, "user_info") ?? "-"}`,
     `  config:   ${JSON.stringify(run.config)}`,
   ].join("\n");
 }

@@ -64,10 +64,8 @@ export function registerScore(program: Command, context: CliContext): void {
       seed,
       label: file,
     });
-    const { rows, disagreements } = scored;
-    const mismatches = rows.filter(scored.differs);
-    // Disagreeing with the data fails the audit, whatever the rewards, unless the file's tasks are trusted.
-    if (mismatches.length > 0 || (disagreements.length > 0 && !trust)) process.exitCode = 1;
+    const { rows, disagreements, mismatches } = scored;
+    if (scored.failed) process.exitCode = 1;
     if (disagreements.length > 0) {
       context.stderr.write(
         `${file} DISAGREES WITH THE OFFICIAL DATA:\n${disagreements.map((d) => `  - ${d}\n`).join("")}` +
@@ -110,8 +108,7 @@ function printScored(
   scored: Rescored,
   options: { demo: boolean; agentCostCounted: boolean },
 ): void {
-  const { rows, notJudged, reusedVerdicts } = scored;
-  const mismatches = rows.filter(scored.differs);
+  const { rows, mismatches, notJudged, reusedVerdicts } = scored;
   if (options.demo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
   println(
     context,

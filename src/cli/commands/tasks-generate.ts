@@ -1,18 +1,13 @@
-import { existsSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
-import { resolveDataDir } from "../../formats/tau2/data-dir.js";
 import { checkComposedTasks } from "../../generator/check-composed-tasks.js";
 import { formatPyJson } from "../../python/py-json-indent.js";
 import { generateTasks } from "../../generator/generate-tasks.js";
-import { readTaskComponents } from "../../generator/read-task-components.js";
+import { COMPONENTS_FILE, readDomainTaskComponents } from "../../runner/task-components.js";
 import { println, wholeNumber, withDataOption, type CliContext } from "../context.js";
 import { loadDomain } from "../domain-flags.js";
-
-/** Name of the components file inside a domain's data folder. */
-export const COMPONENTS_FILE = "task_components.json";
 
 const OptionsSchema = z.object({
   domain: z.string().optional(),
@@ -26,28 +21,6 @@ const OptionsSchema = z.object({
   check: z.boolean().optional(),
 });
 type Options = z.infer<typeof OptionsSchema>;
-
-/** Where the components come from: `--components FILE`, else `<data dir>/<domain folder>/task_components.json`. */
-function componentsFile(options: Options, context: CliContext): string {
-  if (options.components) {
-    const file = path.resolve(options.components);
-    if (!existsSync(file))
-      throw new ConfigError(`--components ${options.components}: no such file (${file})`);
-    return file;
-  }
-  if (!options.domain)
-    throw new ConfigError(
-      "give --domain NAME (reads <data dir>/NAME/task_components.json) or --components FILE",
-    );
-  // The domain need not be registered: generation reads only the components file.
-  const folder = context.domains.get(options.domain)?.data.folder ?? options.domain;
-  const file = path.join(resolveDataDir(options.data, context.env), folder, COMPONENTS_FILE);
-  if (!existsSync(file))
-    throw new ConfigError(
-      `domain ${options.domain} has no ${COMPONENTS_FILE} at ${file}; write one (see the README, "Add your own domain") or pass --components FILE`,
-    );
-  return file;
-}
 
 function setName(options: Options): string {
   if (options.includeUnofficial && options.set !== undefined && options.set !== "generated")
@@ -87,17 +60,8 @@ export function registerTasksGenerate(tasks: Command, context: CliContext): Comm
       const options = OptionsSchema.parse(raw);
       if (options.seed !== undefined && options.sample === undefined)
         throw new ConfigError("--seed only applies with --sample N");
-      const file = componentsFile(options, context);
-      const components = readTaskComponents(file);
-      if (options.domain) {
-        // A module path (`--domain ./x/index.ts`) is registered under the path; its tasks carry the domain's name.
-        const name = context.domains.get(options.domain)?.name ?? options.domain;
-        const other = components.managers.find((m) => m.domain !== name);
-        if (other)
-          throw new ConfigError(
-            `${file} composes tasks of domain "${other.domain}" (manager ${other.name}), not --domain ${options.domain}`,
-          );
-      }
+      const source = { components: options.components, domain: options.domain, dataDir: options.data };
+      const { components } = readDomainTaskComponents(source, context);
       const set = setName(options);
       const sample = options.sample === undefined ? undefined : wholeNumber("--sample", options.sample);
       const seed = options.seed === undefined ? 0 : wholeNumber("--seed", options.seed, 2 ** 32 - 1);

@@ -1,7 +1,6 @@
 import { Option, type Command } from "commander";
 import { DEFAULT_MAX_AGENT_MESSAGE_BYTES } from "../agents/remote/index.js";
 import { ConfigError } from "../core/errors.js";
-import { z } from "zod";
 import { parseLlmArgs } from "../llm/index.js";
 import { DEFAULT_CALL_SETTINGS, type ModelSpec, type RunSpec } from "../runner/run-spec.js";
 import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
@@ -26,7 +25,8 @@ export interface ModelFlags {
   timeout?: string;
   maxRetries?: string;
   maxAgentMessageBytes?: string;
-  protocol?: string;
+  /** One of commander's choices for `--protocol`. */
+  protocol?: "tau2" | "passk";
   upstream?: string;
 }
 
@@ -186,12 +186,9 @@ export type CallSettings = Pick<
 
 /** The model flags but the agent's and the customer's as the spec's call settings. */
 export function callSettingsOfFlags(flags: Omit<Partial<ModelFlags>, "agentLlm" | "userLlm">): CallSettings {
-  const protocol = ProtocolSchema.safeParse(flags.protocol);
-  if (!protocol.success)
-    throw new ConfigError(`--protocol "${String(flags.protocol)}" is not a protocol; use tau2 or passk`);
   return {
     ...(flags.judgeLlm !== undefined ? { judge: modelSpecOfFlags(flags, "judge", flags.judgeLlm) } : {}),
-    ...(protocol.data !== undefined ? { protocol: protocol.data } : {}),
+    ...(flags.protocol !== undefined ? { protocol: flags.protocol } : {}),
     ...(flags.upstream !== undefined ? { upstream: flags.upstream } : {}),
     ...(flags.agentPromptTemplate ? { agentPromptTemplate: flags.agentPromptTemplate } : {}),
     ...(flags.toolSpec ? { toolSpec: flags.toolSpec } : {}),
@@ -205,7 +202,5 @@ export function callSettingsOfFlags(flags: Omit<Partial<ModelFlags>, "agentLlm" 
       : {}),
   };
 }
-
-const ProtocolSchema = z.enum(["tau2", "passk"]).optional();
 
 export const SCRIPTED_DEMO_BANNER = SCRIPTED_DEMO_NOTICE;

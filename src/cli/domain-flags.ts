@@ -30,7 +30,7 @@ export function retrievalOfFlags(
       ? { retrievalConfigKwargs: parseRetrievalConfigKwargs(flags.retrievalConfigKwargs) }
       : {}),
     ...(flags.rerankerLlm !== undefined
-      ? { reranker: modelSpecOfFlags(flags.rerankerLlm, flags.rerankerLlmBaseUrl, undefined, "") }
+      ? { reranker: modelSpecOfFlags(flags, "reranker", flags.rerankerLlm) }
       : {}),
   };
 }

@@ -1,7 +1,6 @@
 import { Option, type Command } from "commander";
 import { DEFAULT_MAX_AGENT_MESSAGE_BYTES } from "../agents/remote/index.js";
 import { ConfigError } from "../core/errors.js";
-import { z } from "zod";
 import { parseLlmArgs } from "../llm/index.js";
 import { DEFAULT_CALL_SETTINGS, type ModelSpec, type RunSpec } from "../runner/run-spec.js";
 import { SCRIPTED_DEMO_NOTICE } from "../runner/run.js";
@@ -26,17 +25,37 @@ export interface ModelFlags {
   timeout?: string;
   maxRetries?: string;
   maxAgentMessageBytes?: string;
-  protocol?: string;
+  /** One of commander's choices for `--protocol`. */
+  protocol?: "tau2" | "passk";
   upstream?: string;
 }
 
-export function withModelFlags(command: Command, options: { user?: boolean; judge?: boolean } = {}): Command {
-  command
-    .requiredOption(
+/** Which model flags a command takes: a run's agent and customer, or the models a playground offers. */
+export interface ModelFlagsOptions {
+  user?: boolean;
+  judge?: boolean;
+  /** `passk serve`: `--agent-llm`/`--user-llm` list the models offered, scripted:gold by default. */
+  offered?: boolean;
+}
+
+export function withModelFlags(command: Command, options: ModelFlagsOptions = {}): Command {
+  if (options.offered)
+    command
+      .option("--agent-llm <spec...>", "agent models the playground offers (first = default)", [
+        "scripted:gold",
+      ])
+      .option(
+        "--user-llm <spec...>",
+        "simulated customers the playground offers (scripted:gold answers only the scripted agent; any other agent needs a model here, or you play the customer)",
+        ["scripted:gold"],
+      );
+  else
+    command.requiredOption(
       "--agent-llm <model>",
       "agent: <provider>:<model> (openai, anthropic, openai-compatible), scripted:gold, module:<path> (your own Agent), " +
         "or your agent running elsewhere: a2a:<URL> (Agent2Agent) or http:<URL> (passk's HTTP protocol), its tools served over MCP",
-    )
+    );
+  command
     .option("--agent-llm-base-url <url>", "base URL for openai-compatible agent models")
     .option("--agent-llm-args <json>", "agent call settings as JSON, e.g. '{\"temperature\":0}'")
     .option(
@@ -47,8 +66,10 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
     .addOption(
       new Option(
         "--protocol <name>",
-        "tau2: run as τ²-bench does (its prompt and tool texts, temperature 0, its handling of bad model output; " +
-          "default on τ²'s domains); passk: passk's own prompt and descriptions, strict argument checks (default on your domains)",
+        options.offered
+          ? "tau2 (default): playground conversations on τ²'s domains run as τ²-bench runs them; passk: passk's own prompt and tool descriptions"
+          : "tau2: run as τ²-bench does (its prompt and tool texts, temperature 0, its handling of bad model output; " +
+              "default on τ²'s domains); passk: passk's own prompt and descriptions, strict argument checks (default on your domains)",
       ).choices(["tau2", "passk"]),
     )
     .option(
@@ -79,11 +100,12 @@ export function withModelFlags(command: Command, options: { user?: boolean; judg
       `largest reply or tool-call arguments a remote agent (a2a:, http:) may send; a larger one is the agent's error (default: ${DEFAULT_MAX_AGENT_MESSAGE_BYTES})`,
     );
   if (options.user !== false) {
-    command
-      .option(
+    if (!options.offered)
+      command.option(
         "--user-llm <model>",
         "the simulated customer: <provider>:<model>, or scripted:gold (the default only with --agent-llm scripted:gold; any other agent needs one)",
-      )
+      );
+    command
       .option("--user-llm-base-url <url>", "base URL for openai-compatible user models")
       .option("--user-llm-args <json>", "user simulator call settings as JSON");
   }
@@ -129,17 +151,20 @@ export function agentMessageBytes(text: string): number {
   return bytes;
 }
 
-/** One model's flags as a model spec: the spec, its base URL, its call settings parsed. */
-export function modelSpecOfFlags(
-  model: string,
-  baseUrl: string | undefined,
-  args: string | undefined,
-  flag: string,
-): ModelSpec {
+/** The participants whose model a flag names: `--agent-llm`, `--user-llm`, `--judge-llm`, `--reranker-llm`. */
+type Role = "agent" | "user" | "judge" | "reranker";
+
+/** A participant's `--<role>-llm-base-url` and `--<role>-llm-args`, as commander names them. */
+type RoleFlags = { [R in Role as `${R}LlmBaseUrl`]?: string } & { [R in Role as `${R}LlmArgs`]?: string };
+
+/** One participant's model (given, as `passk serve` offers several) with its flags' base URL and call settings parsed. */
+export function modelSpecOfFlags(flags: RoleFlags, role: Role, model: string): ModelSpec {
+  const baseUrl = flags[`${role}LlmBaseUrl`];
+  const args = flags[`${role}LlmArgs`];
   return {
     model,
     ...(baseUrl ? { baseUrl } : {}),
-    ...(args !== undefined ? { args: parseLlmArgs(args, flag) } : {}),
+    ...(args !== undefined ? { args: parseLlmArgs(args, `--${role}-llm-args`) } : {}),
   };
 }
 
@@ -161,21 +186,9 @@ export type CallSettings = Pick<
 
 /** The model flags but the agent's and the customer's as the spec's call settings. */
 export function callSettingsOfFlags(flags: Omit<Partial<ModelFlags>, "agentLlm" | "userLlm">): CallSettings {
-  const protocol = ProtocolSchema.safeParse(flags.protocol);
-  if (!protocol.success)
-    throw new ConfigError(`--protocol "${String(flags.protocol)}" is not a protocol; use tau2 or passk`);
   return {
-    ...(flags.judgeLlm !== undefined
-      ? {
-          judge: modelSpecOfFlags(
-            flags.judgeLlm,
-            flags.judgeLlmBaseUrl,
-            flags.judgeLlmArgs,
-            "--judge-llm-args",
-          ),
-        }
-      : {}),
-    ...(protocol.data !== undefined ? { protocol: protocol.data } : {}),
+    ...(flags.judgeLlm !== undefined ? { judge: modelSpecOfFlags(flags, "judge", flags.judgeLlm) } : {}),
+    ...(flags.protocol !== undefined ? { protocol: flags.protocol } : {}),
     ...(flags.upstream !== undefined ? { upstream: flags.upstream } : {}),
     ...(flags.agentPromptTemplate ? { agentPromptTemplate: flags.agentPromptTemplate } : {}),
     ...(flags.toolSpec ? { toolSpec: flags.toolSpec } : {}),
@@ -189,7 +202,5 @@ export function callSettingsOfFlags(flags: Omit<Partial<ModelFlags>, "agentLlm" 
       : {}),
   };
 }
-
-const ProtocolSchema = z.enum(["tau2", "passk"]).optional();
 
 export const SCRIPTED_DEMO_BANNER = SCRIPTED_DEMO_NOTICE;

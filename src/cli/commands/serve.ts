@@ -3,35 +3,21 @@ import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
-import { DEFAULT_CALL_SETTINGS } from "../../runner/run-spec.js";
 import { createServer } from "../../server/create-server.js";
 import { assembleServer, type ServeSpec } from "../../server/serve-spec.js";
 import { attachVoicePlayground } from "../../server/voice-playground.js";
 import { println, withDataOption, type CliContext } from "../context.js";
-import { retrievalOfFlags, withRetrievalConfigOption } from "../domain-flags.js";
+import { retrievalOfFlags, withRetrievalConfigOption, type DomainFlags } from "../domain-flags.js";
 import { loadPerturbations } from "../domain-modules.js";
-import { callSettingsOfFlags, modelSpecOfFlags } from "../model-flags.js";
+import { callSettingsOfFlags, modelSpecOfFlags, withModelFlags, type ModelFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 
+/** The serve flags checked here; the model flags are checked as a run's, and the other strings pass as given. */
 const ServeOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535),
   host: z.string().min(1),
-  data: z.string().optional(),
-  store: z.string().optional(),
   agentLlm: z.array(z.string().min(1)).min(1),
   userLlm: z.array(z.string().min(1)).min(1),
-  agentLlmBaseUrl: z.string().optional(),
-  userLlmBaseUrl: z.string().optional(),
-  judgeLlm: z.string().optional(),
-  judgeLlmBaseUrl: z.string().optional(),
-  judgeLlmArgs: z.string().optional(),
-  agentLlmArgs: z.string().optional(),
-  userLlmArgs: z.string().optional(),
-  timeout: z.string().optional(),
-  maxRetries: z.string().optional(),
-  cache: z.union([z.string(), z.boolean()]).optional(),
-  agentPromptTemplate: z.string().optional(),
-  toolSpec: z.string().optional(),
   rateLimit: z.coerce.number().int().positive(),
   maxStreamsPerClient: z.coerce.number().int().positive(),
   importsPerHour: z.coerce.number().int().positive(),
@@ -39,77 +25,47 @@ const ServeOptionsSchema = z.object({
   conversationEstimate: z.coerce.number().nonnegative().optional(),
   maxConversations: z.coerce.number().int().positive(),
   maxSteps: z.coerce.number().int().positive(),
-  trustProxy: z.boolean().optional(),
-  webRoot: z.string().optional(),
-  protocol: z.enum(["tau2", "passk"]).optional(),
-  upstream: z.string().optional(),
   allowedHost: z.array(z.string().min(1)).optional(),
-  prices: z.string().optional(),
-  retrievalConfig: z.string().optional(),
-  retrievalConfigKwargs: z.string().optional(),
-  rerankerLlm: z.string().optional(),
-  rerankerLlmBaseUrl: z.string().optional(),
-  otel: z.union([z.string(), z.boolean()]).optional(),
   perturbationModule: z.array(z.string().min(1)).optional(),
-  gym: z.boolean().optional(),
   gymMaxSessions: z.coerce.number().int().positive().max(10_000),
   voiceRuns: z.array(z.string().min(1)).optional(),
   agentStt: z.string().min(1),
   agentTts: z.string().min(1),
 });
 
+/** `passk serve`'s flags: the model flags (several agents and customers), the domain's, the server's. */
+type ServeOptions = Omit<ModelFlags, "agentLlm" | "userLlm"> &
+  DomainFlags &
+  z.infer<typeof ServeOptionsSchema> & {
+    store?: string;
+    trustProxy?: boolean;
+    webRoot?: string;
+    otel?: string | boolean;
+    gym?: boolean;
+  };
+
 /** `passk serve`: the playground and the run explorer on one local web server. */
 export function registerServe(program: Command, context: CliContext): void {
   withServeLimitOptions(withServeModelOptions(program.command("serve"))).action(
-    async (raw: Record<string, unknown>) => {
+    async (raw: Omit<ServeOptions, keyof z.infer<typeof ServeOptionsSchema>>) => {
       const parsed = ServeOptionsSchema.safeParse(raw);
       if (!parsed.success)
         throw new ConfigError(
           `passk serve: ${parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; ")}`,
         );
-      await startServe(parsed.data, context);
+      await startServe({ ...raw, ...parsed.data }, context);
     },
   );
 }
 
 /** Which models the playground offers, and how they are called. */
 function withServeModelOptions(command: Command): Command {
-  return withDataOption(
-    withOtelOption(withRetrievalConfigOption(command))
+  return withModelFlags(
+    withDataOption(withOtelOption(withRetrievalConfigOption(command)))
       .description("Serve the web app: a live agent playground and the run explorer (one Hono server)")
       .option("--port <port>", "port to listen on", "8787")
       .option("--host <host>", "address to listen on (0.0.0.0 to serve a network)", "127.0.0.1")
       .option("--store <path>", "run store for the explorer (default: $PASSK_STORE, else .passk/passk.db)")
-      .option("--agent-llm <spec...>", "agent models the playground offers (first = default)", [
-        "scripted:gold",
-      ])
-      .option(
-        "--user-llm <spec...>",
-        "simulated customers the playground offers (scripted:gold answers only the scripted agent; any other agent needs a model here, or you play the customer)",
-        ["scripted:gold"],
-      )
-      .option("--agent-llm-base-url <url>", "base URL for the agent models' provider")
-      .option("--user-llm-base-url <url>", "base URL for the user models' provider")
-      .option(
-        "--agent-llm-args <json>",
-        "the agent models' call settings as JSON, e.g. '{\"temperature\":0}'",
-      )
-      .option("--user-llm-args <json>", "the user models' call settings as JSON")
-      .option("--judge-llm <spec>", "judge for NL assertions at the end of a conversation")
-      .option("--judge-llm-base-url <url>", "base URL for an openai-compatible judge model")
-      .option("--judge-llm-args <json>", "the judge's call settings as JSON")
-      .option(
-        "--timeout <seconds>",
-        "per-request timeout for model calls",
-        String(DEFAULT_CALL_SETTINGS.timeoutSeconds),
-      )
-      .option(
-        "--max-retries <n>",
-        "attempts per model call on 429/5xx/timeouts",
-        String(DEFAULT_CALL_SETTINGS.maxAttempts),
-      )
-      .option("--cache [file]", "cache model responses in SQLite (default .passk/llm-cache.db)")
-      .option("--tool-spec <file>", "tool descriptions/parameters shown to models, from a τ² tools JSON")
       .option(
         "--agent-stt <spec>",
         "the voice playground's cascaded agent: its transcription model (its text model: the first --agent-llm model)",
@@ -119,11 +75,8 @@ function withServeModelOptions(command: Command): Command {
         "--agent-tts <spec>",
         "the voice playground's cascaded agent: its speech model",
         "openai:gpt-4o-mini-tts",
-      )
-      .option(
-        "--agent-prompt-template <file>",
-        "agent prompt templates (τ² prompt_templates.json format) to reproduce a prompt exactly",
       ),
+    { offered: true },
   );
 }
 
@@ -137,12 +90,14 @@ function withServeLimitOptions(command: Command): Command {
       "32",
     )
     .option("--imports-per-hour <n>", "results files one client address may import per hour", "20")
-    .option("--daily-spend-cap <usd>", "refuse new conversations once today's model spend reaches this")
+    .option(
+      "--daily-spend-cap <usd>",
+      "refuse new conversations once today's model spend reaches this (every model offered needs a price: --prices for those the table lacks)",
+    )
     .option(
       "--conversation-estimate <usd>",
       "what one conversation may cost, reserved against --daily-spend-cap while it runs (default: the cap / --max-conversations)",
     )
-    .option("--prices <file>", "price overrides JSON for models the price table lacks (needed with a cap)")
     .option("--max-conversations <n>", "conversations running at once", "20")
     .option("--max-steps <n>", "steps per conversation", "200")
     .option("--trust-proxy", "take client addresses from X-Forwarded-For (behind your own proxy only)")
@@ -150,10 +105,6 @@ function withServeLimitOptions(command: Command): Command {
     .option(
       "--allowed-host <name...>",
       "host names the server answers for besides localhost and IP addresses (a deployment's DNS names)",
-    )
-    .option(
-      "--protocol <name>",
-      "tau2 (default): playground conversations on τ²'s domains run as τ²-bench runs them; passk: passk's own prompt and tool descriptions",
     )
     .option(
       "--perturbation-module <file>",
@@ -165,22 +116,16 @@ function withServeLimitOptions(command: Command): Command {
       "voice runs for the explorer: each a `passk run --voice --save-to` folder, or a folder holding such runs",
     )
     .option("--gym", "also serve the agent gym (reset/step sessions over HTTP) at /api/gym")
-    .option("--gym-max-sessions <n>", "gym sessions held at once (idle ones expire after 10 min)", "64")
-    .option(
-      "--upstream <dir>",
-      "the upstream τ²-bench source files for the τ² protocol's texts (default: $PASSK_TAU2_UPSTREAM, else <data>/upstream)",
-    );
+    .option("--gym-max-sessions <n>", "gym sessions held at once (idle ones expire after 10 min)", "64");
 }
-
-type ServeOptions = z.infer<typeof ServeOptionsSchema>;
 
 /** `passk serve`'s flags as the library's serve spec: numbers checked, JSON parsed. */
 function serveSpecOfFlags(o: ServeOptions): ServeSpec {
   const settings = callSettingsOfFlags(o);
   return {
     ...settings,
-    agents: o.agentLlm.map((m) => modelSpecOfFlags(m, o.agentLlmBaseUrl, o.agentLlmArgs, "--agent-llm-args")),
-    users: o.userLlm.map((m) => modelSpecOfFlags(m, o.userLlmBaseUrl, o.userLlmArgs, "--user-llm-args")),
+    agents: o.agentLlm.map((model) => modelSpecOfFlags(o, "agent", model)),
+    users: o.userLlm.map((model) => modelSpecOfFlags(o, "user", model)),
     ...retrievalOfFlags(o),
     ...(o.data !== undefined ? { dataDir: o.data } : {}),
     ...(o.store !== undefined ? { store: o.store } : {}),

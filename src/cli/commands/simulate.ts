@@ -25,8 +25,6 @@ import { voiceSimulateCommand, type VoiceSimulateFlags } from "./voice-simulate.
 interface SimulateFlags extends ModelFlags, DomainFlags {
   domain: string;
   task: string;
-  data?: string;
-  retrievalConfig?: string;
   solo?: boolean;
   maxSteps: string;
   maxErrors: string;
@@ -55,9 +53,9 @@ function simulationSpecOfFlags(flags: SimulateFlags, human: boolean): Simulation
     domain: flags.domain,
     taskId: flags.task,
     ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
-    agent: modelSpecOfFlags(flags.agentLlm, flags.agentLlmBaseUrl, flags.agentLlmArgs, "--agent-llm-args"),
+    agent: modelSpecOfFlags(flags, "agent", flags.agentLlm),
     ...(flags.userLlm !== undefined && !human
-      ? { user: modelSpecOfFlags(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args") }
+      ? { user: modelSpecOfFlags(flags, "user", flags.userLlm) }
       : {}),
     solo: flags.solo ?? false,
     ...(flags.perturb?.length ? { perturbations: flags.perturb } : {}),

@@ -1,19 +1,11 @@
 import { Option, type Command } from "commander";
 import { toOpenAiTools } from "../../env/tool-schema.js";
-import { domainTools } from "../../runner/domain-tools.js";
+import { domainTools, type DomainToolsSpec } from "../../runner/domain-tools.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
 
-interface ToolsOptions {
-  domain: string;
-  retrievalConfig?: string;
-  format: string;
-  side: "agent" | "user";
-  toolSpec?: string;
-  protocol?: "tau2" | "passk";
-  upstream?: string;
-  data?: string;
-}
+/** The library's spec as flags, but `--data` for its `dataDir`, and how to print. */
+type ToolsOptions = Omit<DomainToolsSpec, "dataDir"> & { format: string; data?: string };
 
 export function registerTools(program: Command, context: CliContext): void {
   program
@@ -45,24 +37,17 @@ export function registerTools(program: Command, context: CliContext): void {
       "--retrieval-config <name>",
       "banking_knowledge's retrieval config, which decides the agent's search tools (default bm25)",
     )
-    .action((options: ToolsOptions) => {
+    .action(({ format, data, ...spec }: ToolsOptions) => {
+      // The flags are the spec's fields (commander sets only those given or defaulted), but --data.
       const { tools, specs } = domainTools(
-        {
-          domain: options.domain,
-          side: options.side,
-          ...(options.retrievalConfig !== undefined ? { retrievalConfig: options.retrievalConfig } : {}),
-          ...(options.toolSpec !== undefined ? { toolSpec: options.toolSpec } : {}),
-          ...(options.protocol !== undefined ? { protocol: options.protocol } : {}),
-          ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
-          ...(options.data !== undefined ? { dataDir: options.data } : {}),
-        },
+        { ...spec, ...(data !== undefined ? { dataDir: data } : {}) },
         {
           env: context.env,
           domains: context.domains,
           onNote: (text, kind) => context.stderr.write(`${kind}: ${text}\n`),
         },
       );
-      if (options.format === "openai") {
+      if (format === "openai") {
         println(context, JSON.stringify(toOpenAiTools(specs), null, 2));
         return;
       }

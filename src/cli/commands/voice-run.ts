@@ -2,12 +2,12 @@ import { Option, type Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
 import { loadPriceOverrides } from "../../llm/cost.js";
-import { parseLlmArgs } from "../../llm/index.js";
 import type { VoiceRunStartSpec } from "../../runner/start-voice-run.js";
 import type { VoiceCallOutcome, VoiceRunOutcome } from "../../runner/voice-run.js";
 import { DEFAULT_TICK_SECONDS } from "../../voice/call.js";
 import { SPEECH_COMPLEXITIES } from "../../voice/voice-settings.js";
 import { println, type CliContext } from "../context.js";
+import { modelSpecOfFlags, type ModelFlags } from "../model-flags.js";
 import type { RunFlags } from "./run-resolve.js";
 
 /** The flags `passk run --voice` adds. */
@@ -95,14 +95,8 @@ function voiceRunSpec(flags: RunFlags & VoiceRunFlags): VoiceRunStartSpec {
   const domains = flags.domain ?? [];
   if (domains.length !== 1)
     throw new ConfigError("a voice run takes exactly one --domain (airline, retail, …)");
-  if (!flags.userLlm)
-    throw new ConfigError("--voice needs --user-llm: the model that writes what the customer says");
-  const model = (spec: string, baseUrl: string | undefined, args: string | undefined, flag: string) => ({
-    model: spec,
-    ...(baseUrl ? { baseUrl } : {}),
-    ...(args !== undefined ? { args: parseLlmArgs(args, flag) } : {}),
-  });
   return {
+    ...voiceSpecFlags(flags),
     domain: domains[0]!,
     split: flags.taskSplitName,
     ...(flags.taskIds ? { taskIds: flags.taskIds } : {}),
@@ -110,18 +104,18 @@ function voiceRunSpec(flags: RunFlags & VoiceRunFlags): VoiceRunStartSpec {
     numTrials: Number(flags.numTrials),
     seed: Number(flags.seed),
     maxConcurrency: positive("--max-concurrency", flags.maxConcurrency),
-    ...voiceSpecFlags(flags),
-    ...(flags.agentLlm
-      ? { agent: model(flags.agentLlm, flags.agentLlmBaseUrl, flags.agentLlmArgs, "--agent-llm-args") }
-      : {}),
-    user: model(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args"),
-    ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
-    ...(flags.saveTo ? { saveTo: flags.saveTo } : {}),
   };
 }
 
-/** The voice flags `run --voice` and `simulate --voice` share, as the library's spec fields. */
-export function voiceSpecFlags(flags: VoiceRunFlags) {
+/**
+ * What `run --voice` and `simulate --voice` share, as the library's spec fields: the call's settings,
+ * its agent (`--voice-agent`, or `--agent-llm` for a cascade) and customer, its data and results folders.
+ */
+export function voiceSpecFlags(
+  flags: VoiceRunFlags & Partial<ModelFlags> & { data?: string; saveTo?: string },
+) {
+  if (!flags.userLlm)
+    throw new ConfigError("--voice needs --user-llm: the model that writes what the customer says");
   return {
     speechComplexity: flags.speechComplexity as VoiceRunStartSpec["speechComplexity"],
     tickSeconds: positive("--tick-duration", flags.tickDuration),
@@ -135,6 +129,10 @@ export function voiceSpecFlags(flags: VoiceRunFlags) {
     audio: flags.audio,
     audioTaps: flags.audioTaps ?? false,
     substituteMissingNoise: flags.substituteMissingNoise ?? false,
+    ...(flags.agentLlm ? { agent: modelSpecOfFlags(flags, "agent", flags.agentLlm) } : {}),
+    user: modelSpecOfFlags(flags, "user", flags.userLlm),
+    ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
+    ...(flags.saveTo ? { saveTo: flags.saveTo } : {}),
   } satisfies Partial<VoiceRunStartSpec>;
 }
 

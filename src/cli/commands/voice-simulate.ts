@@ -1,8 +1,7 @@
-import { ConfigError } from "../../core/errors.js";
 import { loadPriceOverrides } from "../../llm/cost.js";
 import type { VoiceSimulationOutcome, VoiceSimulationSpec } from "../../runner/voice-simulation.js";
 import { println, type CliContext } from "../context.js";
-import { modelSpecOfFlags, type ModelFlags } from "../model-flags.js";
+import type { ModelFlags } from "../model-flags.js";
 import { describeReward } from "../print-events.js";
 import { describeCost, voiceSpecFlags, type VoiceRunFlags } from "./voice-run.js";
 
@@ -19,27 +18,7 @@ export type VoiceSimulateFlags = Partial<ModelFlags> &
 
 /** `passk simulate --voice`'s flags as the library's voice simulation spec. */
 function voiceSimulationSpec(flags: VoiceSimulateFlags): VoiceSimulationSpec {
-  if (!flags.userLlm)
-    throw new ConfigError("--voice needs --user-llm: the model that writes what the customer says");
-  return {
-    domain: flags.domain,
-    taskId: flags.task,
-    seed: Number(flags.seed),
-    ...voiceSpecFlags(flags),
-    ...(flags.agentLlm
-      ? {
-          agent: modelSpecOfFlags(
-            flags.agentLlm,
-            flags.agentLlmBaseUrl,
-            flags.agentLlmArgs,
-            "--agent-llm-args",
-          ),
-        }
-      : {}),
-    user: modelSpecOfFlags(flags.userLlm, flags.userLlmBaseUrl, flags.userLlmArgs, "--user-llm-args"),
-    ...(flags.data !== undefined ? { dataDir: flags.data } : {}),
-    ...(flags.saveTo ? { saveTo: flags.saveTo } : {}),
-  };
+  return { ...voiceSpecFlags(flags), domain: flags.domain, taskId: flags.task, seed: Number(flags.seed) };
 }
 
 /** `passk simulate --voice`: one phone call of one task, printed when it ends, graded and explained. */

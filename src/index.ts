@@ -148,7 +148,12 @@ export type {
 export { loadDomainData } from "./runner/run-assembly.js";
 export { DomainCatalog } from "./formats/tau2/domain-catalog.js";
 export type { DomainLoadSpec } from "./runner/run-assembly.js";
-export { importAgentModule, importDomainModule, importPerturbationModule } from "./runner/load-modules.js";
+export {
+  importAgentModule,
+  importAgentModules,
+  importDomainModule,
+  importPerturbationModule,
+} from "./runner/load-modules.js";
 
 // The tools a model is given on one side of a domain, with the texts its protocol shows (`passk tools`)
 export { domainTools } from "./runner/domain-tools.js";

@@ -1,9 +1,8 @@
 import type { AnyDomain } from "../env/domain.js";
 import { buildProgram } from "./program.js";
 import { defaultContext, describeError } from "./context.js";
-import type { Agent } from "../core/agent.js";
 import { agentModuleArguments, domainModuleArguments } from "./domain-modules.js";
-import { importAgentModule, importDomainModule } from "../runner/load-modules.js";
+import { importAgentModules, importDomainModule } from "../runner/load-modules.js";
 
 // `passk … | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -22,11 +21,7 @@ try {
   }
   // Teams' own agents: `--agent-llm module:./my-agent.ts`.
   const agentSpecs = agentModuleArguments(process.argv.slice(2));
-  if (agentSpecs.length > 0) {
-    const agents = new Map<string, Agent>();
-    for (const spec of agentSpecs) agents.set(spec, await importAgentModule(spec.slice("module:".length)));
-    context.agentModules = agents;
-  }
+  if (agentSpecs.length > 0) context.agentModules = await importAgentModules(agentSpecs);
   await (await buildProgram(context, process.argv)).parseAsync(process.argv);
 } catch (error) {
   context.stderr.write(`${describeError(error)}\n`);

@@ -55,6 +55,19 @@ export async function importAgentModule(file: string): Promise<Agent> {
 }
 
 /**
+ * Load the agents of `module:<path>` specs (`--agent-llm module:./my-agent.ts`), each keyed by its spec: the
+ * name a run's configuration gives its agent by.
+ */
+export async function importAgentModules(specs: readonly string[]): Promise<Map<string, Agent>> {
+  const agents = new Map<string, Agent>();
+  for (const spec of specs) {
+    if (!spec.startsWith("module:")) throw new ConfigError(`${spec} is not a module:<path> agent`);
+    agents.set(spec, await importAgentModule(spec.slice("module:".length)));
+  }
+  return agents;
+}
+
+/**
  * Load a team's domain from a module (`--domain ./my-domain/index.ts`): its default export, or the one
  * exported value that is a domain. TypeScript modules are loaded through tsx.
  */

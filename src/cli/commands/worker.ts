@@ -8,7 +8,7 @@ import { parseRedisUrl } from "../../distributed/redis-url.js";
 import { startRunWorker, type RunWorkerOptions } from "../../distributed/run-worker.js";
 import { withDataOption, type CliContext } from "../context.js";
 import { loadPerturbations } from "../domain-modules.js";
-import { importAgentModule } from "../../runner/load-modules.js";
+import { importAgentModules } from "../../runner/load-modules.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 
 const WorkerFlagsSchema = z.object({
@@ -106,11 +106,10 @@ export function registerWorker(program: Command, context: CliContext): void {
     const address = parseRedisUrl(flags.queue);
     await checkRedisReachable(address);
     if (flags.perturbationModule) await loadPerturbations(context, flags.perturbationModule);
-    for (const file of flags.agentModule ?? [])
-      context.agentModules = new Map([
-        ...(context.agentModules ?? []),
-        [`module:${path.resolve(file)}`, await importAgentModule(file)],
-      ]);
+    if (flags.agentModule) {
+      const specs = flags.agentModule.map((file) => `module:${path.resolve(file)}`);
+      context.agentModules = new Map([...(context.agentModules ?? []), ...(await importAgentModules(specs))]);
+    }
     const tracing = await startCliTracing(flags, context);
     const worker = await startWorkerHere(context, {
       address,

@@ -7,7 +7,7 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { formatResults, type ResultsInput } from "../src/formats/tau2/results.js";
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from "../src/store/schema.js";
-import { runReport } from "../src/runner/run-report.js";
+import { runReport, runReportJson } from "../src/runner/run-report.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import { runCli } from "./helpers/run-cli.js";
@@ -222,6 +222,21 @@ describe.runIf(builtinDomains.has("airline"))("passk score and report on an airl
 });
 
 describe("passk report", () => {
+  it("runReportJson names each section in snake_case and leaves out those the run has none of", () => {
+    const report = runReport(officialFile, { env: { PASSK_DATA_DIR: dataDir } });
+    const json = runReportJson(report);
+    expect(json).toMatchObject({
+      source: officialFile,
+      metrics: report.metrics,
+      failing_tasks: report.failingTasks,
+    });
+    expect(json.task_statistics).toBe(report.taskStatistics);
+    expect(json.token_usage).toBe(report.tokenUsage);
+    expect(Object.keys(json)).not.toContain("robustness");
+    expect(Object.keys(json)).not.toContain("task_issues");
+    expect(Object.keys(json)).not.toContain("metrics_excluding_not_the_agents_failures");
+  });
+
   it("gives pass^k, pass@k and average reward equal to the hand-computed values", () => {
     const { metrics, failingTasks: failing } = runReport(officialFile, { env: { PASSK_DATA_DIR: dataDir } });
     expect(Object.keys(metrics.pass_hat_ks)).toEqual(["1", "2"]);

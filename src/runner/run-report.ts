@@ -194,3 +194,35 @@ function usageSimulations(
     .getSimulations(source.run.id, domain !== undefined ? { domain } : {})
     .map(({ domain, simulation }) => ({ ...simulation, domain }));
 }
+
+/** The report as one JSON object in snake_case (`passk report --json`); sections a run has none of are left out. */
+export function runReportJson(report: RunReport) {
+  const { source, agentOnly, robustness, taskIssues } = report;
+  return {
+    source: source.label,
+    ...(report.scriptedDemo ? { scripted_demo: true } : {}),
+    tau2_comparability: report.comparability,
+    metrics: report.metrics,
+    ...(agentOnly
+      ? {
+          metrics_excluding_not_the_agents_failures: agentOnly,
+          excluded_simulations: report.excludedSimulations,
+        }
+      : {}),
+    task_statistics: report.taskStatistics,
+    token_usage: report.tokenUsage,
+    failing_tasks: report.failingTasks,
+    ...(robustness.length > 0 ? { robustness } : {}),
+    ...(taskIssues.length > 0
+      ? {
+          task_issues: taskIssues.map((note) => ({
+            domain: note.domain,
+            task_id: note.taskId,
+            trial: note.trial,
+            category: note.category,
+            text: note.text,
+          })),
+        }
+      : {}),
+  };
+}

@@ -24,6 +24,19 @@ export interface RunSummary {
   coverage: { graded: number; total: number };
 }
 
+/** A run of the list as one JSON object (`passk runs list --json`): its record, headline scores and coverage. */
+export function runSummaryJson({ run, metrics, planned, coverage }: RunSummary) {
+  return {
+    ...run,
+    ...(planned !== null ? { planned_simulations: planned } : {}),
+    avg_reward: metrics.avg_reward,
+    pass_hat_ks: metrics.pass_hat_ks,
+    infra_error_count: metrics.infra_error_count,
+    graded_simulations: coverage.graded,
+    gradable_total: coverage.total,
+  };
+}
+
 /** The store's runs, newest first, each with its average reward and pass^k; checks the store first. */
 export function listRunSummaries(store: Store): RunSummary[] {
   store.checkIntegrity();

@@ -48,7 +48,7 @@ export function registerExport(program: Command, context: CliContext): void {
         "sft: the τ² data directory the splits and tools are read from; html: the task titles and diffs",
       )
       .option("--web-root <dir>", "html: folder of the built web app (default: the one shipped with passk)"),
-  ).action((ref: string, options: ExportOptions) => {
+  ).action(async (ref: string, options: ExportOptions) => {
     if (options.format !== "tau2" && options.format !== "sft" && options.format !== "html")
       throw new ConfigError(`--format "${options.format}" is not known: use tau2, sft or html`);
     if (options.format !== "sft" && (options.split !== undefined || options.includeTestSplit))
@@ -56,14 +56,14 @@ export function registerExport(program: Command, context: CliContext): void {
     if (options.webRoot !== undefined && options.format !== "html")
       throw new ConfigError("--web-root goes with --format html");
     if (options.format === "html") {
-      exportHtml(context, ref, options);
+      await exportHtml(context, ref, options);
       return;
     }
     if (options.format === "sft" && options.split === "test" && !options.includeTestSplit)
       throw new ConfigError(
         "--split test exports the tasks passk's scores are measured on as training data; add --include-test-split if that is what you mean",
       );
-    const { results, runId, notes } = withStore(context, options.store, { create: false }, (store) =>
+    const { results, runId, notes } = await withStore(context, options.store, { create: false }, (store) =>
       exportStoredRun(store, ref, options.domain === undefined ? {} : { domain: options.domain }),
     );
     if (options.format === "sft") {
@@ -89,13 +89,13 @@ export function registerExport(program: Command, context: CliContext): void {
 }
 
 /** `--format html`: the run's explorer pages as a folder, as `passk serve` would show them. */
-function exportHtml(context: CliContext, ref: string, options: ExportOptions): void {
+async function exportHtml(context: CliContext, ref: string, options: ExportOptions): Promise<void> {
   if (options.output === undefined)
     throw new ConfigError("--format html writes a folder: name it with -o DIR");
   if (options.domain !== undefined)
     throw new ConfigError("--domain goes with --format tau2 or sft: --format html exports the whole run");
   const outDir = options.output;
-  const summary = withStore(context, options.store, { create: false }, (store) =>
+  const summary = await withStore(context, options.store, { create: false }, (store) =>
     exportStoredRunSite(store, {
       runId: ref,
       outDir,

@@ -7,7 +7,7 @@ import type { TaskStatistics } from "../../metrics/statistics.js";
 import type { TokenCounts, TokenUsageSummary } from "../../metrics/token-usage.js";
 import type { Review } from "../../review/blame.js";
 import { isVoiceResultsDir } from "../../formats/tau2/voice-results.js";
-import { runComparability, runReport, type RunReport } from "../../runner/run-report.js";
+import { runComparability, runReport, runReportJson, type RunReport } from "../../runner/run-report.js";
 import { agentCostCounted, sourceInfo, type RunSource } from "../../runner/run-source.js";
 import { describeComparability, type Tau2Comparability } from "../../runner/tau2-comparability.js";
 import { resolveStorePath } from "../../store/store-location.js";
@@ -53,7 +53,7 @@ export function registerReport(program: Command, context: CliContext): void {
       seed,
       domainData: domainDataOf(context),
     });
-    if (options.json) println(context, JSON.stringify(reportJson(report), null, 2));
+    if (options.json) println(context, JSON.stringify(runReportJson(report), null, 2));
     else printReport(context, report, top);
   });
 }
@@ -64,38 +64,6 @@ export function sourceComparability(
   source: RunSource,
 ): Record<string, Tau2Comparability> {
   return runComparability(source, { domainData: domainDataOf(context) });
-}
-
-/** `--json`: the report as one JSON object. */
-function reportJson(report: RunReport) {
-  const { source, agentOnly, robustness, taskIssues } = report;
-  return {
-    source: source.label,
-    ...(report.scriptedDemo ? { scripted_demo: true } : {}),
-    tau2_comparability: report.comparability,
-    metrics: report.metrics,
-    ...(agentOnly
-      ? {
-          metrics_excluding_not_the_agents_failures: agentOnly,
-          excluded_simulations: report.excludedSimulations,
-        }
-      : {}),
-    task_statistics: report.taskStatistics,
-    token_usage: report.tokenUsage,
-    failing_tasks: report.failingTasks,
-    ...(robustness.length > 0 ? { robustness } : {}),
-    ...(taskIssues.length > 0
-      ? {
-          task_issues: taskIssues.map((note) => ({
-            domain: note.domain,
-            task_id: note.taskId,
-            trial: note.trial,
-            category: note.category,
-            text: note.text,
-          })),
-        }
-      : {}),
-  };
 }
 
 /** The report for a terminal: coverage, comparability, metrics, tokens, blame, stability, failing tasks. */

@@ -4,7 +4,7 @@ import { reviewRun } from "../../runner/review-stored-run.js";
 import type { Store } from "../../store/store.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
-import { openStore, withStoreOption } from "./run-source.js";
+import { withStore, withStoreOption } from "./run-source.js";
 
 interface ReviewOptions {
   store?: string;
@@ -47,14 +47,9 @@ export function registerReview(program: Command, context: CliContext): void {
       .option("--judge-llm-base-url <url>", "base URL for openai-compatible reviewer models")
       .option("--json", "print the reviews as JSON"),
   ).action(async (ref: string, options: ReviewOptions) => {
-    const store = openStore(context, options.store, { create: false });
-    let result: Awaited<ReturnType<typeof reviewStoredRun>>;
-    try {
-      result = await reviewStoredRun(context, store, store.getRun(ref).id, options);
-    } finally {
-      store.close();
-    }
-    const { reviews, cost } = result;
+    const { reviews, cost } = await withStore(context, options.store, { create: false }, (store) =>
+      reviewStoredRun(context, store, store.getRun(ref).id, options),
+    );
     if (options.json) {
       println(context, JSON.stringify({ reviews, reviewer_cost: cost }, null, 2));
       return;

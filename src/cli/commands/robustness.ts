@@ -116,7 +116,7 @@ async function robustnessCommand(
   }
   // The library's one pairing rule (completed runs of the same configuration), kept to the runs made here.
   const made = new Set(perturbedRuns);
-  const rows = withStore(context, flags.store, { create: false }, (store) =>
+  const rows = await withStore(context, flags.store, { create: false }, (store) =>
     storedRobustnessRows(store, clean.runId!).filter((row) => made.has(row.run_id ?? "")),
   );
   println(context);

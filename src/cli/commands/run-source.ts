@@ -17,16 +17,16 @@ export function openStore(
   return Store.open(resolveStorePath(flag, context.env), { create: options.create });
 }
 
-/** Run `fn` with the store open, closing it afterwards. */
-export function withStore<T>(
+/** Run `fn` with the store open, closing it afterwards (once the promise settles, when `fn` is async). */
+export async function withStore<T>(
   context: CliContext,
   flag: string | undefined,
   options: { create: boolean },
-  fn: (store: Store) => T,
-): T {
+  fn: (store: Store) => T | Promise<T>,
+): Promise<T> {
   const store = openStore(context, flag, options);
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
     store.close();
   }

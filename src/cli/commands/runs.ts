@@ -3,7 +3,12 @@ import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js
 import type { RunMetrics } from "../../metrics/run-metrics.js";
 import { participantOf } from "../../runner/run-info.js";
 import { agentCostCounted } from "../../runner/run-source.js";
-import { deleteStoredRun, listRunSummaries, storedRunDetails } from "../../runner/stored-runs.js";
+import {
+  deleteStoredRun,
+  listRunSummaries,
+  runSummaryJson,
+  storedRunDetails,
+} from "../../runner/stored-runs.js";
 import type { RunRecord } from "../../core/run-store.js";
 import { println, type CliContext } from "../context.js";
 import { formatTable } from "../table.js";
@@ -31,19 +36,10 @@ function registerRunsList(runs: Command, context: CliContext): void {
       .command("list")
       .description("The stored runs, newest first, with their average reward and pass^1")
       .option("--json", "print the runs as JSON"),
-  ).action((options: { store?: string; json?: boolean }) => {
-    const rows = withStore(context, options.store, { create: false }, listRunSummaries);
+  ).action(async (options: { store?: string; json?: boolean }) => {
+    const rows = await withStore(context, options.store, { create: false }, listRunSummaries);
     if (options.json) {
-      const list = rows.map(({ run, metrics, planned, coverage }) => ({
-        ...run,
-        ...(planned !== null ? { planned_simulations: planned } : {}),
-        avg_reward: metrics.avg_reward,
-        pass_hat_ks: metrics.pass_hat_ks,
-        infra_error_count: metrics.infra_error_count,
-        graded_simulations: coverage.graded,
-        gradable_total: coverage.total,
-      }));
-      println(context, JSON.stringify(list, null, 2));
+      println(context, JSON.stringify(rows.map(runSummaryJson), null, 2));
       return;
     }
     if (rows.length === 0) {
@@ -112,8 +108,8 @@ function registerRunsDelete(runs: Command, context: CliContext): void {
       .description("Delete a run with its simulations")
       .argument("<run>", "run id (or unique prefix)")
       .option("--force", "delete it even though its status says a process on another machine runs it"),
-  ).action((ref: string, options: { store?: string; force?: boolean }) => {
-    const deleted = withStore(context, options.store, { create: false }, (store) =>
+  ).action(async (ref: string, options: { store?: string; force?: boolean }) => {
+    const deleted = await withStore(context, options.store, { create: false }, (store) =>
       deleteStoredRun(store, ref, { force: options.force === true }),
     );
     println(context, `deleted run ${deleted.id} (${deleted.simulations} simulations)`);

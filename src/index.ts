@@ -85,7 +85,7 @@ export type { ProviderReport, ModelReport } from "./llm/provider-report.js";
 // Grading and metrics
 export { evaluateSimulation } from "./evaluation/evaluate-simulation.js";
 export { replayGoldActions } from "./evaluation/gold-replay.js";
-export { tallyValidations, validateTask } from "./evaluation/validate-task.js";
+export { validateTask } from "./evaluation/validate-task.js";
 export { passHatK, passAtK } from "./metrics/pass-hat-k.js";
 export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
 export { planTrials } from "./metrics/statistics.js";

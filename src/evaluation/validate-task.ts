@@ -108,23 +108,3 @@ function checkNames(domain: AnyDomain, task: Task): string[] {
   );
   return problems;
 }
-
-/** The outcome of validating a set of tasks, as counts and the ids of the tasks with a defect warning. */
-export interface ValidationTally {
-  passed: number;
-  failed: number;
-  /** Tasks with NL assertions that only an LLM judge can score. */
-  judged: number;
-  /** Tasks whose gold actions raise (see `TaskValidation.warnings`). */
-  defective: string[];
-}
-
-/** The tally `passk tasks validate` ends with. */
-export function tallyValidations(results: readonly TaskValidation[]): ValidationTally {
-  return {
-    passed: results.filter((r) => r.ok).length,
-    failed: results.filter((r) => !r.ok).length,
-    judged: results.filter((r) => r.needsJudge > 0).length,
-    defective: results.filter((r) => r.warnings.length > 0).map((r) => r.taskId),
-  };
-}

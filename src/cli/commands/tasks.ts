@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { Task } from "../../core/task.js";
-import { tallyValidations, validateTask } from "../../evaluation/validate-task.js";
+import { validateTask } from "../../evaluation/validate-task.js";
 import type { DomainData } from "../../formats/tau2/domain-data.js";
 import { println, withDataOption, type CliContext } from "../context.js";
 import { loadDomain, withRetrievalConfigOption } from "../domain-flags.js";
@@ -62,10 +62,16 @@ export function registerTasks(program: Command, context: CliContext): Command {
     .option("--json", "one JSON object per task")
     .action((options: TaskSelection & { json?: boolean }) => {
       const data = loadDomain(context, options.domain, options);
-      const results = selectTasks(data, options).map((task) =>
-        validateTask(data.domain, task, (o) => data.newWorld(o)),
-      );
-      for (const result of results) {
+      let passed = 0;
+      let failed = 0;
+      let judged = 0;
+      const defective: string[] = [];
+      for (const task of selectTasks(data, options)) {
+        const result = validateTask(data.domain, task, (o) => data.newWorld(o));
+        if (result.ok) passed++;
+        else failed++;
+        if (result.needsJudge > 0) judged++;
+        if (result.warnings.length > 0) defective.push(task.id);
         if (options.json) {
           const { record: _record, ...rest } = result;
           println(context, JSON.stringify(rest));
@@ -76,10 +82,9 @@ export function registerTasks(program: Command, context: CliContext): Command {
           .join(" ");
         const detail = result.ok ? components : result.problems.join("; ");
         const note = result.needsJudge > 0 ? ` (${result.needsJudge} NL assertion(s) need --judge-llm)` : "";
-        println(context, `${result.ok ? "PASS" : "FAIL"} ${result.taskId}  ${detail}${note}`);
-        for (const warning of result.warnings) println(context, `  WARNING ${result.taskId}: ${warning}`);
+        println(context, `${result.ok ? "PASS" : "FAIL"} ${task.id}  ${detail}${note}`);
+        for (const warning of result.warnings) println(context, `  WARNING ${task.id}: ${warning}`);
       }
-      const { passed, failed, judged, defective } = tallyValidations(results);
       if (!options.json && judged > 0)
         println(context, `${judged} task(s) have NL assertions that only an LLM judge can score`);
       println(

@@ -15,6 +15,7 @@ import { goldVoiceAgentScript } from "../src/testing/gold-voice-script.js";
 import { isUserSimulatorRequest } from "../src/testing/gold-model.js";
 import { fixtureDomainData } from "../src/testing/tau2-fixtures.js";
 import { REPO_ROOT, runCli } from "./helpers/run-cli.js";
+import { runCliInProcess } from "./helpers/run-cli-in-process.js";
 import { customerScript, scenarioText } from "./helpers/voice-mocks.js";
 
 // `passk run --voice` end to end, every part real but the models: the customer's words come from a
@@ -320,3 +321,23 @@ function nearlySaid(value: string, said: string): boolean {
   }
   return false;
 }
+
+describe("passk run --voice checks its numbers as a text run does", () => {
+  it.each([
+    [["--num-trials", "abc"], "error: --num-trials must be a whole number from 1 to 1000"],
+    [["--num-tasks", "0"], "error: --num-tasks must be a whole number from 1 to 1000000"],
+    [["--seed", "x"], "error: --seed must be a whole number"],
+  ])("%j is refused before anything runs", async (flags, error) => {
+    const run = await runCliInProcess([
+      "run",
+      "--voice",
+      "--domain",
+      "airline",
+      "--user-llm",
+      "openai:gpt-4.1",
+      ...flags,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(error);
+  });
+});

@@ -6,6 +6,9 @@ import type { AnyDomain } from "../env/domain.js";
 import type { PerturbationRegistry } from "../perturbations/registry.js";
 import { builtinDomains } from "../domains/registry.js";
 import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
+import { importAgentModule } from "../runner/load-modules.js";
+import type { StartRunOptions } from "../runner/start-run.js";
+import { loadPerturbations } from "./domain-modules.js";
 
 export { systemFailure };
 
@@ -31,6 +34,25 @@ export function defaultContext(): CliContext {
     domains: builtinDomains,
     catalog: new DomainCatalog(),
   };
+}
+
+/**
+ * What the library's runs take from this process: its keys, domains, their data (one cache for all its
+ * commands) and the modules it loaded, and how to load those a resumed run names.
+ */
+export function runOptionsOf(context: CliContext) {
+  return {
+    env: context.env,
+    domains: context.domains,
+    catalog: (context.catalog ??= new DomainCatalog()),
+    ...(context.perturbations ? { perturbations: context.perturbations } : {}),
+    loadPerturbationModules: async (files: readonly string[]) => {
+      await loadPerturbations(context, files);
+      return context.perturbations!;
+    },
+    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
+    loadAgentModule: (spec: string) => importAgentModule(spec.slice("module:".length)),
+  } satisfies StartRunOptions;
 }
 
 /** Write one line to stdout. */

@@ -10,101 +10,95 @@ import type { RunChanges } from "../../runner/resume.js";
 import type { ModelSpec, RunSpec } from "../../runner/run-spec.js";
 import { agentMessageBytes, callAttempts, callTimeoutMs, type ModelFlags } from "../model-flags.js";
 
-/** The flags of `passk run`, as commander hands them over (strings until checked). */
-export interface RunFlags extends Partial<ModelFlags> {
-  domain?: string[];
-  data?: string;
-  numTrials: string;
-  numTasks?: string;
-  taskIds?: string[];
-  taskSplitName: string;
-  maxConcurrency: string;
-  seed: string;
-  maxSteps: string;
-  maxErrors: string;
-  maxAttempts: string;
-  solo?: boolean;
-  maxCost?: string;
-  saveTo?: string;
-  store?: string;
-  resume?: string;
-  label?: string;
-  failUnder?: string[];
-  junit?: string;
-  review?: boolean;
-  progress: string;
-  progressInterval: string;
-  maxSimSeconds?: string;
-  /** `--checkpoint-turns` / `--no-checkpoint-turns` (undefined: as the stored run, else off). */
-  checkpointTurns?: boolean;
-  adaptive?: boolean;
-  retrievalConfig?: string;
-  retrievalConfigKwargs?: string;
-  rerankerLlm?: string;
-  rerankerLlmBaseUrl?: string;
-  targetCi?: string;
-  maxTrials?: string;
-  /** `--otel [endpoint]`: operational, never part of the run's configuration. */
-  otel?: string | boolean;
-  /** `--perturb SPEC`, repeated. */
-  perturb?: string[];
-  /** `--perturbation-module FILE`, repeated. */
-  perturbationModule?: string[];
-  queue?: string;
-  localWorkers: string;
-  maxConcurrentRequests?: string[];
-  requestsPerMinute?: string[];
-  tokensPerMinute?: string[];
-  limitWindow: string;
-}
-
 /** A whole-number flag within bounds (a huge value would exhaust memory before anything runs). */
 const int = (flag: string, min: number, max: number) => {
   const sentence = `${flag} must be a whole number from ${min} to ${max}`;
   return z.coerce
-    .number({ error: () => sentence })
+    .number<string>({ error: () => sentence })
     .int({ error: sentence })
     .min(min, { error: sentence })
     .max(max, { error: sentence });
 };
 
-export const FlagNumbersSchema = z.object({
+const text = z.string().optional();
+const texts = z.array(z.string()).optional();
+const flag = z.boolean().optional();
+
+/**
+ * The flags of `passk run` besides the model flags, as commander hands them over (strings until
+ * checked); parsing checks the numeric ones and gives them as numbers.
+ */
+const RunFlagsSchema = z.object({
+  domain: texts,
+  data: text,
   numTrials: int("--num-trials", 1, 1000),
   numTasks: int("--num-tasks", 1, 1_000_000).optional(),
+  taskIds: texts,
+  taskSplitName: z.string(),
   maxConcurrency: int("--max-concurrency", 1, 1000),
   seed: z.coerce
-    .number({ error: () => "--seed must be a whole number" })
+    .number<string>({ error: () => "--seed must be a whole number" })
     .refine(Number.isSafeInteger, { error: "--seed must be a whole number of at most 15 digits" }),
   maxSteps: int("--max-steps", 1, 100_000),
   maxErrors: int("--max-errors", 1, 100_000),
   maxAttempts: int("--max-attempts", 1, 100),
+  solo: flag,
   maxCost: z.coerce
-    .number({ error: () => "--max-cost must be an amount of USD, e.g. 5 or 2.50" })
+    .number<string>({ error: () => "--max-cost must be an amount of USD, e.g. 5 or 2.50" })
     .positive({ error: "--max-cost must be more than 0 USD" })
     .optional(),
-  progressInterval: z.coerce.number().positive({ error: "--progress-interval must be seconds > 0" }),
+  saveTo: text,
+  store: text,
+  resume: text,
+  label: text,
+  failUnder: texts,
+  junit: text,
+  review: flag,
+  progressInterval: z.coerce.number<string>().positive({ error: "--progress-interval must be seconds > 0" }),
   maxSimSeconds: z.coerce
-    .number({ error: () => "--max-sim-seconds must be a number of seconds, e.g. 600" })
+    .number<string>({ error: () => "--max-sim-seconds must be a number of seconds, e.g. 600" })
     .positive({ error: "--max-sim-seconds must be more than 0 seconds" })
     .max(2_000_000, { error: "--max-sim-seconds must be at most 2000000 seconds (23 days)" })
     .optional(),
+  /** `--checkpoint-turns` / `--no-checkpoint-turns` (undefined: as the stored run, else off). */
+  checkpointTurns: flag,
+  adaptive: flag,
+  retrievalConfig: text,
+  retrievalConfigKwargs: text,
+  rerankerLlm: text,
+  rerankerLlmBaseUrl: text,
   targetCi: z.coerce
-    .number({ error: () => "--target-ci must be a half-width between 0 and 0.5, e.g. 0.05 for ± 5 points" })
+    .number<string>({
+      error: () => "--target-ci must be a half-width between 0 and 0.5, e.g. 0.05 for ± 5 points",
+    })
     .positive({ error: "--target-ci must be more than 0, e.g. 0.05 for ± 5 points" })
     .max(0.5, { error: "--target-ci must be at most 0.5 (a success rate's interval is never wider)" })
     .optional(),
   maxTrials: int("--max-trials", 1, 1000).optional(),
+  /** `--otel [endpoint]`: operational, never part of the run's configuration. */
+  otel: z.union([z.string(), z.boolean()]).optional(),
+  /** `--perturb SPEC`, repeated. */
+  perturb: texts,
+  /** `--perturbation-module FILE`, repeated. */
+  perturbationModule: texts,
+  queue: text,
   localWorkers: int("--local-workers", 0, 1000).default(0),
+  maxConcurrentRequests: texts,
+  requestsPerMinute: texts,
+  tokensPerMinute: texts,
   limitWindow: int("--limit-window", 1, 3600).default(60),
   progress: z.enum(["auto", "bar", "lines", "none"], {
     error: () => "--progress must be one of auto, bar, lines, none",
   }),
 });
 
-export type FlagNumbers = z.infer<typeof FlagNumbersSchema>;
+/** The flags of `passk run`, as commander hands them over. */
+export type RunFlags = z.input<typeof RunFlagsSchema> & Partial<ModelFlags>;
+/** The flags of `passk run` checked, the numeric ones as numbers. */
+export type FlagNumbers = z.output<typeof RunFlagsSchema>;
 
 export function parseFlagNumbers(flags: RunFlags): FlagNumbers {
-  const parsed = FlagNumbersSchema.safeParse(flags);
+  const parsed = RunFlagsSchema.safeParse(flags);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.message).join("; "));
   return parsed.data;
 }
@@ -115,12 +109,6 @@ export function perturbationSpecs(values: readonly string[], registry: Perturbat
 }
 
 type Role = "agent" | "user" | "judge" | "reranker";
-const ROLE_FLAGS = {
-  agent: ["agentLlm", "agentLlmBaseUrl", "agentLlmArgs"],
-  user: ["userLlm", "userLlmBaseUrl", "userLlmArgs"],
-  judge: ["judgeLlm", "judgeLlmBaseUrl", "judgeLlmArgs"],
-  reranker: ["rerankerLlm", "rerankerLlmBaseUrl", undefined],
-} as const satisfies Record<Role, readonly [keyof RunFlags, keyof RunFlags, keyof RunFlags | undefined]>;
 
 /** One participant's flags as (part of) a model spec: what was given of its model, base URL and args. */
 function roleOf(
@@ -128,13 +116,15 @@ function roleOf(
   role: Role,
   given: (key: keyof RunFlags) => boolean,
 ): Partial<ModelSpec> | undefined {
-  const [model, baseUrl, args] = ROLE_FLAGS[role];
-  const value = (key: keyof RunFlags | undefined) =>
-    key !== undefined && given(key) ? (flags[key] as string | undefined) : undefined;
+  const value = (key: keyof RunFlags) => (given(key) ? (flags[key] as string | undefined) : undefined);
+  const model = value(`${role}Llm`);
+  const baseUrl = value(`${role}LlmBaseUrl`);
+  // The reranker takes no call settings.
+  const args = role === "reranker" ? undefined : value(`${role}LlmArgs`);
   const spec: Partial<ModelSpec> = {
-    ...(value(model) !== undefined ? { model: value(model)! } : {}),
-    ...(value(baseUrl) !== undefined ? { baseUrl: value(baseUrl)! } : {}),
-    ...(value(args) !== undefined ? { args: parseLlmArgs(value(args)!, `--${role}-llm-args`) } : {}),
+    ...(model !== undefined ? { model } : {}),
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(args !== undefined ? { args: parseLlmArgs(args, `--${role}-llm-args`) } : {}),
   };
   return Object.keys(spec).length > 0 ? spec : undefined;
 }

@@ -3,7 +3,6 @@ import { Option, type Command } from "commander";
 import { isRemoteAgentSpec } from "../../agents/remote/index.js";
 import { ConfigError } from "../../core/errors.js";
 import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js";
-import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import type { RunMetrics } from "../../metrics/run-metrics.js";
@@ -17,16 +16,14 @@ import { describeComparability } from "../../runner/tau2-comparability.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import type { RunRecord } from "../../core/run-store.js";
 import type { Store } from "../../store/store.js";
-import { println, systemFailure, withDataOption, type CliContext } from "../context.js";
+import { println, runOptionsOf, systemFailure, withDataOption, type CliContext } from "../context.js";
 import { withRetrievalConfigOption } from "../domain-flags.js";
-import { loadPerturbations } from "../domain-modules.js";
-import { importAgentModule } from "../../runner/load-modules.js";
 import { SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 import { fixed, formatMetrics, formatRobustnessTable } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
 import { describeBlame, reviewStoredRun } from "./review.js";
-import { progressDisplay, type ProgressMode } from "./run-progress-display.js";
+import { progressDisplay } from "./run-progress-display.js";
 import {
   parseFlagNumbers,
   runChangesOfFlags,
@@ -294,17 +291,8 @@ async function runSession(
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const options: Omit<StartRunOptions, "agent"> = {
-    env: context.env,
-    domains: context.domains,
+    ...runOptionsOf(context),
     store: state.store,
-    catalog: (context.catalog ??= new DomainCatalog()),
-    ...(context.perturbations ? { perturbations: context.perturbations } : {}),
-    loadPerturbationModules: async (files) => {
-      await loadPerturbations(context, files);
-      return context.perturbations!;
-    },
-    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
-    loadAgentModule: (spec) => importAgentModule(spec.slice("module:".length)),
     ...(flags.failUnder ? { failUnder: flags.failUnder } : {}),
     ...(flags.junit ? { junit: flags.junit } : {}),
     ...(state.tracing ? { tracing: state.tracing } : {}),
@@ -377,7 +365,7 @@ function runEventPrinter(context: CliContext, state: RunCommandState): (event: R
       const prefix = stored.scriptedDemo ? "[scripted demo] " : "";
       state.display = progressDisplay({
         stream: context.stderr,
-        mode: state.numbers.progress as ProgressMode,
+        mode: state.numbers.progress,
         intervalMs: state.numbers.progressInterval * 1000,
         prefix,
       });

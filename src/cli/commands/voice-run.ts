@@ -1,14 +1,13 @@
 import { Option, type Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
-import { DomainCatalog } from "../../formats/tau2/domain-catalog.js";
 import { loadPriceOverrides } from "../../llm/cost.js";
 import type { VoiceRunStartSpec } from "../../runner/start-voice-run.js";
 import type { VoiceCallOutcome, VoiceRunOutcome } from "../../runner/voice-run.js";
 import { DEFAULT_TICK_SECONDS } from "../../voice/call.js";
 import { SPEECH_COMPLEXITIES } from "../../voice/voice-settings.js";
-import { println, type CliContext } from "../context.js";
+import { println, runOptionsOf, type CliContext } from "../context.js";
 import { modelSpecOfFlags, type ModelFlags } from "../model-flags.js";
-import type { RunFlags } from "./run-resolve.js";
+import { parseFlagNumbers, type RunFlags } from "./run-resolve.js";
 
 /** The flags `passk run --voice` adds. */
 export interface VoiceRunFlags {
@@ -90,8 +89,9 @@ function positive(flag: string, value: string): number {
   return number;
 }
 
-/** `passk run --voice`'s flags as the library's voice run spec. */
+/** `passk run --voice`'s flags as the library's voice run spec (its numbers checked as a text run's). */
 function voiceRunSpec(flags: RunFlags & VoiceRunFlags): VoiceRunStartSpec {
+  const numbers = parseFlagNumbers(flags);
   const domains = flags.domain ?? [];
   if (domains.length !== 1)
     throw new ConfigError("a voice run takes exactly one --domain (airline, retail, …)");
@@ -100,10 +100,10 @@ function voiceRunSpec(flags: RunFlags & VoiceRunFlags): VoiceRunStartSpec {
     domain: domains[0]!,
     split: flags.taskSplitName,
     ...(flags.taskIds ? { taskIds: flags.taskIds } : {}),
-    ...(flags.numTasks ? { numTasks: Number(flags.numTasks) } : {}),
-    numTrials: Number(flags.numTrials),
-    seed: Number(flags.seed),
-    maxConcurrency: positive("--max-concurrency", flags.maxConcurrency),
+    ...(numbers.numTasks !== undefined ? { numTasks: numbers.numTasks } : {}),
+    numTrials: numbers.numTrials,
+    seed: numbers.seed,
+    maxConcurrency: numbers.maxConcurrency,
   };
 }
 
@@ -142,9 +142,7 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
   // Loaded for voice runs only: the realtime providers' SDKs cost a text run's start seconds.
   const { startVoiceRun } = await import("../../runner/start-voice-run.js");
   const outcome = await startVoiceRun(spec, {
-    env: context.env,
-    domains: context.domains,
-    catalog: (context.catalog ??= new DomainCatalog()),
+    ...runOptionsOf(context),
     ...(flags.prices !== undefined ? { priceOverrides: loadPriceOverrides(flags.prices) } : {}),
     onStart: (start) =>
       println(

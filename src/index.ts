@@ -88,7 +88,9 @@ export { replayGoldActions } from "./evaluation/gold-replay.js";
 export { validateTask } from "./evaluation/validate-task.js";
 export { passHatK, passAtK } from "./metrics/pass-hat-k.js";
 export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
-export { planTrials } from "./metrics/statistics.js";
+export { planTrials, describeTaskStability } from "./metrics/statistics.js";
+export { describeTokenUsage } from "./metrics/token-usage.js";
+export { describeBlame } from "./review/blame.js";
 export type { TrialsPlan } from "./metrics/statistics.js";
 
 // Runs
@@ -115,7 +117,7 @@ export { rerankerToolModel } from "./runner/reranker-model.js";
 export { reviewRun } from "./runner/review-stored-run.js";
 export type { ReviewRunOptions } from "./runner/review-stored-run.js";
 export type { Rescored, RescoreOptions, ScoredRow } from "./runner/rescore.js";
-export { runReport, runReportJson, runComparability } from "./runner/run-report.js";
+export { runReport, runReportJson, runComparability, describeTaskIssues } from "./runner/run-report.js";
 export type { RunReport, RunReportOptions, DomainDataOptions } from "./runner/run-report.js";
 export { loadRunSource } from "./runner/run-source.js";
 export type { RunSource, StoreSource } from "./runner/run-source.js";

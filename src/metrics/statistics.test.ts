@@ -10,6 +10,7 @@ import {
   taskStatistics,
   trialsToDetect,
   wilsonInterval,
+  describeTaskStability,
 } from "./statistics.js";
 
 /** C(n, k) as a float (small n). */
@@ -152,5 +153,29 @@ describe("paired comparisons and design", () => {
         minimumDetectableDifference({ tasks: 50, trialsPerTask: choice.trials }),
       );
     }
+  });
+});
+
+describe("describeTaskStability", () => {
+  it("counts tasks that always pass, always fail and are flaky, and names the first five flaky ones with their interval", () => {
+    const tasks = taskStatistics([
+      { domain: "airline", task_id: "0", trials: 4, successes: 4 },
+      { domain: "airline", task_id: "1", trials: 4, successes: 0 },
+      { domain: "airline", task_id: "2", trials: 4, successes: 3 },
+    ]);
+    expect(describeTaskStability(tasks)).toBe(
+      "tasks: 1 always pass, 1 always fail, 1 flaky (pass in some trials, fail in others): 2 3/4 [95% CI 0.30, 0.95]",
+    );
+    const flaky = taskStatistics(
+      Array.from({ length: 6 }, (_, i) => ({
+        domain: "retail",
+        task_id: String(i),
+        trials: 2,
+        successes: 1,
+      })),
+    );
+    expect(describeTaskStability(flaky)).toMatch(
+      /^tasks: 0 always pass, 0 always fail, 6 flaky .*; 4 1\/2 \[[^\]]+\]; …$/,
+    );
   });
 });

@@ -275,3 +275,19 @@ export function describeSignificance(s: PairedComparison): string {
     : `${head}: not distinguishable at α = ${s.alpha}. With this many tasks and trials, differences below ` +
         `${s.minimum_detectable_difference.toFixed(3)} go undetected (80% power); \`passk plan\` says what would see them.`;
 }
+
+/** How many tasks always pass, always fail, or are flaky (pass in some trials and fail in others). */
+export function describeTaskStability(tasks: readonly TaskStatistics[]): string {
+  const flaky = tasks.filter((t) => t.flaky);
+  const always = tasks.filter((t) => t.successes === t.trials).length;
+  const never = tasks.filter((t) => t.successes === 0).length;
+  const line = `tasks: ${always} always pass, ${never} always fail, ${flaky.length} flaky (pass in some trials, fail in others)`;
+  if (flaky.length === 0) return line;
+  const shown = flaky
+    .slice(0, 5)
+    .map(
+      (t) =>
+        `${t.task_id} ${t.successes}/${t.trials} [95% CI ${t.interval.low.toFixed(2)}, ${t.interval.high.toFixed(2)}]`,
+    );
+  return `${line}: ${shown.join("; ")}${flaky.length > 5 ? "; …" : ""}`;
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   cachingSaving,
+  describeTokenUsage,
   roleTokens,
   tokenUsage,
   type TokenRates,
@@ -130,5 +131,32 @@ describe("tokenUsage", () => {
     expect(summary.mean.cost).toBeNull();
     expect(summary.total.cost).toBe(0);
     expect(summary.total.saving_share).toBeNull();
+  });
+});
+
+describe("describeTokenUsage", () => {
+  it("says the mean tokens per side, the cost and the caching saving, and nothing when no call recorded usage", () => {
+    const lines = describeTokenUsage(
+      tokenUsage(
+        [conversation(0, { agent: 0.04, user: 0.005 }), conversation(1, { agent: 0.02, user: 0.003 })],
+        { agent: SONNET, user: GPT41 },
+      ),
+    );
+    expect(lines[0]).toBe(
+      "tokens per conversation (mean over 2 conversations, infrastructure errors included):",
+    );
+    expect(lines[1]).toBe(
+      "  agent    2 calls  input 10,200 (cache read 4,900, cache write 5,150)  output 100",
+    );
+    expect(lines[3]).toBe("cost per conversation: $0.0340 ($0.0680 in all)");
+    expect(lines[4]).toMatch(/^prompt caching saved \$0\.0111 per conversation \(\$0\.0222 in all, 25% of /);
+    const unpriced = describeTokenUsage(
+      tokenUsage([conversation(0, { agent: null, user: 0.005 })], { agent: null, user: GPT41 }),
+    );
+    expect(unpriced.slice(3)).toEqual([
+      "cost per conversation: unknown (a model has no price)",
+      "prompt caching: the saving is unknown (a model has no price)",
+    ]);
+    expect(describeTokenUsage(tokenUsage([], { agent: null, user: null }))).toEqual([]);
   });
 });

@@ -213,3 +213,36 @@ function sumKnown(values: ReadonlyArray<number | null>): number | null {
   }
   return sum;
 }
+
+/** The tokens, cost and caching lines of the report; none when no model call recorded usage. */
+export function describeTokenUsage(usage: TokenUsageSummary): string[] {
+  const { mean, total } = usage;
+  if (total.agent.calls + total.user.calls === 0) return [];
+  const count = (value: number) => Math.round(value).toLocaleString("en-US");
+  const usd = (value: number) => `$${value.toFixed(4)}`;
+  const side = (name: string, tokens: TokenCounts) =>
+    `  ${name.padEnd(8)} ${count(tokens.calls)} calls  input ${count(tokens.input)} ` +
+    `(cache read ${count(tokens.cache_read)}, cache write ${count(tokens.cache_write)})  output ${count(tokens.output)}`;
+  const lines = [
+    `tokens per conversation (mean over ${usage.conversations} conversations, infrastructure errors included):`,
+    side("agent", mean.agent),
+    side("customer", mean.user),
+    mean.cost === null || total.cost === null
+      ? "cost per conversation: unknown (a model has no price)"
+      : `cost per conversation: ${usd(mean.cost)} (${usd(total.cost)} in all)`,
+  ];
+  const cached =
+    total.agent.cache_read + total.agent.cache_write + total.user.cache_read + total.user.cache_write;
+  if (cached === 0) lines.push("prompt caching: no cached tokens reported");
+  else if (mean.caching_saving === null || total.caching_saving === null)
+    lines.push("prompt caching: the saving is unknown (a model has no price)");
+  else
+    lines.push(
+      `prompt caching saved ${usd(mean.caching_saving)} per conversation (${usd(total.caching_saving)} in all` +
+        (total.saving_share === null
+          ? ""
+          : `, ${(total.saving_share * 100).toFixed(0)}% of the cost without it`) +
+        "): cached tokens at the full input rate minus what they cost",
+    );
+  return lines;
+}

@@ -36,3 +36,12 @@ export type Review = z.infer<typeof ReviewSchema>;
 
 /** Failures that are not the agent's: left out of the "agent-caused" pass^k. */
 export const NOT_THE_AGENTS: ReadonlySet<Culprit> = new Set(["user_simulator", "task", "infrastructure"]);
+
+/** How many failures each culprit caused, in one line. */
+export function describeBlame(reviews: readonly { review: Review }[]): string {
+  const counts = new Map<string, number>();
+  for (const r of reviews) counts.set(r.review.culprit, (counts.get(r.review.culprit) ?? 0) + 1);
+  const order = ["agent", "user_simulator", "task", "infrastructure", "undetermined"];
+  const parts = order.filter((c) => counts.has(c)).map((c) => `${c} ${counts.get(c)}`);
+  return `${reviews.length} failed simulation(s): ${parts.join(", ") || "none"}`;
+}

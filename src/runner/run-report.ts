@@ -226,3 +226,19 @@ export function runReportJson(report: RunReport) {
       : {}),
   };
 }
+
+/** One line naming the simulations a note flags as a task issue (the first five), with their categories. */
+export function describeTaskIssues(notes: readonly SimulationNote[]): string {
+  const simulations = new Map<string, string[]>();
+  for (const note of notes) {
+    const key = `${note.taskId} trial ${note.trial}`;
+    const categories = simulations.get(key) ?? [];
+    if (note.category && !categories.includes(note.category)) categories.push(note.category);
+    simulations.set(key, categories);
+  }
+  const shown = [...simulations]
+    .slice(0, 5)
+    .map(([key, categories]) => (categories.length > 0 ? `${key} (${categories.join(", ")})` : key));
+  const more = simulations.size > 5 ? `, and ${simulations.size - 5} more` : "";
+  return `task issues flagged in notes: ${simulations.size} simulation${simulations.size === 1 ? "" : "s"}: ${shown.join(", ")}${more}`;
+}

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Review } from "../../review/blame.js";
+import { describeBlame } from "../../review/blame.js";
 import { reviewRun } from "../../runner/review-stored-run.js";
 import type { Store } from "../../store/store.js";
 import { println, type CliContext } from "../context.js";
@@ -22,15 +22,6 @@ export function reviewStoredRun(
 ): ReturnType<typeof reviewRun> {
   const { env, domains, catalog } = context;
   return reviewRun(store, runId, { ...options, env, domains, ...(catalog ? { catalog } : {}) });
-}
-
-/** How many failures each culprit caused, in one line. */
-export function describeBlame(reviews: readonly { review: Review }[]): string {
-  const counts = new Map<string, number>();
-  for (const r of reviews) counts.set(r.review.culprit, (counts.get(r.review.culprit) ?? 0) + 1);
-  const order = ["agent", "user_simulator", "task", "infrastructure", "undetermined"];
-  const parts = order.filter((c) => counts.has(c)).map((c) => `${c} ${counts.get(c)}`);
-  return `${reviews.length} failed simulation(s): ${parts.join(", ") || "none"}`;
 }
 
 /** `passk review RUN`: who caused each failure of a stored run. */

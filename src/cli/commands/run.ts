@@ -22,7 +22,8 @@ import { SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 import { fixed, formatMetrics, formatRobustnessTable } from "./metrics-table.js";
 import { sourceComparability } from "./report.js";
-import { describeBlame, reviewStoredRun } from "./review.js";
+import { describeBlame } from "../../review/blame.js";
+import { reviewStoredRun } from "./review.js";
 import { progressDisplay } from "./run-progress-display.js";
 import {
   parseFlagNumbers,

@@ -171,6 +171,8 @@ export { attachVoicePlayground } from "./server/voice-playground.js";
 // Runs across machines (Redis or Valkey, BullMQ) and limits on model calls
 export { openDispatcher } from "./distributed/dispatcher.js";
 export { startRunWorker } from "./distributed/run-worker.js";
+export { queueDistribution } from "./distributed/queue-distribution.js";
+export type { QueueDistributionOptions } from "./distributed/queue-distribution.js";
 export type { RunWorkerOptions } from "./distributed/run-worker.js";
 export type { Dispatcher, DispatcherOptions } from "./distributed/dispatcher.js";
 export { startConversationWorker } from "./distributed/conversation-worker.js";

@@ -10,7 +10,7 @@ import type { Tracing } from "../../observability/start-tracing.js";
 import { perturbationLabel } from "../../runner/robustness-pairs.js";
 import { RunConfigSchema, type RunConfig } from "../../runner/run-spec.js";
 import { formatDuration } from "../../runner/run-progress.js";
-import type { RunJobFactory, RunSessionEvent } from "../../runner/run.js";
+import type { RunSessionEvent } from "../../runner/run.js";
 import { resumeRun, startRun, type LaunchOutcome, type StartRunOptions } from "../../runner/start-run.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
 import { resolveStorePath } from "../../store/store-location.js";
@@ -297,7 +297,7 @@ async function runSession(
     ...(flags.failUnder ? { failUnder: flags.failUnder } : {}),
     ...(flags.junit ? { junit: flags.junit } : {}),
     ...(state.tracing ? { tracing: state.tracing } : {}),
-    ...(queueAddress ? { distribute: (config) => openQueue(context, state, queueAddress, config) } : {}),
+    ...(queueAddress ? { distribute: (config) => distribute(context, state, queueAddress, config) } : {}),
     signal: stop.signal,
     abortSignal: abort.signal,
     onNote: (text) => context.stderr.write(`${text}\n`),
@@ -318,41 +318,23 @@ async function runSession(
   }
 }
 
-/** `--queue`: the dispatcher that hands conversations to workers, and `--local-workers` here. */
-async function openQueue(
+/** `--queue`: the run's conversations go to workers through the queue, `--local-workers` of them here. */
+async function distribute(
   context: CliContext,
   state: RunCommandState,
   address: RedisAddress,
   config: RunConfig,
-): Promise<{ runJob: RunJobFactory; close(): Promise<void> }> {
-  const { openDispatcher } = await import("../../distributed/dispatcher.js");
-  const { startWorkerHere } = await import("./worker.js");
-  const { configEndpoints } = await import("../../distributed/run-worker.js");
+) {
+  // Loaded for distributed runs only (the queue's client costs a local run's start seconds).
+  const { queueDistribution } = await import("../../distributed/queue-distribution.js");
   const prefix = config.scriptedDemo ? "[scripted demo] " : "";
-  // Sentences about the queue are shown whatever the progress display (a refused job, Redis away).
-  const dispatcher = await openDispatcher({
+  const note = (text: string) => context.stderr.write(`${prefix}${text}\n`);
+  return queueDistribution({
     address,
-    onNote: (text) => context.stderr.write(`${prefix}${text}\n`),
-  });
-  const localWorker =
-    state.numbers.localWorkers === 0
-      ? undefined
-      : await startWorkerHere(context, {
-          address,
-          concurrency: state.numbers.localWorkers,
-          lockMs: 30_000,
-          // Its credentials go where this run's own flags point, nowhere a job names.
-          allowedEndpoints: configEndpoints(config).map((e) => e.origin),
-          quiet: true,
-          ...(state.tracing ? { tracing: state.tracing } : {}),
-        });
-  return {
-    runJob: dispatcher.runJob,
-    close: async () => {
-      await localWorker?.close();
-      await dispatcher.close();
-    },
-  };
+    onNote: note,
+    localWorkers: state.numbers.localWorkers,
+    worker: { ...runOptionsOf(context), onNote: note, ...(state.tracing ? { tracing: state.tracing } : {}) },
+  })(config);
 }
 
 /** What the terminal shows of the run's events as they happen. */

@@ -3,10 +3,9 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { checkRedisReachable } from "../../distributed/bullmq-connection.js";
-import type { ConversationWorker } from "../../distributed/conversation-worker.js";
 import { parseRedisUrl } from "../../distributed/redis-url.js";
-import { startRunWorker, type RunWorkerOptions } from "../../distributed/run-worker.js";
-import { withDataOption, type CliContext } from "../context.js";
+import { startRunWorker } from "../../distributed/run-worker.js";
+import { runOptionsOf, withDataOption, type CliContext } from "../context.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { importAgentModules } from "../../runner/load-modules.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
@@ -39,33 +38,6 @@ const WorkerFlagsSchema = z.object({
   otel: z.union([z.string(), z.boolean()]).optional(),
 });
 type WorkerFlags = z.infer<typeof WorkerFlagsSchema>;
-
-/** Start a conversation worker on this process (`passk worker`, and `passk run --local-workers`). */
-export function startWorkerHere(
-  context: CliContext,
-  options: Omit<RunWorkerOptions, "env" | "domains" | "catalog" | "perturbations" | "agentModules"> & {
-    quiet?: boolean;
-  },
-): Promise<ConversationWorker> {
-  const { quiet, ...rest } = options;
-  return startRunWorker({
-    ...rest,
-    env: context.env,
-    domains: context.domains,
-    ...(context.catalog ? { catalog: context.catalog } : {}),
-    ...(context.perturbations ? { perturbations: context.perturbations } : {}),
-    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
-    onNote: (text) => context.stderr.write(`${text}\n`),
-    ...(quiet
-      ? {}
-      : {
-          onJobEnd: (data, reason) =>
-            context.stderr.write(
-              `${data.runId} ${data.domain}/${data.taskId} trial ${data.trial}: ${reason}\n`,
-            ),
-        }),
-  });
-}
 
 export function registerWorker(program: Command, context: CliContext): void {
   const command = withOtelOption(
@@ -111,13 +83,17 @@ export function registerWorker(program: Command, context: CliContext): void {
       context.agentModules = new Map([...(context.agentModules ?? []), ...(await importAgentModules(specs))]);
     }
     const tracing = await startCliTracing(flags, context);
-    const worker = await startWorkerHere(context, {
+    const worker = await startRunWorker({
+      ...runOptionsOf(context),
       address,
       concurrency: flags.concurrency,
       lockMs: flags.lockSeconds * 1000,
       ...(flags.data ? { dataDir: flags.data } : {}),
       allowedEndpoints: flags.allowEndpoint ?? [],
       ...(tracing ? { tracing } : {}),
+      onNote: (text) => context.stderr.write(`${text}\n`),
+      onJobEnd: (data, reason) =>
+        context.stderr.write(`${data.runId} ${data.domain}/${data.taskId} trial ${data.trial}: ${reason}\n`),
     });
     context.stderr.write(
       `worker ${worker.id} ready: ${flags.concurrency} conversation(s) at once from ${flags.queue.replace(/\/\/[^@/]*@/, "//")}; Ctrl-C to stop\n`,

@@ -480,6 +480,7 @@ describe("perturbations across machines (--queue)", () => {
       );
       const store = path.join(dir, "queued.db");
       const coordinator = spawnPassk(["run", ...flags("stubborn", store), ...perturb, "--queue", redis.url]);
+      workers.push(coordinator); // killed with them if the test fails
       await waitFor("both refusals", () =>
         ["it does not have the run's perturbation", "it has shouting@2"].every((s) =>
           coordinator.output().includes(s),
@@ -542,5 +543,7 @@ describe("perturbations across machines (--queue)", () => {
       for (const worker of workers) worker.child.kill("SIGKILL");
       await redis.stop();
     }
-  });
+    // Its waits for spawned workers are each up to 60 s on a loaded machine: a shorter limit would end the
+    // test mid-wait and leave its workers and Redis running.
+  }, 300_000);
 });

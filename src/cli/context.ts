@@ -7,6 +7,7 @@ import type { PerturbationRegistry } from "../perturbations/registry.js";
 import { builtinDomains } from "../domains/registry.js";
 import { DomainCatalog } from "../formats/tau2/domain-catalog.js";
 import { importAgentModule } from "../runner/load-modules.js";
+import type { AssemblyOptions } from "../runner/run-assembly.js";
 import type { StartRunOptions } from "../runner/start-run.js";
 import { loadPerturbations } from "./domain-modules.js";
 
@@ -36,21 +37,28 @@ export function defaultContext(): CliContext {
   };
 }
 
+/** What the library's builders take from this process: its keys, domains, their data and loaded modules. */
+export function assemblyOf(context: CliContext) {
+  return {
+    env: context.env,
+    domains: context.domains,
+    catalog: (context.catalog ??= new DomainCatalog()),
+    ...(context.perturbations ? { perturbations: context.perturbations } : {}),
+    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
+  } satisfies AssemblyOptions;
+}
+
 /**
  * What the library's runs take from this process: its keys, domains, their data (one cache for all its
  * commands) and the modules it loaded, and how to load those a resumed run names.
  */
 export function runOptionsOf(context: CliContext) {
   return {
-    env: context.env,
-    domains: context.domains,
-    catalog: (context.catalog ??= new DomainCatalog()),
-    ...(context.perturbations ? { perturbations: context.perturbations } : {}),
+    ...assemblyOf(context),
     loadPerturbationModules: async (files: readonly string[]) => {
       await loadPerturbations(context, files);
       return context.perturbations!;
     },
-    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
     loadAgentModule: (spec: string) => importAgentModule(spec.slice("module:".length)),
   } satisfies StartRunOptions;
 }

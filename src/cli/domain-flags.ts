@@ -3,7 +3,7 @@ import type { DomainData } from "../formats/tau2/domain-data.js";
 import { parseRetrievalConfigKwargs } from "../knowledge/configs.js";
 import { loadPriceOverrides } from "../llm/index.js";
 import { loadDomainData, type DomainLoadSpec } from "../runner/run-assembly.js";
-import type { CliContext } from "./context.js";
+import { assemblyOf, type CliContext } from "./context.js";
 import { modelSpecOfFlags } from "./model-flags.js";
 
 /** The flags that say where a domain's data comes from and how it is set up. */
@@ -46,9 +46,7 @@ export function loadDomain(context: CliContext, name: string, flags: DomainFlags
       ...retrievalOfFlags(flags),
     },
     {
-      env: context.env,
-      domains: context.domains,
-      ...(context.catalog ? { catalog: context.catalog } : {}),
+      ...assemblyOf(context),
       ...(flags.prices !== undefined ? { priceOverrides: loadPriceOverrides(flags.prices) } : {}),
     },
   );

@@ -6,15 +6,9 @@ import { describeTaskStability } from "../../metrics/statistics.js";
 import { describeTokenUsage } from "../../metrics/token-usage.js";
 import { describeBlame, type Review } from "../../review/blame.js";
 import { isVoiceResultsDir } from "../../formats/tau2/voice-results.js";
-import {
-  describeTaskIssues,
-  runComparability,
-  runReport,
-  runReportJson,
-  type RunReport,
-} from "../../runner/run-report.js";
-import { agentCostCounted, sourceInfo, type RunSource } from "../../runner/run-source.js";
-import { describeComparability, type Tau2Comparability } from "../../runner/tau2-comparability.js";
+import { describeTaskIssues, runReport, runReportJson, type RunReport } from "../../runner/run-report.js";
+import { agentCostCounted, sourceInfo } from "../../runner/run-source.js";
+import { describeComparability } from "../../runner/tau2-comparability.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import { println, wholeNumber, type CliContext } from "../context.js";
 import { domainDataOf } from "../domain-flags.js";
@@ -60,14 +54,6 @@ export function registerReport(program: Command, context: CliContext): void {
     if (options.json) println(context, JSON.stringify(runReportJson(report), null, 2));
     else printReport(context, report, top);
   });
-}
-
-/** Per domain of the run: can its numbers stand beside the τ²-bench leaderboard's? */
-export function sourceComparability(
-  context: CliContext,
-  source: RunSource,
-): Record<string, Tau2Comparability> {
-  return runComparability(source, { domainData: domainDataOf(context) });
 }
 
 /** The report for a terminal: coverage, comparability, metrics, tokens, blame, stability, failing tasks. */

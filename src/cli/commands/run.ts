@@ -13,15 +13,15 @@ import { formatDuration } from "../../runner/run-progress.js";
 import type { RunSessionEvent } from "../../runner/run.js";
 import { resumeRun, startRun, type LaunchOutcome, type StartRunOptions } from "../../runner/start-run.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
+import { runComparability } from "../../runner/run-report.js";
 import { resolveStorePath } from "../../store/store-location.js";
 import type { RunRecord } from "../../core/run-store.js";
 import type { Store } from "../../store/store.js";
 import { println, runOptionsOf, systemFailure, withDataOption, type CliContext } from "../context.js";
-import { withRetrievalConfigOption } from "../domain-flags.js";
+import { domainDataOf, withRetrievalConfigOption } from "../domain-flags.js";
 import { SCRIPTED_DEMO_BANNER, withModelFlags } from "../model-flags.js";
 import { startCliTracing, withOtelOption } from "../otel-option.js";
 import { fixed, formatMetrics, formatRobustnessTable } from "./metrics-table.js";
-import { sourceComparability } from "./report.js";
 import { describeBlame } from "../../review/blame.js";
 import { reviewStoredRun } from "./review.js";
 import { progressDisplay } from "./run-progress-display.js";
@@ -407,12 +407,10 @@ async function reportRun(
   println(context, `${prefix}${describeMetricsHeader(config, stored)}${coverage ? ` · ${coverage}` : ""}`);
   const agentCounted = !isRemoteAgentSpec(config.agent.model);
   println(context, formatMetrics(metrics, { agentCostCounted: agentCounted }));
-  const comparability = sourceComparability(context, {
-    label: `run ${stored.id}`,
-    numTrials: config.numTrials,
-    simulations,
-    run: stored,
-  });
+  const comparability = runComparability(
+    { numTrials: config.numTrials, simulations, run: stored },
+    { domainData: domainDataOf(context) },
+  );
   for (const [domain, verdict] of Object.entries(comparability))
     println(context, `${domain}: ${describeComparability(verdict)}`);
   println(context, costLine(metrics, outcome.spent, agentCounted));

@@ -6,7 +6,7 @@ import { ConfigError } from "../../core/errors.js";
 import { createServer } from "../../server/create-server.js";
 import { assembleServer, type ServeSpec } from "../../server/serve-spec.js";
 import { attachVoicePlayground } from "../../server/voice-playground.js";
-import { println, withDataOption, type CliContext } from "../context.js";
+import { assemblyOf, println, withDataOption, type CliContext } from "../context.js";
 import { retrievalOfFlags, withRetrievalConfigOption, type DomainFlags } from "../domain-flags.js";
 import { loadPerturbations } from "../domain-modules.js";
 import { callSettingsOfFlags, modelSpecOfFlags, withModelFlags, type ModelFlags } from "../model-flags.js";
@@ -155,11 +155,7 @@ async function startServe(options: ServeOptions, context: CliContext): Promise<v
     await loadPerturbations(context, options.perturbationModule);
   const note = (line: string) => context.stderr.write(`${line}\n`);
   const assembled = assembleServer(spec, {
-    env: context.env,
-    domains: context.domains,
-    ...(context.catalog ? { catalog: context.catalog } : {}),
-    ...(context.agentModules ? { agentModules: context.agentModules } : {}),
-    ...(context.perturbations ? { perturbations: context.perturbations } : {}),
+    ...assemblyOf(context),
     ...(tracing ? { observer: tracing.modelCalls, traceConversation: tracing.conversation } : {}),
     log: note,
     onNote: note,

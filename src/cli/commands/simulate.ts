@@ -7,7 +7,7 @@ import {
 } from "../../runner/simulate-conversation.js";
 import { scenarioText } from "../../users/user-prompt.js";
 import { terminalUser } from "../../users/terminal-user.js";
-import { println, wholeNumber, withDataOption, type CliContext } from "../context.js";
+import { assemblyOf, println, wholeNumber, withDataOption, type CliContext } from "../context.js";
 import { retrievalOfFlags, withRetrievalConfigOption, type DomainFlags } from "../domain-flags.js";
 import { loadPerturbations } from "../domain-modules.js";
 import {
@@ -73,11 +73,7 @@ async function converse(flags: SimulateFlags, context: CliContext, human: boolea
   const tracing = await startCliTracing(flags, context);
   try {
     const { simulation, scriptedDemo } = await simulateConversation(spec, {
-      env: context.env,
-      domains: context.domains,
-      ...(context.catalog ? { catalog: context.catalog } : {}),
-      ...(context.agentModules ? { agentModules: context.agentModules } : {}),
-      ...(context.perturbations ? { perturbations: context.perturbations } : {}),
+      ...assemblyOf(context),
       ...(human ? { person: terminalUser(process.stdin, context.stdout) } : {}),
       ...(tracing ? { tracing } : {}),
       onStart: ({ task, scriptedDemo }) => {

@@ -1,6 +1,6 @@
 import { loadPriceOverrides } from "../../llm/cost.js";
 import type { VoiceSimulationOutcome, VoiceSimulationSpec } from "../../runner/voice-simulation.js";
-import { println, type CliContext } from "../context.js";
+import { assemblyOf, println, wholeNumber, type CliContext } from "../context.js";
 import type { ModelFlags } from "../model-flags.js";
 import { describeReward } from "../print-events.js";
 import { describeCost, voiceSpecFlags, type VoiceRunFlags } from "./voice-run.js";
@@ -18,7 +18,12 @@ export type VoiceSimulateFlags = Partial<ModelFlags> &
 
 /** `passk simulate --voice`'s flags as the library's voice simulation spec. */
 function voiceSimulationSpec(flags: VoiceSimulateFlags): VoiceSimulationSpec {
-  return { ...voiceSpecFlags(flags), domain: flags.domain, taskId: flags.task, seed: Number(flags.seed) };
+  return {
+    ...voiceSpecFlags(flags),
+    domain: flags.domain,
+    taskId: flags.task,
+    seed: wholeNumber("--seed", flags.seed),
+  };
 }
 
 /** `passk simulate --voice`: one phone call of one task, printed when it ends, graded and explained. */
@@ -27,9 +32,7 @@ export async function voiceSimulateCommand(flags: VoiceSimulateFlags, context: C
   // Loaded for voice calls only: the realtime providers' SDKs cost a text run's start seconds.
   const { simulateVoice } = await import("../../runner/voice-simulation.js");
   const outcome = await simulateVoice(spec, {
-    env: context.env,
-    domains: context.domains,
-    ...(context.catalog ? { catalog: context.catalog } : {}),
+    ...assemblyOf(context),
     ...(flags.prices !== undefined ? { priceOverrides: loadPriceOverrides(flags.prices) } : {}),
     onStart: ({ task, agent }) => {
       if (!flags.json)

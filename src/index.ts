@@ -90,6 +90,7 @@ export { passHatK, passAtK } from "./metrics/pass-hat-k.js";
 export { computeMetrics, computeRunMetrics } from "./metrics/run-metrics.js";
 export { planTrials, describeTaskStability } from "./metrics/statistics.js";
 export { describeTokenUsage } from "./metrics/token-usage.js";
+export { describeRunCost } from "./metrics/simulation-cost.js";
 export { describeBlame } from "./review/blame.js";
 export type { TrialsPlan } from "./metrics/statistics.js";
 

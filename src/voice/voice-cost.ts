@@ -248,3 +248,20 @@ function sessionRecord(record: VoiceUsageRecord): SessionUsageRecord {
     raw: null,
   };
 }
+
+/** A voice run's (or call's) cost line: each side's total, or why it is unknown. */
+export function describeVoiceRunCost(cost: {
+  agent: number | null;
+  user: number | null;
+  agentUnknown?: string | undefined;
+  userUnknown?: string | undefined;
+}): string {
+  const side = (name: string, total: number | null, unknown: string | undefined) =>
+    total !== null ? `${name} $${total.toFixed(4)}` : `${name} unknown (${unknown ?? "no usage"})`;
+  const both =
+    cost.agent !== null && cost.user !== null ? `cost $${(cost.agent + cost.user).toFixed(4)}: ` : "cost: ";
+  return (
+    both +
+    [side("agent", cost.agent, cost.agentUnknown), side("customer", cost.user, cost.userUnknown)].join(", ")
+  );
+}

@@ -5,7 +5,7 @@ import { ConfigError } from "../../core/errors.js";
 import { parseRedisUrl, type RedisAddress } from "../../distributed/redis-url.js";
 import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js";
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
-import type { RunMetrics } from "../../metrics/run-metrics.js";
+import { describeRunCost } from "../../metrics/simulation-cost.js";
 import type { Tracing } from "../../observability/start-tracing.js";
 import { perturbationLabel } from "../../runner/robustness-pairs.js";
 import { RunConfigSchema, type RunConfig } from "../../runner/run-spec.js";
@@ -44,21 +44,6 @@ function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
     : `agent ${config.agent.model}, user ${config.user.model}`;
   const perturbed = perturbationLabel(config);
   return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.numTrials} trial(s) · seed ${config.seed} · ${config.protocol === "tau2" ? "τ²" : "passk"} protocol${perturbed ? ` · perturbed: ${perturbed}` : ""}`;
-}
-
-function costLine(metrics: RunMetrics, spent: number, agentCounted: boolean): string {
-  if (!agentCounted)
-    return metrics.unknown_user_costs > 0
-      ? "cost: the agent's n/a (it runs elsewhere and pays for its own model calls); the customer's unknown (pass --prices FILE)"
-      : `cost: the agent's n/a (it runs elsewhere and pays for its own model calls); $${spent.toFixed(4)} in all for passk's own model calls (the customer's, the judge's)`;
-  const unknown = metrics.unknown_agent_costs + metrics.unknown_user_costs > 0;
-  if ((metrics.avg_total_cost === null || unknown) && spent === 0) {
-    return "cost: unknown (the models' prices are not in the price table; pass --prices FILE)";
-  }
-  if (metrics.avg_total_cost === null || unknown) {
-    return `cost: unknown — at least $${spent.toFixed(4)} in all; some model prices are unknown (pass --prices FILE)`;
-  }
-  return `cost: $${spent.toFixed(4)} in all, $${fixed(metrics.avg_total_cost, 4)} per conversation`;
 }
 
 export function registerRun(program: Command, context: CliContext): void {
@@ -413,7 +398,7 @@ async function reportRun(
   );
   for (const [domain, verdict] of Object.entries(comparability))
     println(context, `${domain}: ${describeComparability(verdict)}`);
-  println(context, costLine(metrics, outcome.spent, agentCounted));
+  println(context, describeRunCost(metrics, outcome.spent, agentCounted));
   const { verdict } = session;
   if (verdict.robustness.length > 0) println(context, formatRobustnessTable(verdict.robustness));
   else if (perturbations.length > 0)

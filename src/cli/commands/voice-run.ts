@@ -2,7 +2,8 @@ import { Option, type Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { loadPriceOverrides } from "../../llm/cost.js";
 import type { VoiceRunStartSpec } from "../../runner/start-voice-run.js";
-import type { VoiceCallOutcome, VoiceRunOutcome } from "../../runner/voice-run.js";
+import type { VoiceCallOutcome } from "../../runner/voice-run.js";
+import { describeVoiceRunCost } from "../../voice/voice-cost.js";
 import { DEFAULT_TICK_SECONDS } from "../../voice/call.js";
 import { SPEECH_COMPLEXITIES } from "../../voice/voice-settings.js";
 import { println, runOptionsOf, type CliContext } from "../context.js";
@@ -164,22 +165,10 @@ export async function voiceRunCommand(flags: RunFlags & VoiceRunFlags, context: 
     .join(" · ");
   println(
     context,
-    `average reward ${outcome.averageReward === null ? "n/a" : outcome.averageReward.toFixed(3)}${passes ? ` · ${passes}` : ""} · ${describeCost(outcome.cost)} · results in ${outcome.folder} (passk report ${outcome.folder} for the interaction metrics)`,
+    `average reward ${outcome.averageReward === null ? "n/a" : outcome.averageReward.toFixed(3)}${passes ? ` · ${passes}` : ""} · ${describeVoiceRunCost(outcome.cost)} · results in ${outcome.folder} (passk report ${outcome.folder} for the interaction metrics)`,
   );
   const failed = outcome.calls.filter((call) => call.systemFailure !== undefined).length;
   return failed > 0 ? 3 : 0;
-}
-
-/** The run's cost line: each side's total over the calls on disk, or why it is unknown. */
-export function describeCost(cost: VoiceRunOutcome["cost"]): string {
-  const side = (name: string, total: number | null, unknown: string | undefined) =>
-    total !== null ? `${name} $${total.toFixed(4)}` : `${name} unknown (${unknown ?? "no usage"})`;
-  const both =
-    cost.agent !== null && cost.user !== null ? `cost $${(cost.agent + cost.user).toFixed(4)}: ` : "cost: ";
-  return (
-    both +
-    [side("agent", cost.agent, cost.agentUnknown), side("customer", cost.user, cost.userUnknown)].join(", ")
-  );
 }
 
 function describeCall(call: VoiceCallOutcome): string {

@@ -3,7 +3,9 @@ import type { VoiceSimulationOutcome, VoiceSimulationSpec } from "../../runner/v
 import { assemblyOf, println, wholeNumber, type CliContext } from "../context.js";
 import type { ModelFlags } from "../model-flags.js";
 import { describeReward } from "../print-events.js";
-import { describeCost, voiceSpecFlags, type VoiceRunFlags } from "./voice-run.js";
+
+import { describeVoiceRunCost } from "../../voice/voice-cost.js";
+import { voiceSpecFlags, type VoiceRunFlags } from "./voice-run.js";
 
 /** The flags of `passk simulate --voice`: simulate's, the voice run's, and where to keep the call. */
 export type VoiceSimulateFlags = Partial<ModelFlags> &
@@ -107,7 +109,7 @@ export function describeVoiceCall(outcome: VoiceSimulationOutcome): string[] {
     out.push(
       `noise recordings missing from the data dir were substituted (${call.noiseSubstitutions.join(", ")}): not τ-voice-comparable`,
     );
-  out.push(describeCost(outcome.cost));
+  out.push(describeVoiceRunCost(outcome.cost));
   if (outcome.folder !== null)
     out.push(
       `call written to ${outcome.folder} (passk report ${outcome.folder})${outcome.recording ? `; recording ${outcome.recording}` : ""}`,

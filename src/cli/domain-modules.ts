@@ -1,7 +1,10 @@
-import { builtinPerturbations, createPerturbationRegistry } from "../perturbations/registry.js";
+import {
+  builtinPerturbations,
+  createPerturbationRegistry,
+  type PerturbationRegistry,
+} from "../perturbations/registry.js";
 import type { PerturbationDefinition } from "../perturbations/perturbation.js";
 import { importPerturbationModule } from "../runner/load-modules.js";
-import type { CliContext } from "./context.js";
 
 /** A `--domain` value that names a module file (a team's own domain) rather than a built-in name. */
 export function isDomainModulePath(value: string): boolean {
@@ -33,9 +36,12 @@ export function agentModuleArguments(argv: readonly string[]): string[] {
 
 /**
  * Load `--perturbation-module`s (given now, recorded with a resumed run, or given to a worker) into the
- * context's registry, beside passk's own and those loaded before.
+ * context's registry (the CLI's context), beside passk's own and those loaded before.
  */
-export async function loadPerturbations(context: CliContext, files: readonly string[]): Promise<void> {
+export async function loadPerturbations(
+  context: { perturbations?: PerturbationRegistry },
+  files: readonly string[],
+): Promise<void> {
   const registry = context.perturbations;
   const definitions = new Set<PerturbationDefinition>(builtinPerturbations);
   for (const name of registry?.names ?? []) definitions.add(registry!.get(name)!);

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { Action } from "../../../src/core/task.js";
 import { isSuccessful } from "../../../src/metrics/pass-hat-k.js";
 import {
@@ -31,10 +31,16 @@ function simulationRoute(runId: string, key: SimulationKeyView): Route {
 
 /** ←/→ (or k/j) move to the previous/next simulation of the run; with Shift, to the previous/next failing one. */
 function useSimulationKeys(detail: SimulationDetail | null) {
+  // The listener reads the simulation shown through a ref set before paint: a key pressed as soon as a
+  // simulation appears moves from it (a listener re-attached in an effect could miss that key).
+  const shown = useRef(detail);
+  useLayoutEffect(() => {
+    shown.current = detail;
+  }, [detail]);
   useEffect(() => {
-    if (!detail) return;
     const onKey = (event: KeyboardEvent) => {
-      if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+      const detail = shown.current;
+      if (!detail || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
       const target = event.target as HTMLElement | null;
       if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
       const { neighbours } = detail;
@@ -55,7 +61,7 @@ function useSimulationKeys(detail: SimulationDetail | null) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [detail]);
+  }, []);
 }
 
 function NeighbourLink(props: {

@@ -109,7 +109,7 @@ export type {
   ResumeRunOptions,
   LaunchOutcome,
 } from "./runner/start-run.js";
-export { runVerdict } from "./runner/run-verdict.js";
+export { runVerdict, describeGates, describeNothingGraded, describeRunEnd } from "./runner/run-verdict.js";
 export type { RunVerdict } from "./runner/run-verdict.js";
 export { rescore } from "./runner/rescore.js";
 export { storedRun, continuedConfig, resolveSaveTo, checkNotRunningElsewhere } from "./runner/resume.js";
@@ -118,7 +118,14 @@ export { rerankerToolModel } from "./runner/reranker-model.js";
 export { reviewRun } from "./runner/review-stored-run.js";
 export type { ReviewRunOptions } from "./runner/review-stored-run.js";
 export type { Rescored, RescoreOptions, ScoredRow } from "./runner/rescore.js";
-export { runReport, runReportJson, runComparability, describeTaskIssues } from "./runner/run-report.js";
+export {
+  runReport,
+  runReportJson,
+  runComparability,
+  describeTaskIssues,
+  describeRunHeader,
+  describeRunStart,
+} from "./runner/run-report.js";
 export type { RunReport, RunReportOptions, DomainDataOptions } from "./runner/run-report.js";
 export { loadRunSource } from "./runner/run-source.js";
 export type { RunSource, StoreSource } from "./runner/run-source.js";

@@ -6,6 +6,8 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
+import { describeRunHeader, describeRunStart } from "../src/runner/run-report.js";
+import { describeGates, describeNothingGraded, describeRunEnd } from "../src/runner/run-verdict.js";
 import { startRun } from "../src/runner/start-run.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
@@ -133,6 +135,23 @@ describe("passk from TypeScript", () => {
     ]);
     expect(gold.verdict).toMatchObject({ unfinished: 0, belowThreshold: false, robustness: [] });
     expect(gold.verdict.nothingGraded).toBeUndefined();
+    // What passk run prints of it, from the library's sentences.
+    expect(describeGates(gold.verdict)).toEqual(["PASS pass^1=0.9: 1.0000"]);
+    expect(describeRunEnd(gold, undefined)).toMatch(
+      /^completed: 4 conversations stored in \S+ \(this session ran 4\)$/,
+    );
+    expect(describeRunHeader(gold.config, gold.run)).toBe(
+      `run ${gold.run.id} · airline · scripted:gold (agent and user) · 1 trial(s) · seed 300 · τ² protocol`,
+    );
+    expect(
+      describeRunStart(
+        { type: "run-stored", run: gold.run, conversations: 4, resumed: false, plan: gold.plan },
+        gold.config,
+        "gold.db",
+      ),
+    ).toBe(
+      `starting run ${gold.run.id}: 4 conversations (airline 4 tasks × 1 trial), concurrency 3; store gold.db`,
+    );
 
     const refuser = {
       name: "refuser",
@@ -151,6 +170,8 @@ describe("passk from TypeScript", () => {
     expect(gate!.passed).toBe(false);
     expect(gate!.value).toBe(refused.metrics.pass_hat_ks["1"]);
     expect(refused.verdict.belowThreshold).toBe(true);
+    const value = gate!.value!.toFixed(4);
+    expect(describeGates(refused.verdict)).toEqual([`FAIL pass^1=0.9: ${value} (${value} < 0.9)`]);
 
     // A provider that is not there: every conversation ends as an infrastructure error, none graded.
     const unreachable = await startRun(
@@ -163,5 +184,11 @@ describe("passk from TypeScript", () => {
     expect(unreachable.verdict.nothingGraded).toMatchObject({ conversations: 2 });
     expect(unreachable.verdict.nothingGraded!.firstError).toMatch(/127\.0\.0\.1:9|connect|fetch/i);
     expect(unreachable.verdict.belowThreshold).toBe(false);
+    expect(describeNothingGraded(unreachable.verdict.nothingGraded!, unreachable.run.id)).toMatch(
+      new RegExp(
+        `^nothing could be graded: all 2 conversations ended without a gradable result \\(infrastructure_error 2\\); ` +
+          `the first said: .+\\. Fix the cause .+ \`passk run --resume ${unreachable.run.id}\`\\.$`,
+      ),
+    );
   }, 120_000);
 });

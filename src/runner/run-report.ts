@@ -19,8 +19,9 @@ import { notTheAgentsKeys } from "../review/review-run.js";
 import { sqliteSimulationNotes } from "../store/simulation-notes.js";
 import type { Store } from "../store/store.js";
 import { participantRates } from "./participant-rates.js";
-import { storedRobustnessRows } from "./robustness-pairs.js";
+import { perturbationLabel, storedRobustnessRows } from "./robustness-pairs.js";
 import { isScriptedDemo, readRunSource, sourceInfo, type RunSource, type StoreSource } from "./run-source.js";
+import type { RunSessionEvent } from "./run.js";
 import { RunConfigSchema, type RunConfig } from "./run-spec.js";
 import { tau2Comparability, type Tau2Comparability } from "./tau2-comparability.js";
 
@@ -241,4 +242,28 @@ export function describeTaskIssues(notes: readonly SimulationNote[]): string {
     .map(([key, categories]) => (categories.length > 0 ? `${key} (${categories.join(", ")})` : key));
   const more = simulations.size > 5 ? `, and ${simulations.size - 5} more` : "";
   return `task issues flagged in notes: ${simulations.size} simulation${simulations.size === 1 ? "" : "s"}: ${shown.join(", ")}${more}`;
+}
+
+/** The run in one line: its id, domains, participants, trials, seed, protocol and perturbations. */
+export function describeRunHeader(config: RunConfig, run: { id: string }): string {
+  const who = config.scriptedDemo
+    ? "scripted:gold (agent and user)"
+    : `agent ${config.agent.model}, user ${config.user.model}`;
+  const perturbed = perturbationLabel(config);
+  return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.numTrials} trial(s) · seed ${config.seed} · ${config.protocol === "tau2" ? "τ²" : "passk"} protocol${perturbed ? ` · perturbed: ${perturbed}` : ""}`;
+}
+
+/** What a run session is about to do, once its run is stored: how many conversations, how, and where. */
+export function describeRunStart(
+  event: Extract<RunSessionEvent, { type: "run-stored" }>,
+  config: RunConfig,
+  storeFile: string,
+): string {
+  const domains = event.plan.domains.map((d) => `${d.domain} ${d.tasks.length} tasks`).join(", ");
+  const trials = `${config.numTrials} trial${config.numTrials === 1 ? "" : "s"}`;
+  const budget = config.maxCost !== undefined ? `, budget $${config.maxCost}` : "";
+  return (
+    `${event.resumed ? "resuming" : "starting"} run ${event.run.id}: ${event.conversations} conversations ` +
+    `(${domains} × ${trials}), concurrency ${config.maxConcurrency}${budget}; store ${storeFile}`
+  );
 }

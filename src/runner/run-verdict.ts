@@ -2,6 +2,7 @@ import type { RunStore } from "../core/run-store.js";
 import type { RobustnessRow } from "../metrics/robustness.js";
 import { checkRobustnessThresholds, type RobustnessThreshold, type ThresholdResult } from "./fail-under.js";
 import { storedRobustnessRows } from "./robustness-pairs.js";
+import { formatDuration } from "./run-progress.js";
 import type { RunSessionOutcome } from "./run.js";
 
 /** What a finished run session means for whoever gates on it (a CI job, a script). */
@@ -65,4 +66,56 @@ export function runVerdict(
           },
         }),
   };
+}
+
+/** How a run session ended, in one line, and how to go on with the run when it is not complete. */
+export function describeRunEnd(
+  session: Pick<RunSessionOutcome, "run" | "outcome" | "wallMs">,
+  maxCost: number | undefined,
+): string {
+  const { outcome, wallMs } = session;
+  const id = session.run.id;
+  const unfinished = outcome.counts.queued + outcome.counts.claimed;
+  switch (outcome.reason) {
+    case "completed":
+      return `completed: ${outcome.counts.total} conversations stored in ${formatDuration(wallMs)} (this session ran ${outcome.completed})`;
+    case "budget_reached":
+      return (
+        `stopped: budget of $${maxCost} reached ($${outcome.spent.toFixed(4)} spent); ${unfinished} conversations not run. ` +
+        `Continue with \`passk run --resume ${id} --max-cost <more>\``
+      );
+    case "cost_uncountable":
+      return (
+        `stopped: --max-cost $${maxCost} can no longer be checked (a provider reported impossible token usage; $${outcome.spent.toFixed(4)} counted); ${unfinished} conversations not run. ` +
+        `Continue with \`passk run --resume ${id}\` once the provider reports usage correctly`
+      );
+    default:
+      return `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${id}\``;
+  }
+}
+
+/** Each gate as PASS or FAIL with its value, then why an incomplete run fails them all. */
+export function describeGates(verdict: Pick<RunVerdict, "gates" | "unfinished">): string[] {
+  const lines = verdict.gates.map(
+    (r) =>
+      `${r.passed ? "PASS" : "FAIL"} ${r.threshold.text}: ${r.value === null ? "-" : r.value.toFixed(4)}${r.reason && !r.passed ? ` (${r.reason})` : ""}`,
+  );
+  if (verdict.gates.length > 0 && verdict.unfinished > 0)
+    lines.push(`FAIL the run is incomplete (${verdict.unfinished} conversations not run)`);
+  return lines;
+}
+
+/** Why a run that graded nothing measured nothing, and what to do about it. */
+export function describeNothingGraded(
+  nothing: NonNullable<RunVerdict["nothingGraded"]>,
+  runId: string,
+): string {
+  const terminations = Object.entries(nothing.terminations)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(", ");
+  return (
+    `nothing could be graded: all ${nothing.conversations} conversations ended without a gradable result ` +
+    `(${terminations})${nothing.firstError ? `; the first said: ${nothing.firstError}` : ""}. Fix the cause (provider, --timeout, ` +
+    `base URL), then continue with \`passk run --resume ${runId}\`.`
+  );
 }

@@ -7,15 +7,13 @@ import { describeAdaptive, trialTallies } from "../../metrics/adaptive-trials.js
 import { gradingCoverage, partialCoverageLabel } from "../../metrics/coverage.js";
 import { describeRunCost } from "../../metrics/simulation-cost.js";
 import type { Tracing } from "../../observability/start-tracing.js";
-import { perturbationLabel } from "../../runner/robustness-pairs.js";
 import { RunConfigSchema, type RunConfig } from "../../runner/run-spec.js";
-import { formatDuration } from "../../runner/run-progress.js";
 import type { RunSessionEvent } from "../../runner/run.js";
 import { resumeRun, startRun, type LaunchOutcome, type StartRunOptions } from "../../runner/start-run.js";
 import { describeComparability } from "../../runner/tau2-comparability.js";
-import { runComparability } from "../../runner/run-report.js";
+import { describeGates, describeNothingGraded, describeRunEnd } from "../../runner/run-verdict.js";
+import { describeRunHeader, describeRunStart, runComparability } from "../../runner/run-report.js";
 import { resolveStorePath } from "../../store/store-location.js";
-import type { RunRecord } from "../../core/run-store.js";
 import type { Store } from "../../store/store.js";
 import { println, runOptionsOf, systemFailure, withDataOption, type CliContext } from "../context.js";
 import { domainDataOf, withRetrievalConfigOption } from "../domain-flags.js";
@@ -37,14 +35,6 @@ import { voiceRunCommand, withVoiceOptions, type VoiceRunFlags } from "./voice-r
 
 /** Exit codes a CI script can branch on. */
 export const RUN_EXIT = { ok: 0, belowThreshold: 1, nothingGraded: 3, interrupted: 130 } as const;
-
-function describeMetricsHeader(config: RunConfig, run: RunRecord): string {
-  const who = config.scriptedDemo
-    ? "scripted:gold (agent and user)"
-    : `agent ${config.agent.model}, user ${config.user.model}`;
-  const perturbed = perturbationLabel(config);
-  return `run ${run.id} · ${config.domains.join(", ")} · ${who} · ${config.numTrials} trial(s) · seed ${config.seed} · ${config.protocol === "tau2" ? "τ²" : "passk"} protocol${perturbed ? ` · perturbed: ${perturbed}` : ""}`;
-}
 
 export function registerRun(program: Command, context: CliContext): void {
   const command = withVoiceOptions(
@@ -338,11 +328,7 @@ function runEventPrinter(context: CliContext, state: RunCommandState): (event: R
         prefix,
       });
       if (config.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
-      context.stderr.write(
-        `${prefix}${event.resumed ? "resuming" : "starting"} run ${event.run.id}: ${event.conversations} conversations ` +
-          `(${event.plan.domains.map((d) => `${d.domain} ${d.tasks.length} tasks`).join(", ")} × ${config.numTrials} trial${config.numTrials === 1 ? "" : "s"}), ` +
-          `concurrency ${config.maxConcurrency}${config.maxCost !== undefined ? `, budget $${config.maxCost}` : ""}; store ${state.store.file}\n`,
-      );
+      context.stderr.write(`${prefix}${describeRunStart(event, stored, state.store.file)}\n`);
       return;
     }
     const display = state.display;
@@ -389,7 +375,7 @@ async function reportRun(
   const prefix = config.scriptedDemo ? "[scripted demo] " : "";
   println(context);
   const coverage = partialCoverageLabel(gradingCoverage(metrics, outcome.counts.total));
-  println(context, `${prefix}${describeMetricsHeader(config, stored)}${coverage ? ` · ${coverage}` : ""}`);
+  println(context, `${prefix}${describeRunHeader(config, stored)}${coverage ? ` · ${coverage}` : ""}`);
   const agentCounted = !isRemoteAgentSpec(config.agent.model);
   println(context, formatMetrics(metrics, { agentCostCounted: agentCounted }));
   const comparability = runComparability(
@@ -422,7 +408,7 @@ async function reportRun(
     });
     println(context, `review: ${describeBlame(reviews)} (details: \`passk review ${stored.id}\`)`);
   }
-  println(context, `${prefix}${stopLine(session, config.maxCost)}`);
+  println(context, `${prefix}${describeRunEnd(session, config.maxCost)}`);
   for (const file of written) println(context, `wrote ${file}`);
   if (config.scriptedDemo) println(context, `# ${SCRIPTED_DEMO_BANNER}`);
   return {
@@ -431,56 +417,17 @@ async function reportRun(
   };
 }
 
-/** How the run ended, and how to go on with it. */
-function stopLine(session: LaunchOutcome, maxCost: number | undefined): string {
-  const { outcome, wallMs } = session;
-  const id = session.run.id;
-  const unfinished = outcome.counts.queued + outcome.counts.claimed;
-  switch (outcome.reason) {
-    case "completed":
-      return `completed: ${outcome.counts.total} conversations stored in ${formatDuration(wallMs)} (this session ran ${outcome.completed})`;
-    case "budget_reached":
-      return (
-        `stopped: budget of $${maxCost} reached ($${outcome.spent.toFixed(4)} spent); ${unfinished} conversations not run. ` +
-        `Continue with \`passk run --resume ${id} --max-cost <more>\``
-      );
-    case "cost_uncountable":
-      return (
-        `stopped: --max-cost $${maxCost} can no longer be checked (a provider reported impossible token usage; $${outcome.spent.toFixed(4)} counted); ${unfinished} conversations not run. ` +
-        `Continue with \`passk run --resume ${id}\` once the provider reports usage correctly`
-      );
-    default:
-      return `interrupted: ${unfinished} conversations not run. Continue with \`passk run --resume ${id}\``;
-  }
-}
-
 /** `--fail-under`: each gate printed PASS or FAIL; an incomplete run fails them too. */
 function gateCode(context: CliContext, session: LaunchOutcome): number {
-  const { gates, unfinished, belowThreshold } = session.verdict;
-  const interrupted = session.outcome.reason === "interrupted";
-  for (const r of gates)
-    println(
-      context,
-      `${r.passed ? "PASS" : "FAIL"} ${r.threshold.text}: ${r.value === null ? "-" : r.value.toFixed(4)}${r.reason && !r.passed ? ` (${r.reason})` : ""}`,
-    );
-  if (gates.length > 0 && unfinished > 0)
-    println(context, `FAIL the run is incomplete (${unfinished} conversations not run)`);
-  if (interrupted) return RUN_EXIT.interrupted;
-  return belowThreshold ? RUN_EXIT.belowThreshold : RUN_EXIT.ok;
+  for (const line of describeGates(session.verdict)) println(context, line);
+  if (session.outcome.reason === "interrupted") return RUN_EXIT.interrupted;
+  return session.verdict.belowThreshold ? RUN_EXIT.belowThreshold : RUN_EXIT.ok;
 }
 
 /** A run that graded nothing measured nothing: never "completed" with exit 0. */
 function nothingGradedCode(context: CliContext, session: LaunchOutcome): number {
   const nothing = session.verdict.nothingGraded;
   if (!nothing) return RUN_EXIT.ok;
-  context.stderr.write(
-    `error: nothing could be graded: all ${nothing.conversations} conversations ended without a gradable result ` +
-      `(${Object.entries(nothing.terminations)
-        .map(([reason, n]) => `${reason} ${n}`)
-        .join(
-          ", ",
-        )})${nothing.firstError ? `; the first said: ${nothing.firstError}` : ""}. Fix the cause (provider, --timeout, ` +
-      `base URL), then continue with \`passk run --resume ${session.run.id}\`.\n`,
-  );
+  context.stderr.write(`error: ${describeNothingGraded(nothing, session.run.id)}\n`);
   return RUN_EXIT.nothingGraded;
 }

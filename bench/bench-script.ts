@@ -1,3 +1,6 @@
+import { builtinDomains } from "../src/domains/registry.js";
+import { buildParticipants, type Participants, type ParticipantsSpec } from "../src/runner/build.js";
+import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
 import {
   isUserSimulatorRequest,
   mockReply,
@@ -27,4 +30,24 @@ export function benchScript(turns: number): (request: MockLlmRequest) => MockLlm
 /** Model calls of a conversation: each agent or customer message that reports usage came from one. */
 export function modelCalls(messages: ReadonlyArray<{ role: string; usage?: unknown }>): number {
   return messages.filter((m) => (m.role === "assistant" || m.role === "user") && m.usage).length;
+}
+
+/**
+ * The benchmarks' participants: passk's own prompts on the mock domain, the agent and the customer
+ * answered by the mock model at `baseUrl` (their model names end with `suffix`, e.g. "-warmup").
+ */
+export function benchParticipants(
+  baseUrl: string,
+  settings: Pick<ParticipantsSpec, "env" | "maxAttempts" | "timeoutSeconds"> & { suffix?: string } = {},
+): Participants {
+  const { suffix = "", ...calls } = settings;
+  return buildParticipants({
+    agent: { model: `openai-compatible:bench-agent${suffix}`, baseUrl },
+    user: { model: `openai-compatible:bench-user${suffix}`, baseUrl },
+    protocol: "passk",
+    dataDir: tau2DataDir(),
+    domains: [builtinDomains.get("mock")!],
+    env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
+    ...calls,
+  });
 }

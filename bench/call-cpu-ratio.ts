@@ -20,11 +20,11 @@ import os from "node:os";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { runSimulation } from "../src/orchestrator/simulate.js";
-import { buildParticipants, type Participants } from "../src/runner/build.js";
+import type { Participants } from "../src/runner/build.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { benchScript, modelCalls } from "./bench-script.js";
+import { benchParticipants, benchScript, modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const concurrency = Number(process.argv[2] ?? 100);
@@ -38,15 +38,7 @@ const task = data.task("create_task_1");
 
 /** An LLM agent and customer against the mock, with passk's own prompts (as a run on your own domain). */
 function participants(baseUrl: string, suffix = ""): Participants {
-  return buildParticipants({
-    agent: { model: `openai-compatible:bench-agent${suffix}`, baseUrl },
-    user: { model: `openai-compatible:bench-user${suffix}`, baseUrl },
-    protocol: "passk",
-    dataDir: tau2DataDir(),
-    domains: [data.domain],
-    env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
-    timeoutSeconds: 60,
-  });
+  return benchParticipants(baseUrl, { suffix, timeoutSeconds: 60 });
 }
 
 /** The bodies of one conversation as passk sends them, captured by an in-process mock answering alike. */

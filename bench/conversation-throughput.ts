@@ -15,10 +15,9 @@ import os from "node:os";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { runSimulation } from "../src/orchestrator/simulate.js";
-import { buildParticipants } from "../src/runner/build.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { modelCalls } from "./bench-script.js";
+import { benchParticipants, modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const concurrency = Number(process.argv[2] ?? 1000);
@@ -32,16 +31,7 @@ const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
 const task = data.task("create_task_1");
 /** An LLM agent and customer against the mock, with passk's own prompts: no retries, a minute per call. */
 const participants = (suffix = "") =>
-  buildParticipants({
-    agent: { model: `openai-compatible:bench-agent${suffix}`, baseUrl },
-    user: { model: `openai-compatible:bench-user${suffix}`, baseUrl },
-    protocol: "passk",
-    dataDir: tau2DataDir(),
-    domains: [data.domain],
-    env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
-    maxAttempts: 1,
-    timeoutSeconds: 60,
-  });
+  benchParticipants(baseUrl, { suffix, maxAttempts: 1, timeoutSeconds: 60 });
 const { agent, user, protocol } = participants();
 
 const warm = participants("-warmup");

@@ -27,7 +27,6 @@ import { builtinDomains } from "../src/domains/registry.js";
 import { openDispatcher } from "../src/distributed/dispatcher.js";
 import { openRedisClient } from "../src/distributed/redis-client.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { buildParticipants } from "../src/runner/build.js";
 import { conversationJob } from "../src/runner/conversation-job.js";
 import { executeRun, type RunJob } from "../src/runner/execute-run.js";
 import { RunConfigSchema, type RunConfig } from "../src/runner/run-spec.js";
@@ -35,7 +34,7 @@ import { planRun } from "../src/runner/run-plan.js";
 import { SqliteJobQueue } from "../src/store/sqlite-job-queue.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { modelCalls } from "./bench-script.js";
+import { benchParticipants, modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const perWorker = Number(process.argv[2] ?? 40);
@@ -200,12 +199,7 @@ const checkpointBytes = (await bytesIn()) - checkpointBefore.bytes;
 checkpointWorker!.kill("SIGKILL");
 
 // The same conversations in this process, at the same concurrency as one worker: no queue at all.
-const { agent, user, protocol } = buildParticipants({
-  agent: { model: "openai-compatible:bench-agent", baseUrl: mock.baseUrl },
-  user: { model: "openai-compatible:bench-user", baseUrl: mock.baseUrl },
-  protocol: "passk",
-  dataDir: tau2DataDir(),
-  domains: [data.domain],
+const { agent, user, protocol } = benchParticipants(mock.baseUrl, {
   env,
   maxAttempts: 1,
   timeoutSeconds: 60,

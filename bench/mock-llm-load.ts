@@ -10,11 +10,10 @@ import os from "node:os";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
 import { runSimulation } from "../src/orchestrator/simulate.js";
-import { buildParticipants } from "../src/runner/build.js";
 import { conversationSetup } from "../src/runner/simulation-setup.js";
 import { startMockLlmServer } from "../src/testing/index.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { benchScript } from "./bench-script.js";
+import { benchParticipants, benchScript } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const concurrency = Number(process.argv[2] ?? 1000);
@@ -25,14 +24,7 @@ const perClient = Number(process.argv[4] ?? 14);
 async function captureBodies(): Promise<string[]> {
   const server = await startMockLlmServer({ script: benchScript(5) });
   const data = new DomainData(builtinDomains.get("mock")!, tau2DataDir());
-  const { agent, user, protocol } = buildParticipants({
-    agent: { model: "openai-compatible:bench-agent", baseUrl: server.baseUrl },
-    user: { model: "openai-compatible:bench-user", baseUrl: server.baseUrl },
-    protocol: "passk",
-    dataDir: tau2DataDir(),
-    domains: [data.domain],
-    env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
-  });
+  const { agent, user, protocol } = benchParticipants(server.baseUrl);
   await runSimulation(conversationSetup({ data, task: data.task("create_task_1"), agent, user, protocol }));
   await server.close();
   return server.requests.map((request) => JSON.stringify(request.body));

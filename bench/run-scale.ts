@@ -17,14 +17,13 @@ import os from "node:os";
 import path from "node:path";
 import { builtinDomains } from "../src/domains/registry.js";
 import { DomainData } from "../src/formats/tau2/domain-data.js";
-import { buildParticipants } from "../src/runner/build.js";
 import { conversationJob } from "../src/runner/conversation-job.js";
 import { executeRun } from "../src/runner/execute-run.js";
 import { planRun } from "../src/runner/run-plan.js";
 import { SqliteJobQueue } from "../src/store/sqlite-job-queue.js";
 import { Store } from "../src/store/store.js";
 import { tau2DataDir } from "../src/testing/tau2-fixtures.js";
-import { modelCalls } from "./bench-script.js";
+import { benchParticipants, modelCalls } from "./bench-script.js";
 import { spawnMockLlm } from "./spawn-mock-llm.js";
 
 const conversations = Number(process.argv[2] ?? 1000);
@@ -49,16 +48,7 @@ store.putTasks(run.id, "mock", tasks);
 await queue.enqueue(run.id, jobs);
 
 // passk's own prompts (as a run on your own domain): no retries, a minute per call.
-const { agent, user, protocol } = buildParticipants({
-  agent: { model: "openai-compatible:bench-agent", baseUrl },
-  user: { model: "openai-compatible:bench-user", baseUrl },
-  protocol: "passk",
-  dataDir: tau2DataDir(),
-  domains: [data.domain],
-  env: { OPENAI_COMPATIBLE_API_KEY: "bench" },
-  maxAttempts: 1,
-  timeoutSeconds: 60,
-});
+const { agent, user, protocol } = benchParticipants(baseUrl, { maxAttempts: 1, timeoutSeconds: 60 });
 
 const rssBefore = process.memoryUsage.rss();
 const cpuBefore = process.cpuUsage();

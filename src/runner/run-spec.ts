@@ -104,6 +104,30 @@ export const RunSpecSchema = z.strictObject({
   store: z.string().optional(),
 });
 /** A run spec as written (defaults optional). */
+/**
+ * The run spec's keys that say how a conversation is made whoever takes part in it — data, judge,
+ * reranker, protocol, retrieval, texts, prices and model-call settings — for the schemas that take a
+ * run's settings without being a run (one conversation, a server).
+ */
+export const CONVERSATION_SETTINGS = {
+  dataDir: true,
+  judge: true,
+  reranker: true,
+  protocol: true,
+  retrievalConfig: true,
+  retrievalConfigKwargs: true,
+  agentPromptTemplate: true,
+  toolSpec: true,
+  upstream: true,
+  prices: true,
+  cache: true,
+  promptCache: true,
+  timeoutSeconds: true,
+  maxRetries: true,
+  maxAgentMessageBytes: true,
+  maxSteps: true,
+} as const;
+
 export type RunSpec = z.input<typeof RunSpecSchema>;
 /** A run spec with its defaults filled in. */
 export type ParsedRunSpec = z.output<typeof RunSpecSchema>;

@@ -12,7 +12,7 @@ import { createPerturbationRegistry, resolvePerturbations } from "../perturbatio
 import { buildParticipants } from "./build.js";
 import { runConversation } from "./conversation-job.js";
 import { loadDomainData, readToolSpecFile, type AssemblyOptions } from "./run-assembly.js";
-import { RunSpecSchema } from "./run-spec.js";
+import { CONVERSATION_SETTINGS, RunSpecSchema } from "./run-spec.js";
 import type { ConversationProtocol } from "./simulation-setup.js";
 
 // One conversation of one task, as `passk simulate` and `passk chat` have it: a run's participants,
@@ -20,25 +20,10 @@ import type { ConversationProtocol } from "./simulation-setup.js";
 
 /** What one conversation is: a run's settings, for one task of one domain. */
 export const SimulationSpecSchema = RunSpecSchema.pick({
-  dataDir: true,
+  ...CONVERSATION_SETTINGS,
   agent: true,
   user: true,
-  judge: true,
-  reranker: true,
-  protocol: true,
-  retrievalConfig: true,
-  retrievalConfigKwargs: true,
   perturbations: true,
-  agentPromptTemplate: true,
-  toolSpec: true,
-  upstream: true,
-  prices: true,
-  cache: true,
-  promptCache: true,
-  timeoutSeconds: true,
-  maxRetries: true,
-  maxAgentMessageBytes: true,
-  maxSteps: true,
   maxErrors: true,
   seed: true,
   solo: true,

@@ -20,7 +20,7 @@ import {
   type AssemblyOptions,
   type DomainLoadSpec,
 } from "../runner/run-assembly.js";
-import { ModelSpecSchema, RunSpecSchema } from "../runner/run-spec.js";
+import { CONVERSATION_SETTINGS, ModelSpecSchema, RunSpecSchema } from "../runner/run-spec.js";
 import { resolveStorePath } from "../store/store-location.js";
 import { Store } from "../store/store.js";
 import { createSpeechModel } from "../voice/speech-models.js";
@@ -38,25 +38,7 @@ const SCRIPTED = [{ model: "scripted:gold" }];
  * under the call settings a run takes, the domains' data and retrieval config, the server's limits,
  * the explorer's store and voice runs, and the gym. `passk serve`'s flags describe one.
  */
-export const ServeSpecSchema = RunSpecSchema.pick({
-  dataDir: true,
-  judge: true,
-  reranker: true,
-  protocol: true,
-  retrievalConfig: true,
-  retrievalConfigKwargs: true,
-  agentPromptTemplate: true,
-  toolSpec: true,
-  upstream: true,
-  prices: true,
-  cache: true,
-  promptCache: true,
-  timeoutSeconds: true,
-  maxRetries: true,
-  maxAgentMessageBytes: true,
-  maxSteps: true,
-  store: true,
-}).extend({
+export const ServeSpecSchema = RunSpecSchema.pick({ ...CONVERSATION_SETTINGS, store: true }).extend({
   /** The agents the playground offers; the first is the default. */
   agents: z.array(ModelSpecSchema).min(1).default(SCRIPTED),
   /** The simulated customers offered (`scripted:gold` answers only the scripted agent). */

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { InfrastructureError, type LlmMessage, type LlmToolSpec } from "../core/llm.js";
 import { mockReply, startMockLlmServer, type MockLlmScript, type MockLlmServer } from "../testing/index.js";
 import { createLanguageModel, type CreateLanguageModelOptions } from "./create-language-model.js";
@@ -278,10 +278,13 @@ describe("provider faults", () => {
   it("stops at once, without retrying, when the caller aborts", async () => {
     const base = await serve([mockReply.hang(), mockReply.text("never")]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("run cancelled")), 50);
-    const error = await model("openai:gpt-4o", base, { timeoutMs: 5_000 })
+    const generating = model("openai:gpt-4o", base, { timeoutMs: 5_000 })
       .generate({ ...HELLO, signal: controller.signal })
       .catch((caught: unknown) => caught);
+    // Aborted once the provider holds the request (a fixed delay could abort before it was sent).
+    await vi.waitFor(() => expect(base.requests).toHaveLength(1));
+    controller.abort(new Error("run cancelled"));
+    const error = await generating;
     expect(error).not.toBeInstanceOf(InfrastructureError);
     expect((error as Error).message).toBe("run cancelled");
     expect(base.requests).toHaveLength(1);

@@ -2,9 +2,8 @@ import { loadPriceOverrides } from "../../llm/cost.js";
 import type { VoiceSimulationOutcome, VoiceSimulationSpec } from "../../runner/voice-simulation.js";
 import { assemblyOf, println, wholeNumber, type CliContext } from "../context.js";
 import type { ModelFlags } from "../model-flags.js";
-import { describeReward } from "../print-events.js";
-
 import { describeVoiceRunCost } from "../../voice/voice-cost.js";
+import { describeReward } from "../print-events.js";
 import { voiceSpecFlags, type VoiceRunFlags } from "./voice-run.js";
 
 /** The flags of `passk simulate --voice`: simulate's, the voice run's, and where to keep the call. */
